@@ -1,0 +1,2 @@
+// Pi extension entry (filled in by the extension issue).
+export default function piProjectMemory(): void {}

@@ -1,0 +1,189 @@
+/**
+ * FileSystem: the narrow set of file operations the product needs, with one typed error.
+ * Our own service rather than @effect/platform's so that fault injection (fail at temp write, rename, cleanup)
+ * is one small fake, and so non-blocking opens of FIFOs and devices are explicit.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+
+export const FsReason = Schema.Literal(
+  "NotFound",
+  "PermissionDenied",
+  "AlreadyExists",
+  "NotAFile",
+  "IsDirectory",
+  "NotADirectory",
+  "TooManyLinks",
+  "Busy",
+  "Unknown"
+)
+export type FsReason = typeof FsReason.Type
+
+export class FsError extends Schema.TaggedError<FsError>()("FsError", {
+  op: Schema.String,
+  path: Schema.String,
+  reason: FsReason,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `${this.op} ${this.path}: ${this.reason}${this.detail ? ` (${this.detail})` : ""}`
+  }
+}
+
+export type EntryKind = "file" | "directory" | "symlink" | "fifo" | "socket" | "device" | "other"
+
+export interface FileInfo {
+  readonly kind: EntryKind
+  readonly size: number
+  readonly mtimeMs: number
+  readonly mode: number
+  readonly ino: number
+  readonly dev: number
+}
+
+export interface DirEntry {
+  readonly name: string
+  readonly kind: EntryKind
+}
+
+export interface HeadRead {
+  readonly bytes: Uint8Array
+  readonly info: FileInfo
+  /** True when the file holds more than was read. */
+  readonly partial: boolean
+}
+
+export interface WriteOptions {
+  /** "w" replaces, "wx" creates exclusively and fails with AlreadyExists. */
+  readonly flag?: "w" | "wx" | "a"
+  readonly mode?: number
+}
+
+export interface FileSystemShape {
+  /** Opens without blocking (O_NONBLOCK), refuses anything but a regular file, reads at most maxBytes. Follows links. */
+  readonly readRegularFile: (path: string, maxBytes?: number) => Effect.Effect<HeadRead, FsError>
+  readonly stat: (path: string) => Effect.Effect<FileInfo, FsError>
+  readonly lstat: (path: string) => Effect.Effect<FileInfo, FsError>
+  readonly realpath: (path: string) => Effect.Effect<string, FsError>
+  readonly readDirectory: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, FsError>
+  readonly readLink: (path: string) => Effect.Effect<string, FsError>
+  readonly writeFile: (path: string, data: string | Uint8Array, options?: WriteOptions) => Effect.Effect<void, FsError>
+  readonly rename: (from: string, to: string) => Effect.Effect<void, FsError>
+  /** Removes a file or a symlink itself (never its target). */
+  readonly unlink: (path: string) => Effect.Effect<void, FsError>
+  readonly makeDirectory: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, FsError>
+  readonly setTimes: (path: string, atimeMs: number, mtimeMs: number) => Effect.Effect<void, FsError>
+}
+
+const reasonOf = (code: string | undefined): FsReason => {
+  switch (code) {
+    case "ENOENT":
+      return "NotFound"
+    case "EACCES":
+    case "EPERM":
+      return "PermissionDenied"
+    case "EEXIST":
+      return "AlreadyExists"
+    case "EISDIR":
+      return "IsDirectory"
+    case "ENOTDIR":
+      return "NotADirectory"
+    case "ELOOP":
+      return "TooManyLinks"
+    case "EBUSY":
+    case "EAGAIN":
+    case "EMFILE":
+    case "ENFILE":
+      return "Busy"
+    default:
+      return "Unknown"
+  }
+}
+
+export const toFsError = (op: string, path: string) => (cause: unknown): FsError => {
+  const e = cause as NodeJS.ErrnoException | undefined
+  return new FsError({ op, path, reason: reasonOf(e?.code), detail: e?.code ?? String(cause) })
+}
+
+export const kindOf = (s: fs.Stats | fs.Dirent): EntryKind =>
+  s.isFile()
+    ? "file"
+    : s.isDirectory()
+    ? "directory"
+    : s.isSymbolicLink()
+    ? "symlink"
+    : s.isFIFO()
+    ? "fifo"
+    : s.isSocket()
+    ? "socket"
+    : s.isBlockDevice() || s.isCharacterDevice()
+    ? "device"
+    : "other"
+
+const infoOf = (s: fs.Stats): FileInfo => ({
+  kind: kindOf(s),
+  size: s.size,
+  mtimeMs: s.mtimeMs,
+  mode: s.mode,
+  ino: s.ino,
+  dev: s.dev
+})
+
+const attempt = <A>(op: string, path: string, f: () => Promise<A>): Effect.Effect<A, FsError> =>
+  Effect.tryPromise({ try: f, catch: toFsError(op, path) })
+
+const readRegularFile = (path: string, maxBytes = Number.POSITIVE_INFINITY): Effect.Effect<HeadRead, FsError> =>
+  Effect.acquireUseRelease(
+    attempt("open", path, () => fsp.open(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)),
+    (handle) =>
+      attempt("read", path, async () => {
+        const st = await handle.stat()
+        const info = infoOf(st)
+        if (info.kind !== "file") {
+          throw Object.assign(new Error("not a regular file"), { code: info.kind === "directory" ? "EISDIR" : "ENOTREG" })
+        }
+        const want = Math.min(st.size, maxBytes)
+        const buffer = Buffer.alloc(want)
+        let offset = 0
+        while (offset < want) {
+          const { bytesRead } = await handle.read(buffer, offset, want - offset, offset)
+          if (bytesRead === 0) break
+          offset += bytesRead
+        }
+        return { bytes: buffer.subarray(0, offset), info, partial: st.size > offset }
+      }).pipe(
+        Effect.mapError((e) =>
+          e.detail === "ENOTREG" ? new FsError({ op: "read", path, reason: "NotAFile", detail: "not a regular file" }) : e
+        )
+      ),
+    (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+  )
+
+export const makeNodeFileSystem = (): FileSystemShape => ({
+  readRegularFile,
+  stat: (path) => attempt("stat", path, () => fsp.stat(path)).pipe(Effect.map(infoOf)),
+  lstat: (path) => attempt("lstat", path, () => fsp.lstat(path)).pipe(Effect.map(infoOf)),
+  realpath: (path) => attempt("realpath", path, () => fsp.realpath(path)),
+  readDirectory: (path) =>
+    attempt("readdir", path, () => fsp.readdir(path, { withFileTypes: true })).pipe(
+      Effect.map((entries) => entries.map((d) => ({ name: d.name, kind: kindOf(d) })))
+    ),
+  readLink: (path) => attempt("readlink", path, () => fsp.readlink(path)),
+  writeFile: (path, data, options) =>
+    attempt("write", path, () =>
+      fsp.writeFile(path, data, { flag: options?.flag ?? "w", ...(options?.mode === undefined ? {} : { mode: options.mode }) })
+    ),
+  rename: (from, to) => attempt("rename", from, () => fsp.rename(from, to)),
+  unlink: (path) => attempt("unlink", path, () => fsp.unlink(path)),
+  makeDirectory: (path, options) =>
+    attempt("mkdir", path, () => fsp.mkdir(path, { recursive: options?.recursive ?? false })).pipe(Effect.asVoid),
+  setTimes: (path, atimeMs, mtimeMs) => attempt("utimes", path, () => fsp.utimes(path, atimeMs / 1000, mtimeMs / 1000))
+})
+
+export class FileSystem extends Context.Tag("pm/FileSystem")<FileSystem, FileSystemShape>() {
+  static readonly layer: Layer.Layer<FileSystem> = Layer.sync(FileSystem, makeNodeFileSystem)
+  /** The real file system with some operations replaced: for fault injection in tests. */
+  static readonly layerWith = (overrides: Partial<FileSystemShape>): Layer.Layer<FileSystem> =>
+    Layer.sync(FileSystem, () => ({ ...makeNodeFileSystem(), ...overrides }))
+}

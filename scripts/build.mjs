@@ -1,0 +1,42 @@
+// Bundles the two entries. The Pi host packages stay external: Pi provides its own copies at run time.
+import { build } from "esbuild"
+import { copyFileSync, mkdirSync, chmodSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const require = createRequire(import.meta.url)
+const external = [
+  "@earendil-works/pi-coding-agent",
+  "@earendil-works/pi-ai",
+  "@earendil-works/pi-agent-core",
+  "@earendil-works/pi-tui",
+  "typebox"
+]
+// CommonJS dependencies (gray-matter) call require(); give the ESM bundle one.
+const banner = {
+  js: "import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);"
+}
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node22",
+  sourcemap: "linked",
+  logLevel: "warning",
+  external,
+  banner
+}
+
+mkdirSync(join(root, "dist"), { recursive: true })
+await Promise.all([
+  build({ ...common, entryPoints: [join(root, "cli/main.ts")], outfile: join(root, "dist/pm.js"),
+    banner: { js: "#!/usr/bin/env node\n" + banner.js } }),
+  build({ ...common, entryPoints: [join(root, "extension/index.ts")], outfile: join(root, "dist/extension.js") })
+])
+chmodSync(join(root, "dist/pm.js"), 0o755)
+// The bash grammar and the tree-sitter runtime are loaded from beside the bundle.
+for (const [pkg, file] of [["tree-sitter-bash", "tree-sitter-bash.wasm"], ["web-tree-sitter", "web-tree-sitter.wasm"]]) {
+  copyFileSync(join(dirname(require.resolve(`${pkg}/package.json`)), file), join(root, "dist", file))
+}

@@ -1,0 +1,49 @@
+/** Every spec constant in one place. These numbers are behaviour: tests pin each at, below and above its edge. */
+
+/** MEMORY.md injected into the system prompt. */
+export const INDEX_MAX_LINES = 200
+export const INDEX_MAX_UNITS = 25_000
+/** Backfilled index: 80% of the window. */
+export const BACKFILL_MAX_LINES = 160
+export const BACKFILL_MAX_UNITS = 20_000
+export const INDEX_TRUNCATION_WARNING = "WARNING: MEMORY.md was truncated"
+
+/** Topic scan. */
+export const SCAN_MAX_TOPICS = 200
+export const SCAN_CONCURRENCY = 16
+export const FRONTMATTER_MAX_LINES = 30
+export const FRONTMATTER_MAX_BYTES = 65_536
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git", ".hg", ".svn", ".bzr", ".jj", ".sl"])
+
+/** One topic recalled into context. */
+export const RECALL_MAX_LINES = 200
+export const RECALL_MAX_BYTES = 4_096
+/** Recall per branch, counted over sanitized topic text and truncation notes. */
+export const BRANCH_RECALL_BUDGET = 61_440
+
+/** Selector. */
+export const SELECTOR_MAX_FILES = 5
+export const SELECTOR_MAX_TOKENS = 512
+export const SELECTOR_WAIT_MS = 2_000
+
+/** Staleness: a reminder when floor(age / day) > 1, so from 48 hours on. */
+export const DAY_MS = 86_400_000
+
+/** Lint. */
+export const DESCRIPTION_MAX_CHARS = 300
+export const INDEX_LINE_MAX_CHARS = 150
+
+/** Project key. */
+export const PROJECT_KEY_MAX = 200
+
+/** Locks: name -> timeout in milliseconds. */
+export const LOCK_TIMEOUTS_MS = {
+  "extract.lock": 15 * 60_000,
+  "dream.lock": 60 * 60_000,
+  "last-dream-at.lock": 60_000
+} as const
+export type LockName = keyof typeof LOCK_TIMEOUTS_MS
+
+/** Background read window (Pi's native read). */
+export const BACKGROUND_READ_MAX_LINES = 2_000
+export const BACKGROUND_READ_MAX_BYTES = 51_200
