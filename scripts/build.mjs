@@ -37,6 +37,6 @@ await Promise.all([
 ])
 chmodSync(join(root, "dist/pm.js"), 0o755)
 // The bash grammar and the tree-sitter runtime are loaded from beside the bundle.
-for (const [pkg, file] of [["tree-sitter-bash", "tree-sitter-bash.wasm"], ["web-tree-sitter", "web-tree-sitter.wasm"]]) {
-  copyFileSync(join(dirname(require.resolve(`${pkg}/package.json`)), file), join(root, "dist", file))
+for (const spec of ["tree-sitter-bash/tree-sitter-bash.wasm", "web-tree-sitter/web-tree-sitter.wasm"]) {
+  copyFileSync(require.resolve(spec), join(root, "dist", spec.split("/")[1]))
 }
