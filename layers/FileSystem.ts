@@ -70,6 +70,8 @@ export interface FileSystemShape {
   readonly readLink: (path: string) => Effect.Effect<string, FsError>
   readonly writeFile: (path: string, data: string | Uint8Array, options?: WriteOptions) => Effect.Effect<void, FsError>
   readonly rename: (from: string, to: string) => Effect.Effect<void, FsError>
+  /** Hard link: publishes a complete file under a new name only if that name is free (AlreadyExists otherwise). */
+  readonly link: (existing: string, newPath: string) => Effect.Effect<void, FsError>
   /** Removes a file or a symlink itself (never its target). */
   readonly unlink: (path: string) => Effect.Effect<void, FsError>
   readonly makeDirectory: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, FsError>
@@ -175,6 +177,7 @@ export const makeNodeFileSystem = (): FileSystemShape => ({
       fsp.writeFile(path, data, { flag: options?.flag ?? "w", ...(options?.mode === undefined ? {} : { mode: options.mode }) })
     ),
   rename: (from, to) => attempt("rename", from, () => fsp.rename(from, to)),
+  link: (existing, newPath) => attempt("link", newPath, () => fsp.link(existing, newPath)),
   unlink: (path) => attempt("unlink", path, () => fsp.unlink(path)),
   makeDirectory: (path, options) =>
     attempt("mkdir", path, () => fsp.mkdir(path, { recursive: options?.recursive ?? false })).pipe(Effect.asVoid),
