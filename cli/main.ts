@@ -1,1 +1,33 @@
-console.log("pm: under construction")
+/** `pm`: the command line over the same layers as the Pi extension. */
+import * as CliConfig from "@effect/cli/CliConfig"
+import * as Command from "@effect/cli/Command"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { coreLayer } from "../layers/App.ts"
+import { lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
+import { EXIT_ERROR, printError } from "./output.ts"
+
+const pm = Command.make("pm").pipe(
+  Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
+  Command.withSubcommands([projectCommand, scanCommand, lintCommand, recallCommand])
+)
+
+const cli = Command.run(pm, { name: "pm", version: "0.1.0" })
+
+const layer = Layer.mergeAll(coreLayer(), NodeContext.layer, CliConfig.layer({ showBuiltIns: false }))
+
+const program = cli(process.argv).pipe(Effect.provide(layer))
+
+Effect.runPromiseExit(program).then((exit) => {
+  if (Exit.isFailure(exit)) {
+    const error = Cause.failureOption(exit.cause)
+    if (error._tag === "Some" && ValidationError.isValidationError(error.value)) {
+      // @effect/cli already printed the usage problem; help requested is not an error.
+      if (error.value._tag !== "HelpRequested") process.exitCode = EXIT_ERROR
+    } else {
+      Effect.runSync(printError(Cause.pretty(exit.cause)))
+      process.exitCode = EXIT_ERROR
+    }
+  }
+})

@@ -1,0 +1,150 @@
+/** The `pm` subcommands. Each translates its options into service calls and prints; nothing else. */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Effect, Option } from "effect"
+import { resolve } from "node:path"
+import { renderRecall } from "../src/recall.ts"
+import type { ProjectLocation } from "../src/storage.ts"
+import { ConfigService } from "../layers/ConfigService.ts"
+import { MemoryStore } from "../layers/MemoryStore.ts"
+import { ProjectLocator } from "../layers/ProjectLocator.ts"
+import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
+
+const cwdOption = Options.directory("cwd").pipe(
+  Options.withDescription("Project directory (default: the current directory)"),
+  Options.withDefault(".")
+)
+const jsonOption = Options.boolean("json").pipe(Options.withDescription("Machine-readable output on stdout"))
+const memoryDirOption = Options.directory("memory-dir").pipe(
+  Options.withDescription("Read this memory directory instead of the project's"),
+  Options.optional
+)
+
+const common = { cwd: cwdOption, json: jsonOption }
+
+/** Locates the project, reporting config warnings on stderr (never on stdout, which may be JSON). */
+const locate = (cwd: string) =>
+  Effect.gen(function* () {
+    const config = yield* ConfigService
+    const { warnings } = yield* config.load
+    for (const w of warnings) process.stderr.write(`pm: warning: ${w.message}\n`)
+    return yield* (yield* ProjectLocator).locate(resolve(cwd))
+  })
+
+const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
+  Option.isSome(override) ? Effect.succeed(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
+
+const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.catchAll((e) => fail(e.message)))
+
+export const projectCommand = Command.make("project", common, ({ cwd, json }) =>
+  orFail(
+    Effect.gen(function* () {
+      const l: ProjectLocation = yield* locate(cwd)
+      const out = {
+        projectRoot: l.projectRoot,
+        projectKey: l.projectKey,
+        projectDir: l.projectDir,
+        memoryDir: l.memoryDir,
+        memoryRootHash: l.memoryRootHash,
+        storageRoot: l.storageRoot
+      }
+      if (json) return yield* printJson(out)
+      yield* printLine(table(["", ""], Object.entries(out).map(([k, v]) => [k, v])).split("\n").slice(1).join("\n"))
+    })
+  )
+).pipe(Command.withDescription("Show where the project's memory lives"))
+
+export const scanCommand = Command.make("scan", { ...common, memoryDir: memoryDirOption }, ({ cwd, json, memoryDir }) =>
+  orFail(
+    Effect.gen(function* () {
+      const dir = yield* memoryDirOf(cwd, memoryDir)
+      const store = yield* MemoryStore
+      // The index first: reading it may backfill a missing one from the topics.
+      const index = yield* store.readIndex(dir)
+      const { topics, skipped } = yield* store.scanTopics(dir)
+      if (json) {
+        return yield* printJson({
+          memoryDir: dir,
+          index: { exists: index.exists, lines: index.lines, chars: index.chars, truncated: index.truncated },
+          topics: topics.map((t) => ({
+            filename: t.filename,
+            name: t.name ?? null,
+            description: t.description ?? null,
+            type: t.type ?? null,
+            mtime: new Date(t.fileMtimeMs).toISOString()
+          })),
+          skipped
+        })
+      }
+      const now = Date.now()
+      yield* printLine(`Memory: ${dir}`)
+      yield* printLine(
+        `Index:  ${index.exists ? `MEMORY.md, ${index.lines} lines, ${index.chars} characters${index.truncated ? " (truncated when loaded)" : ""}${index.backfilled ? " (created from the topics just now)" : ""}` : "no MEMORY.md"}`
+      )
+      yield* printLine(`Topics: ${topics.length}${skipped.length > 0 ? `, ${skipped.length} skipped` : ""}`)
+      if (topics.length > 0) {
+        yield* printLine()
+        yield* printLine(
+          table(
+            ["AGE", "TYPE", "FILE", "DESCRIPTION"],
+            topics.map((t) => [age(t.fileMtimeMs, now), t.type ?? "-", t.filename, t.description ?? "(no description)"])
+          )
+        )
+      }
+      if (skipped.length > 0) {
+        yield* printLine()
+        yield* printLine(table(["SKIPPED", "REASON"], skipped.map((s) => [s.filename, s.reason])))
+      }
+    })
+  )
+).pipe(Command.withDescription("List the project's memory topics, newest first"))
+
+export const lintCommand = Command.make(
+  "lint",
+  { ...common, memoryDir: memoryDirOption, files: Args.text({ name: "FILE" }).pipe(Args.repeated) },
+  ({ cwd, json, memoryDir, files }) =>
+    orFail(
+      Effect.gen(function* () {
+        const dir = yield* memoryDirOf(cwd, memoryDir)
+        const results = yield* (yield* MemoryStore).lint(dir, files)
+        const withProblems = results.filter((r) => r.problems.length > 0)
+        if (withProblems.length > 0) yield* setExit(EXIT_PROBLEMS)
+        if (json) return yield* printJson(withProblems)
+        if (withProblems.length === 0) return yield* printLine(`No problems in ${results.length} file${results.length === 1 ? "" : "s"}.`)
+        for (const r of withProblems) {
+          yield* printLine(r.file)
+          for (const p of r.problems) yield* printLine(`  ${p.code}: ${p.message}`)
+        }
+      })
+    )
+).pipe(Command.withDescription("Check topic files and the index for format and size problems (exit 1 when any)"))
+
+export const recallCommand = Command.make(
+  "recall",
+  {
+    ...common,
+    memoryDir: memoryDirOption,
+    model: Options.text("model").pipe(Options.withDescription("Selector model as provider/id"), Options.optional),
+    select: Options.text("select").pipe(Options.withDescription("Skip the model: render these files"), Options.repeated),
+    query: Args.text({ name: "QUERY" })
+  },
+  ({ cwd, json, memoryDir, select }) =>
+    orFail(
+      Effect.gen(function* () {
+        if (select.length === 0) {
+          return yield* fail("model-based recall is not available yet; pass --select FILE to render chosen files")
+        }
+        const dir = yield* memoryDirOf(cwd, memoryDir)
+        const store = yield* MemoryStore
+        const reads = yield* Effect.forEach(select, (f) => store.readForRecall(dir, f))
+        const rendering = renderRecall(reads, Date.now())
+        const out = { selected: rendering.included, injection: rendering.injection, budgetUsed: rendering.budgetUsed }
+        if (json) return yield* printJson(out)
+        yield* printLine(out.injection === "" ? "(nothing to inject)" : out.injection)
+        yield* printLine()
+        yield* printLine(`Selected: ${out.selected.join(", ") || "none"}; budget used: ${out.budgetUsed} units`)
+      })
+    )
+).pipe(Command.withDescription("Pick the memories relevant to QUERY and show what would be injected"))

@@ -1,0 +1,38 @@
+/** Output and exit codes for `pm` (DECISIONS D9): JSON on stdout only, one-line errors on stderr. */
+import { Effect } from "effect"
+
+export const EXIT_OK = 0
+export const EXIT_PROBLEMS = 1
+export const EXIT_ERROR = 2
+
+export const setExit = (code: number) => Effect.sync(() => {
+  // The highest code wins: an error beats found problems.
+  if ((process.exitCode as number | undefined ?? 0) < code) process.exitCode = code
+})
+
+export const printJson = (value: unknown) => Effect.sync(() => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`))
+export const printLine = (line = "") => Effect.sync(() => process.stdout.write(`${line}\n`))
+export const printError = (message: string) => Effect.sync(() => process.stderr.write(`pm: ${message.split("\n")[0]}\n`))
+
+/** Prints a one-line error and sets exit 2. */
+export const fail = (message: string) => Effect.zipRight(printError(message), setExit(EXIT_ERROR))
+
+export const age = (mtimeMs: number, nowMs: number): string => {
+  const s = Math.max(0, Math.floor((nowMs - mtimeMs) / 1000))
+  if (s < 60) return "now"
+  if (s < 3600) return `${Math.floor(s / 60)}m`
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`
+  return `${Math.floor(s / 86_400)}d`
+}
+
+/** A plain aligned table; the last column is cut to the terminal width. */
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, width = process.stdout.columns ?? 120): string => {
+  const all = [header, ...rows]
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)))
+  return all
+    .map((row) => {
+      const line = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")
+      return line.length > width ? `${line.slice(0, Math.max(10, width - 1))}…` : line
+    })
+    .join("\n")
+}

@@ -1,0 +1,331 @@
+/**
+ * MemoryStore: the read path over one memory directory. Public entries (`readIndex`, `scanTopics`) never fail:
+ * memory problems must not block a user's prompt. The lower-level `readIndexFile` and `backfillIndex` keep their
+ * typed errors for callers that want them.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { join, relative, sep } from "node:path"
+import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
+import { parseFrontmatter, type MemoryType } from "../src/frontmatter.ts"
+import {
+  FRONTMATTER_MAX_BYTES,
+  FRONTMATTER_MAX_LINES,
+  RECALL_MAX_BYTES,
+  SCAN_CONCURRENCY,
+  SCAN_MAX_TOPICS,
+  SKIPPED_DIRECTORIES
+} from "../src/limits.ts"
+import { indexLinkTargets, lintIndex, lintTopic, type LintProblem } from "../src/lint.ts"
+import { buildBackfillIndex, trimIndex, type IndexWindow } from "../src/memoryIndex.ts"
+import { recallWindow, type RecallWindow } from "../src/recallWindow.ts"
+import { INDEX_FILE } from "../src/storage.ts"
+import { FileSystem, type FsError, type FsReason } from "./FileSystem.ts"
+
+export class IndexReadError extends Schema.TaggedError<IndexReadError>()("IndexReadError", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `cannot read ${this.path}: ${this.reason}`
+  }
+}
+
+export class BackfillError extends Schema.TaggedError<BackfillError>()("BackfillError", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `cannot create ${this.path}: ${this.reason}`
+  }
+}
+
+export class TopicReadError extends Schema.TaggedError<TopicReadError>()("TopicReadError", {
+  filename: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `cannot read ${this.filename}: ${this.reason}`
+  }
+}
+
+export interface Topic extends CatalogTopic {
+  /** Path relative to the memory directory, `/`-separated. */
+  readonly filename: string
+  readonly path: string
+  readonly name: string | undefined
+  readonly description: string | undefined
+  readonly type: MemoryType | undefined
+  /** File mtime, the sort key. */
+  readonly fileMtimeMs: number
+  /** `modified` from the header when valid, else the file mtime: what the catalog shows. */
+  readonly mtimeMs: number
+  readonly headerProblem: string | undefined
+}
+
+export interface SkippedEntry {
+  readonly filename: string
+  readonly reason: string
+}
+
+export interface ScanResult {
+  readonly topics: ReadonlyArray<Topic>
+  readonly skipped: ReadonlyArray<SkippedEntry>
+}
+
+export interface IndexSummary extends IndexWindow {
+  readonly exists: boolean
+  readonly backfilled: boolean
+}
+
+export interface RecallRead {
+  readonly filename: string
+  readonly path: string
+  readonly window: RecallWindow
+  readonly mtimeMs: number
+}
+
+export interface FileLint {
+  readonly file: string
+  readonly problems: ReadonlyArray<LintProblem>
+}
+
+export interface MemoryStoreShape {
+  /** Trimmed index text ("" on any failure), backfilling a missing index from the topics. */
+  readonly readIndex: (memoryDir: string) => Effect.Effect<IndexSummary>
+  readonly readIndexFile: (memoryDir: string) => Effect.Effect<string, IndexReadError>
+  /** Creates MEMORY.md from the topics unless it exists; returns what is on disk afterwards. */
+  readonly backfillIndex: (memoryDir: string, topics: ReadonlyArray<Topic>) => Effect.Effect<string, BackfillError>
+  readonly scanTopics: (memoryDir: string) => Effect.Effect<ScanResult>
+  readonly catalog: (topics: ReadonlyArray<Topic>) => string
+  readonly readForRecall: (memoryDir: string, filename: string) => Effect.Effect<RecallRead, TopicReadError>
+  /** Lints the given topic files (relative or absolute), or all topics and the index when none are given. */
+  readonly lint: (memoryDir: string, files?: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<FileLint>>
+}
+
+const describeReason = (reason: FsReason): string =>
+  ({
+    NotFound: "missing or a dangling symlink",
+    PermissionDenied: "permission denied",
+    AlreadyExists: "already exists",
+    NotAFile: "not a regular file",
+    IsDirectory: "a directory",
+    NotADirectory: "a path segment is not a directory",
+    TooManyLinks: "symlink loop",
+    Busy: "busy",
+    Unknown: "unreadable"
+  })[reason]
+
+const decode = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
+
+/** The header window: the first 30 lines within 65,536 bytes. */
+const headerText = (bytes: Uint8Array): string => {
+  let end = Math.min(bytes.length, FRONTMATTER_MAX_BYTES)
+  let lines = 0
+  for (let i = 0; i < end; i++) {
+    if (bytes[i] === 0x0a && ++lines === FRONTMATTER_MAX_LINES) {
+      end = i + 1
+      break
+    }
+  }
+  return decode(bytes.subarray(0, end))
+}
+
+const toPosix = (p: string): string => (sep === "/" ? p : p.split(sep).join("/"))
+
+/** Index reads are capped: the window is 25,000 units, and leading blank space beyond 1 MiB is not a real index. */
+const INDEX_READ_CAP = 1 << 20
+const LINT_READ_CAP = 1 << 20
+
+export const makeMemoryStore = Effect.gen(function* () {
+  const fs = yield* FileSystem
+
+  const readIndexFile = Effect.fn("MemoryStore.readIndexFile")(function* (memoryDir: string) {
+    const path = join(memoryDir, INDEX_FILE)
+    const read = yield* fs
+      .readRegularFile(path, INDEX_READ_CAP)
+      .pipe(Effect.mapError((e) => new IndexReadError({ path, reason: describeReason(e.reason) })))
+    return decode(read.bytes)
+  })
+
+  /** Walks the directory tree; directory-level failures below the root are reported, the root's fail the walk. */
+  const listCandidates = (memoryDir: string) =>
+    Effect.gen(function* () {
+      const files: Array<string> = []
+      const skipped: Array<SkippedEntry> = []
+      const seenDirs = new Set<string>()
+      const walk = (dir: string, isRoot: boolean): Effect.Effect<void, FsError> =>
+        Effect.gen(function* () {
+          const id = yield* fs.stat(dir).pipe(Effect.map((s) => `${s.dev}:${s.ino}`))
+          if (seenDirs.has(id)) return
+          seenDirs.add(id)
+          const entries = yield* fs.readDirectory(dir).pipe(
+            Effect.catchAll((e) => {
+              if (isRoot) return Effect.fail(e)
+              skipped.push({ filename: toPosix(relative(memoryDir, dir)) + "/", reason: describeReason(e.reason) })
+              return Effect.succeed([])
+            })
+          )
+          for (const entry of entries) {
+            const path = join(dir, entry.name)
+            let kind = entry.kind
+            if (kind === "symlink") {
+              // Symlinks are followed; a dangling one is reported when it looks like a topic.
+              const target = yield* fs.stat(path).pipe(Effect.option)
+              if (target._tag === "None") {
+                if (entry.name.endsWith(".md")) skipped.push({ filename: toPosix(relative(memoryDir, path)), reason: "missing or a dangling symlink" })
+                continue
+              }
+              kind = target.value.kind
+            }
+            if (kind === "directory") {
+              if (SKIPPED_DIRECTORIES.has(entry.name)) continue
+              if (entry.name.endsWith(".md")) {
+                skipped.push({ filename: toPosix(relative(memoryDir, path)), reason: "a directory" })
+              }
+              yield* walk(path, false)
+            } else if (entry.name.endsWith(".md") && entry.name !== INDEX_FILE) {
+              if (kind === "file") files.push(path)
+              else skipped.push({ filename: toPosix(relative(memoryDir, path)), reason: `not a regular file (${kind})` })
+            }
+          }
+        })
+      yield* walk(memoryDir, true)
+      return { files, skipped }
+    })
+
+  const readHeader = (memoryDir: string, path: string) =>
+    fs.readRegularFile(path, FRONTMATTER_MAX_BYTES).pipe(
+      Effect.map((read): Topic => {
+        const fm = parseFrontmatter(headerText(read.bytes))
+        return {
+          filename: toPosix(relative(memoryDir, path)),
+          path,
+          name: fm.name,
+          description: fm.description,
+          type: fm.type,
+          fileMtimeMs: read.info.mtimeMs,
+          mtimeMs: fm.modified === undefined ? read.info.mtimeMs : Date.parse(fm.modified),
+          headerProblem: fm.problem
+        }
+      }),
+      Effect.either
+    )
+
+  const scanTopics = Effect.fn("MemoryStore.scanTopics")(function* (memoryDir: string) {
+    const listed = yield* listCandidates(memoryDir).pipe(Effect.option)
+    if (listed._tag === "None") return { topics: [], skipped: [] } satisfies ScanResult
+    const { files, skipped } = listed.value
+    const results = yield* Effect.forEach(files, (path) => readHeader(memoryDir, path), { concurrency: SCAN_CONCURRENCY })
+    const topics: Array<Topic> = []
+    results.forEach((r, i) => {
+      if (r._tag === "Right") topics.push(r.right)
+      else skipped.push({ filename: toPosix(relative(memoryDir, files[i]!)), reason: describeReason(r.left.reason) })
+    })
+    topics.sort((a, b) => b.fileMtimeMs - a.fileMtimeMs || (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0))
+    for (const dropped of topics.slice(SCAN_MAX_TOPICS)) {
+      skipped.push({ filename: dropped.filename, reason: `older than the ${SCAN_MAX_TOPICS} newest topics` })
+    }
+    skipped.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0))
+    return { topics: topics.slice(0, SCAN_MAX_TOPICS), skipped } satisfies ScanResult
+  })
+
+  const backfillIndex = Effect.fn("MemoryStore.backfillIndex")(function* (memoryDir: string, topics: ReadonlyArray<Topic>) {
+    const path = join(memoryDir, INDEX_FILE)
+    const content = buildBackfillIndex(topics.map((t) => ({ filename: t.filename, title: t.name ?? t.filename.replace(/\.md$/, ""), description: t.description })))
+    if (content === "") return ""
+    const fail = (e: FsError) => new BackfillError({ path, reason: describeReason(e.reason) })
+    // Write the whole index under a private name, then link it in: the index appears complete or not at all, and
+    // a racing writer's index is never replaced.
+    const temp = join(memoryDir, `.MEMORY.md.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
+    yield* fs.writeFile(temp, content, { flag: "wx" }).pipe(Effect.mapError(fail))
+    const linked = yield* fs.link(temp, path).pipe(
+      Effect.as(true),
+      Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
+      Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore)),
+      Effect.mapError(fail)
+    )
+    if (linked) return content
+    return yield* readIndexFile(memoryDir).pipe(Effect.mapError((e) => new BackfillError({ path, reason: e.reason })))
+  })
+
+  const readIndex = Effect.fn("MemoryStore.readIndex")(function* (memoryDir: string) {
+    const existing = yield* readIndexFile(memoryDir).pipe(Effect.either)
+    if (existing._tag === "Right") return { ...trimIndex(existing.right), exists: true, backfilled: false }
+    const missing = existing.left.reason === describeReason("NotFound")
+    const isLink = yield* fs.lstat(join(memoryDir, INDEX_FILE)).pipe(Effect.option)
+    // Only a truly absent index is backfilled: a dangling symlink or a directory named MEMORY.md is left alone.
+    if (!missing || isLink._tag === "Some") return { ...trimIndex(""), exists: isLink._tag === "Some", backfilled: false }
+    const { topics } = yield* scanTopics(memoryDir)
+    const written = yield* backfillIndex(memoryDir, topics).pipe(Effect.orElseSucceed(() => ""))
+    return { ...trimIndex(written), exists: written !== "", backfilled: written !== "" }
+  })
+
+  const readForRecall = Effect.fn("MemoryStore.readForRecall")(function* (memoryDir: string, filename: string) {
+    const path = join(memoryDir, filename)
+    const read = yield* fs
+      .readRegularFile(path, RECALL_MAX_BYTES + 1)
+      .pipe(Effect.mapError((e) => new TopicReadError({ filename, reason: describeReason(e.reason) })))
+    return { filename, path, window: recallWindow(read.bytes, read.partial), mtimeMs: read.info.mtimeMs } satisfies RecallRead
+  })
+
+  const lintOne = (memoryDir: string, file: string) => {
+    const path = file.startsWith("/") ? file : join(memoryDir, file)
+    const filename = toPosix(relative(memoryDir, path))
+    return fs.readRegularFile(path, LINT_READ_CAP).pipe(
+      Effect.map((r): FileLint => ({ file: filename, problems: lintTopic({ filename, content: decode(r.bytes) }) })),
+      Effect.catchAll((e) =>
+        Effect.succeed<FileLint>({
+          file: filename,
+          problems: [{ code: "frontmatter-invalid", message: `${filename} cannot be read: ${describeReason(e.reason)}.` }]
+        })
+      )
+    )
+  }
+
+  const lintIndexFile = (memoryDir: string, known: ReadonlySet<string>) =>
+    readIndexFile(memoryDir).pipe(
+      Effect.map((content): FileLint => {
+        const missing = indexLinkTargets(content)
+          .filter((t) => !/^[a-z]+:/i.test(t) && !t.startsWith("#"))
+          .map((t) => safeDecodeURI(t).replace(/^\.\//, ""))
+          .filter((t) => !known.has(t))
+          .map((t) => ({ code: "index-link-missing" as const, message: `MEMORY.md links to ${t}, which is not a readable topic file.` }))
+        return { file: INDEX_FILE, problems: [...lintIndex(content), ...missing] }
+      }),
+      Effect.orElseSucceed((): FileLint => ({ file: INDEX_FILE, problems: [] }))
+    )
+
+  const lint = Effect.fn("MemoryStore.lint")(function* (memoryDir: string, files?: ReadonlyArray<string>) {
+    if (files !== undefined && files.length > 0) {
+      return yield* Effect.forEach(files, (f) => (f === INDEX_FILE ? lintIndexFile(memoryDir, new Set()) : lintOne(memoryDir, f)), {
+        concurrency: SCAN_CONCURRENCY
+      })
+    }
+    const { topics } = yield* scanTopics(memoryDir)
+    const topicLints = yield* Effect.forEach(topics, (t) => lintOne(memoryDir, t.path), { concurrency: SCAN_CONCURRENCY })
+    const indexLint = yield* lintIndexFile(memoryDir, new Set(topics.map((t) => t.filename)))
+    return [indexLint, ...topicLints]
+  })
+
+  return {
+    readIndex,
+    readIndexFile,
+    backfillIndex,
+    scanTopics,
+    catalog: catalogOf,
+    readForRecall,
+    lint
+  } satisfies MemoryStoreShape
+})
+
+const safeDecodeURI = (s: string): string => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+export class MemoryStore extends Context.Tag("pm/MemoryStore")<MemoryStore, MemoryStoreShape>() {
+  static readonly layer: Layer.Layer<MemoryStore, never, FileSystem> = Layer.effect(MemoryStore, makeMemoryStore)
+}

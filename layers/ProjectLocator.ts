@@ -1,0 +1,128 @@
+/**
+ * ProjectLocator: from a working directory to the project's identity and storage (DECISIONS D2-D4).
+ * Git is asked with side-effect-free queries; git missing or failing means "not in git", never an error.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { execFile } from "node:child_process"
+import { basename, dirname, join, resolve } from "node:path"
+import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../src/projectKey.ts"
+import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../src/storage.ts"
+import { ConfigService } from "./ConfigService.ts"
+import { FileSystem } from "./FileSystem.ts"
+
+export class ProjectLocateError extends Schema.TaggedError<ProjectLocateError>()("ProjectLocateError", {
+  cwd: Schema.String,
+  message: Schema.String
+}) {}
+
+export interface ProjectLocatorShape {
+  /** Root only: git root (main checkout for linked worktrees) or realpath(cwd). No writes. */
+  readonly projectRootOf: (cwd: string) => Effect.Effect<string, ProjectLocateError>
+  /** Full location; claims the project key with `.project-root` and creates the memory directory. */
+  readonly locate: (cwd: string) => Effect.Effect<ProjectLocation, ProjectLocateError>
+}
+
+interface GitAnswer {
+  readonly toplevel: string
+  readonly commonDir: string
+}
+
+const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
+  Effect.async<GitAnswer | undefined>((resume, signal) => {
+    execFile(
+      "git",
+      ["rev-parse", "--show-toplevel", "--git-common-dir"],
+      {
+        cwd,
+        signal,
+        timeout: 10_000,
+        windowsHide: true,
+        // Read-only query: no optional locks, no pager, no prompts.
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" }
+      },
+      (error, stdout) => {
+        if (error) return resume(Effect.succeed(undefined))
+        const [toplevel, commonDir] = stdout.split("\n")
+        resume(Effect.succeed(toplevel && commonDir ? { toplevel, commonDir } : undefined))
+      }
+    )
+  })
+
+export const makeProjectLocator = Effect.gen(function* () {
+  const fs = yield* FileSystem
+  const config = yield* ConfigService
+
+  const fail = (cwd: string, message: string) => new ProjectLocateError({ cwd, message })
+  const real = (cwd: string, path: string) =>
+    fs.realpath(path).pipe(Effect.mapError((e) => fail(cwd, `cannot resolve ${path}: ${e.reason}`)))
+
+  const projectRootOf = Effect.fn("ProjectLocator.projectRootOf")(function* (cwd: string) {
+    const canonicalCwd = yield* real(cwd, resolve(cwd))
+    const git = yield* askGit(canonicalCwd)
+    if (git === undefined) return canonicalCwd
+    const commonDir = yield* fs.realpath(resolve(canonicalCwd, git.commonDir)).pipe(Effect.option)
+    // A linked worktree whose common dir is a `.git` folder belongs to the checkout that owns that folder.
+    if (commonDir._tag === "Some" && basename(commonDir.value) === ".git") {
+      return yield* real(cwd, dirname(commonDir.value))
+    }
+    return yield* real(cwd, git.toplevel)
+  })
+
+  /** Claims `dir` for `root` with an exclusive marker; returns false when another root holds it. */
+  const claim = (cwd: string, dir: string, root: string) =>
+    Effect.gen(function* () {
+      const marker = join(dir, PROJECT_ROOT_MARKER)
+      yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError((e) => fail(cwd, e.message)))
+      const created = yield* fs.writeFile(marker, `${root}\n`, { flag: "wx" }).pipe(
+        Effect.as(true),
+        Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
+        Effect.mapError((e) => fail(cwd, `cannot write ${marker}: ${e.reason}`))
+      )
+      if (created) return true
+      const recorded = yield* fs.readRegularFile(marker, 64 * 1024).pipe(
+        Effect.map((r) => Buffer.from(r.bytes).toString("utf8").replace(/\n$/, "")),
+        Effect.mapError((e) => fail(cwd, `cannot read ${marker}: ${e.reason}`))
+      )
+      // An empty marker is a racing creator caught between create and write: it can only be for this key's
+      // sanitized form, so treat it as ours rather than fork the project.
+      return recorded === root || recorded === ""
+    })
+
+  const locate = Effect.fn("ProjectLocator.locate")(function* (cwd: string) {
+    const projectRoot = yield* projectRootOf(cwd)
+    const { config: cfg } = yield* config.load
+    const projectsDir = projectsDirOf(config.storageRoot)
+    let projectKey = projectKeyOf(projectRoot)
+    if (!(yield* claim(cwd, join(projectsDir, projectKey), projectRoot))) {
+      projectKey = collisionKeyOf(projectRoot)
+      yield* claim(cwd, join(projectsDir, projectKey), projectRoot)
+    }
+    const projectDir = join(projectsDir, projectKey)
+    const configured = cfg.autoMemoryDirectory
+    const wanted = configured ?? join(projectDir, "memory")
+    yield* fs.makeDirectory(wanted, { recursive: true }).pipe(
+      Effect.mapError((e) => fail(cwd, `cannot create the memory directory ${wanted}: ${e.reason}`))
+    )
+    const canonicalMemory = yield* real(cwd, wanted)
+    const memoryRootHash = sha256Hex24(canonicalMemory)
+    return {
+      projectRoot,
+      projectKey,
+      projectDir,
+      memoryDir: wanted,
+      memoryRootHash,
+      memoryRootDir: memoryRootDirOf(config.storageRoot, memoryRootHash),
+      storageRoot: config.storageRoot,
+      legacyStatePath: join(projectDir, "state.json")
+    } satisfies ProjectLocation
+  })
+
+  return { projectRootOf, locate } satisfies ProjectLocatorShape
+})
+
+export class ProjectLocator extends Context.Tag("pm/ProjectLocator")<ProjectLocator, ProjectLocatorShape>() {
+  static readonly layer: Layer.Layer<ProjectLocator, never, FileSystem | ConfigService> = Layer.effect(
+    ProjectLocator,
+    makeProjectLocator
+  )
+}

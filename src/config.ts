@@ -1,0 +1,87 @@
+/**
+ * The user-level `config.json` under the storage root. Decoded key by key with Schema: a bad key falls back to its
+ * default and yields one warning naming the file and the key; the rest of the file still applies.
+ */
+import { Either, ParseResult, Schema } from "effect"
+
+export const ModelRef = Schema.String.pipe(
+  Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })
+)
+
+export const SelectorConfig = Schema.Struct({
+  model: Schema.optional(ModelRef)
+})
+
+export interface Config {
+  /** Global switch (`/memory on|off`). */
+  readonly enabled: boolean
+  /** Overrides the memory directory; `~` expanded, absolute after expansion. Only read from the user-level file. */
+  readonly autoMemoryDirectory: string | undefined
+  readonly selector: { readonly model: string | undefined }
+}
+
+export const defaultConfig: Config = { enabled: true, autoMemoryDirectory: undefined, selector: { model: undefined } }
+
+export interface ConfigWarning {
+  readonly file: string
+  readonly key: string
+  readonly message: string
+}
+
+export interface DecodedConfig {
+  readonly config: Config
+  readonly warnings: ReadonlyArray<ConfigWarning>
+}
+
+const AbsoluteAfterTilde = Schema.String.pipe(
+  Schema.filter((s) => s.startsWith("/") || s === "~" || s.startsWith("~/"), {
+    message: () => "must be an absolute path or start with ~/"
+  })
+)
+
+const fields = {
+  enabled: Schema.Boolean,
+  autoMemoryDirectory: AbsoluteAfterTilde,
+  selector: SelectorConfig
+} as const
+
+const describe = (error: ParseResult.ParseError): string =>
+  ParseResult.TreeFormatter.formatErrorSync(error).replace(/\s+/g, " ").trim()
+
+export const expandHome = (p: string, home: string): string => (p === "~" ? home : p.startsWith("~/") ? home + p.slice(1) : p)
+
+/** `text` is the file's content; `home` expands `~`. Never fails. */
+export const decodeConfig = (file: string, text: string, home: string): DecodedConfig => {
+  const warnings: Array<ConfigWarning> = []
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return {
+      config: defaultConfig,
+      warnings: [{ file, key: "(file)", message: `${file} is not valid JSON (${(error as Error).message}); using defaults.` }]
+    }
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return { config: defaultConfig, warnings: [{ file, key: "(file)", message: `${file} must hold a JSON object; using defaults.` }] }
+  }
+  const raw = json as Record<string, unknown>
+  const pick = <A, I>(key: keyof typeof fields, schema: Schema.Schema<A, I>): A | undefined => {
+    if (!(key in raw) || raw[key] === undefined) return undefined
+    const decoded = Schema.decodeUnknownEither(schema)(raw[key])
+    if (Either.isRight(decoded)) return decoded.right
+    warnings.push({ file, key, message: `${file}: "${key}" is invalid (${describe(decoded.left)}); using the default.` })
+    return undefined
+  }
+  const enabled = pick("enabled", fields.enabled)
+  const dir = pick("autoMemoryDirectory", fields.autoMemoryDirectory)
+  const selector = pick("selector", fields.selector)
+  return {
+    config: {
+      enabled: enabled ?? defaultConfig.enabled,
+      autoMemoryDirectory: dir === undefined ? undefined : expandHome(dir, home),
+      selector: { model: selector?.model }
+    },
+    warnings
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Lint: the post-write check for topic files and the index (also `pm lint`). Each problem has a stable `code`.
+ * Pure: callers pass the file name (relative to the memory directory) and its content.
+ */
+import { parseFrontmatter } from "./frontmatter.ts"
+import { recallWindow } from "./recallWindow.ts"
+import {
+  DESCRIPTION_MAX_CHARS,
+  INDEX_LINE_MAX_CHARS,
+  INDEX_MAX_LINES,
+  INDEX_MAX_UNITS,
+  RECALL_MAX_BYTES,
+  RECALL_MAX_LINES
+} from "./limits.ts"
+
+export type LintCode =
+  | "recall-window-over"
+  | "recall-window-near"
+  | "continuation-name"
+  | "frontmatter-missing"
+  | "frontmatter-invalid"
+  | "description-missing"
+  | "description-too-long"
+  | "type-unknown"
+  | "index-too-long"
+  | "index-line-too-long"
+  | "index-line-not-link"
+  | "index-link-missing"
+
+export interface LintProblem {
+  readonly code: LintCode
+  readonly message: string
+}
+
+/** "Near" the recall window: 80% of either limit, the same share the backfill keeps of the index window. */
+export const NEAR_LINES = Math.floor(RECALL_MAX_LINES * 0.8)
+export const NEAR_BYTES = Math.floor(RECALL_MAX_BYTES * 0.8)
+
+const CONTINUATION = /-\d+\.md$/
+
+const baseName = (filename: string): string => filename.slice(filename.lastIndexOf("/") + 1)
+
+export const lintTopic = (input: { readonly filename: string; readonly content: string }): ReadonlyArray<LintProblem> => {
+  const problems: Array<LintProblem> = []
+  const bytes = Buffer.from(input.content, "utf8")
+  const window = recallWindow(bytes)
+  const lineCount = input.content === "" ? 0 : input.content.replace(/\n$/, "").split("\n").length
+  if (window.truncated) {
+    problems.push({
+      code: "recall-window-over",
+      message: `${input.filename} is ${lineCount} lines and ${bytes.length} bytes; recall injects only the first ${RECALL_MAX_LINES} lines or ${RECALL_MAX_BYTES} bytes. Move details into a separate topic file with its own description, and keep this one short.`
+    })
+  } else if (lineCount >= NEAR_LINES || bytes.length >= NEAR_BYTES) {
+    problems.push({
+      code: "recall-window-near",
+      message: `${input.filename} is ${lineCount} lines and ${bytes.length} bytes, close to the recall window of ${RECALL_MAX_LINES} lines or ${RECALL_MAX_BYTES} bytes. Consider splitting it by subject.`
+    })
+  }
+  if (CONTINUATION.test(baseName(input.filename))) {
+    problems.push({
+      code: "continuation-name",
+      message: `${input.filename} looks like a numbered continuation. Name each topic file by its subject and merge continuations into the topic they extend.`
+    })
+  }
+  const fm = parseFrontmatter(input.content)
+  if (fm.problem !== undefined) {
+    problems.push({ code: "frontmatter-invalid", message: `${input.filename}: ${fm.problem}. Start the file with a YAML header between --- lines.` })
+  } else if (!fm.hasFrontmatter) {
+    problems.push({
+      code: "frontmatter-missing",
+      message: `${input.filename} has no frontmatter. Start it with ---, name, description and metadata.type (user, feedback, project or reference), then ---.`
+    })
+  }
+  if (fm.problem === undefined && fm.hasFrontmatter) {
+    if (fm.description === undefined || fm.description === "") {
+      problems.push({
+        code: "description-missing",
+        message: `${input.filename} has no description. Add a one-line description: the selector decides on it alone whether to recall this file.`
+      })
+    } else if (fm.description.length > DESCRIPTION_MAX_CHARS) {
+      problems.push({
+        code: "description-too-long",
+        message: `${input.filename}: the description is ${fm.description.length} characters; keep it at ${DESCRIPTION_MAX_CHARS} or fewer.`
+      })
+    }
+    if (fm.unknownType !== undefined) {
+      problems.push({
+        code: "type-unknown",
+        message: `${input.filename}: type "${fm.unknownType}" is not one of user, feedback, project, reference.`
+      })
+    }
+  }
+  return problems
+}
+
+/** A markdown link `[text](target)`; an index line holds exactly one, optionally after a list marker. */
+const LINK = /\[[^\]\n]*\]\([^)\n]*\)/g
+const LIST_MARKER = /^\s*(?:[-*+]|\d+[.)])\s+/
+
+/** Link targets of the index, in order (for the missing-target check done where files can be seen). */
+export const indexLinkTargets = (content: string): ReadonlyArray<string> =>
+  [...content.matchAll(/\[[^\]\n]*\]\(([^)\s]*)[^)]*\)/g)].map((m) => m[1] ?? "").filter((t) => t !== "")
+
+export const lintIndex = (content: string): ReadonlyArray<LintProblem> => {
+  const problems: Array<LintProblem> = []
+  const lines = content.replace(/\r\n?/g, "\n").trim().split("\n")
+  if (lines.length > INDEX_MAX_LINES || content.trim().length > INDEX_MAX_UNITS) {
+    problems.push({
+      code: "index-too-long",
+      message: `MEMORY.md is ${lines.length} lines and ${content.trim().length} characters; only ${INDEX_MAX_LINES} lines or ${INDEX_MAX_UNITS} characters are loaded. Shorten the hooks or merge topics.`
+    })
+  }
+  lines.forEach((line, i) => {
+    if (line.trim() === "" || /^#{1,6}\s/.test(line)) return
+    if (line.length > INDEX_LINE_MAX_CHARS) {
+      problems.push({
+        code: "index-line-too-long",
+        message: `MEMORY.md line ${i + 1} is ${line.length} characters; keep each line under ${INDEX_LINE_MAX_CHARS}.`
+      })
+    }
+    const links = line.match(LINK) ?? []
+    if (links.length !== 1 || !LIST_MARKER.test(line) && !line.trimStart().startsWith("[")) {
+      problems.push({
+        code: "index-line-not-link",
+        message: `MEMORY.md line ${i + 1} is not a single link. Each line should be "- [Title](file.md) - short hook"; put content in topic files.`
+      })
+    }
+  })
+  return problems
+}

@@ -1,0 +1,63 @@
+/** Rendering recalled memories for injection, and the branch budget they consume. Pure. */
+import { BRANCH_RECALL_BUDGET } from "./limits.ts"
+import type { RecallWindow } from "./recallWindow.ts"
+import { recallTruncationNote } from "./recallWindow.ts"
+import { sanitizeMemoryText } from "./sanitize.ts"
+import { stalenessNote } from "./staleness.ts"
+
+export interface RecalledFile {
+  readonly filename: string
+  /** Absolute path, shown as the heading so the model can read or edit the file. */
+  readonly path: string
+  readonly window: RecallWindow
+  readonly mtimeMs: number
+}
+
+export interface RecallRendering {
+  /** The message content; "" when nothing fits or nothing was selected. */
+  readonly injection: string
+  readonly included: ReadonlyArray<string>
+  /** UTF-16 units charged to the branch budget: sanitized topic text and truncation notes only. */
+  readonly budgetUsed: number
+}
+
+const OPEN = "<system-reminder>"
+const CLOSE = "</system-reminder>"
+
+/**
+ * Files are added in selection order while the budget allows; a file that would overrun the remaining budget is
+ * left out whole (a cut memory would mislead more than a missing one).
+ */
+export const renderRecall = (
+  files: ReadonlyArray<RecalledFile>,
+  nowMs: number,
+  budgetRemaining: number = BRANCH_RECALL_BUDGET
+): RecallRendering => {
+  const parts: Array<string> = []
+  const included: Array<string> = []
+  let used = 0
+  for (const file of files) {
+    const text = sanitizeMemoryText(file.window.text).trim()
+    const note = file.window.truncated ? recallTruncationNote(file.window, file.path) : ""
+    const cost = text.length + note.length
+    if (text === "" && note === "") continue
+    if (used + cost > budgetRemaining) continue
+    used += cost
+    included.push(file.filename)
+    const stale = stalenessNote(file.mtimeMs, nowMs)
+    parts.push(
+      [`## ${sanitizeMemoryText(file.path)}`, stale === undefined ? undefined : `Note: ${stale}`, text, note || undefined]
+        .filter((x) => x !== undefined)
+        .join("\n\n")
+    )
+  }
+  if (parts.length === 0) return { injection: "", included, budgetUsed: 0 }
+  const injection = [
+    OPEN,
+    "Memories from earlier sessions that may bear on this request. They were true when written; verify anything that could have changed before acting on it.",
+    "",
+    parts.join("\n\n"),
+    CLOSE
+  ].join("\n")
+  return { injection, included, budgetUsed: used }
+}
