@@ -1,0 +1,214 @@
+/**
+ * StateStore: compare-and-swap on `memory-roots/<hash>/state.json`.
+ *
+ * Every write happens under `last-dream-at.lock`: read the file, compare its version with the one the caller's
+ * change was based on, write a temp file beside it, rename it over. A changed version fails with StateConflict.
+ * When the shared file does not exist yet, the legacy `projects/<key>/state.json` is read as the starting point.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { join } from "node:path"
+import {
+  type DreamAttempt,
+  EMPTY_STATE,
+  encodeState,
+  nextVersion,
+  parseLegacy,
+  parseShared,
+  recordAttempt,
+  rollbackAttempt,
+  type SharedState,
+  type StateSnapshot
+} from "../src/state.ts"
+import { FileSystem, type FileSystemShape, FsReason } from "./FileSystem.ts"
+import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "./LockService.ts"
+
+export const STATE_FILE = "state.json"
+const STATE_MAX_BYTES = 1_048_576
+
+export class StateConflict extends Schema.TaggedError<StateConflict>()("StateConflict", {
+  expected: Schema.Number,
+  actual: Schema.Number
+}) {
+  override get message(): string {
+    return `state.json changed meanwhile (expected version ${this.expected}, found ${this.actual}); read it again`
+  }
+}
+
+/** `last-dream-at.lock` stayed busy for the whole wait. */
+export class StateBusy extends Schema.TaggedError<StateBusy>()("StateBusy", {
+  waitedMs: Schema.Number
+}) {
+  override get message(): string {
+    return `state.json is being updated by another process (waited ${this.waitedMs} ms)`
+  }
+}
+
+export class StateFailed extends Schema.TaggedError<StateFailed>()("StateFailed", {
+  op: Schema.String,
+  path: Schema.String,
+  reason: FsReason,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `state ${this.op} ${this.path}: ${this.reason}${this.detail ? ` (${this.detail})` : ""}`
+  }
+}
+
+export type StateWriteError = StateConflict | StateBusy | StateFailed | LockFailed | LockLost
+
+export interface StatePaths {
+  /** `memory-roots/<hash>/`: holds `state.json` and `locks/`. */
+  readonly rootDir: string
+  /** `projects/<key>/state.json`: the migration source while the shared file does not exist. */
+  readonly legacyFile?: string
+}
+
+export interface UpdateOptions {
+  /** Optimistic attempts before one last read-modify-write inside the lock. Default 8. */
+  readonly maxAttempts?: number
+}
+
+export interface StateStoreShape {
+  readonly read: (paths: StatePaths) => Effect.Effect<StateSnapshot, StateFailed>
+  /** Writes `next` (version = expected + 1) if the file is still at `expectedVersion`. Returns what was written. */
+  readonly compareAndSet: (
+    paths: StatePaths,
+    expectedVersion: number,
+    next: SharedState
+  ) => Effect.Effect<SharedState, StateWriteError>
+  /**
+   * Read, apply `f`, compare-and-swap; on conflict, try again. `f` returning undefined means "no change". The last
+   * attempt runs inside the lock, so a run of conflicts cannot starve a caller. Returns the state now on disk.
+   */
+  readonly update: (
+    paths: StatePaths,
+    f: (state: SharedState) => SharedState | undefined,
+    options?: UpdateOptions
+  ) => Effect.Effect<SharedState, Exclude<StateWriteError, StateConflict>>
+  /** Sets `lastDreamAt = now` and returns the ticket holding the previous value. */
+  readonly recordDreamAttempt: (
+    paths: StatePaths,
+    now: number
+  ) => Effect.Effect<DreamAttempt, Exclude<StateWriteError, StateConflict>>
+  /** Restores `ticket.previous` only if the current value is still this attempt's. True when it restored. */
+  readonly rollbackDreamAttempt: (
+    paths: StatePaths,
+    ticket: DreamAttempt
+  ) => Effect.Effect<boolean, Exclude<StateWriteError, StateConflict>>
+}
+
+export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): StateStoreShape => {
+  const stateFile = (paths: StatePaths) => join(paths.rootDir, STATE_FILE)
+  const locksDir = (paths: StatePaths) => join(paths.rootDir, "locks")
+  const lockWaitMs = locks.timeoutOf("last-dream-at.lock")
+
+  const failed = (op: string, path: string) => (e: { reason: FsReason; detail: string }) =>
+    new StateFailed({ op, path, reason: e.reason, detail: e.detail })
+
+  const readText = (path: string): Effect.Effect<string | undefined, StateFailed> =>
+    fs.readRegularFile(path, STATE_MAX_BYTES).pipe(
+      Effect.map((head) => new TextDecoder().decode(head.bytes)),
+      Effect.catchIf((e) => e.reason === "NotFound", () => Effect.succeed(undefined)),
+      Effect.mapError(failed("read", path))
+    )
+
+  const read = Effect.fn("StateStore.read")(function*(paths: StatePaths) {
+    const shared = yield* readText(stateFile(paths))
+    if (shared !== undefined) return parseShared(shared)
+    if (paths.legacyFile === undefined) return { state: EMPTY_STATE, source: "empty" } satisfies StateSnapshot
+    const legacy = yield* readText(paths.legacyFile)
+    return legacy === undefined ? { state: EMPTY_STATE, source: "empty" } satisfies StateSnapshot : parseLegacy(legacy)
+  })
+
+  /** Temp file beside the target, renamed over it; the temp file is removed whatever happens. */
+  const publish = (path: string, state: SharedState): Effect.Effect<void, StateFailed> => {
+    const temp = `${path}.${randomUUID()}.tmp`
+    return fs.writeFile(temp, encodeState(state), { flag: "wx" }).pipe(
+      Effect.zipRight(fs.rename(temp, path)),
+      Effect.mapError(failed("write", path)),
+      Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore))
+    )
+  }
+
+  /** Under the lock: read, let `decide` compute the new state from the current one, write it. */
+  const writeLocked = <E>(
+    paths: StatePaths,
+    decide: (current: SharedState) => Effect.Effect<SharedState | undefined, E>
+  ): Effect.Effect<SharedState, E | Exclude<StateWriteError, StateConflict>> =>
+    locks.withLock(
+      locksDir(paths),
+      "last-dream-at.lock",
+      (lock) =>
+        Effect.gen(function*() {
+          const current = (yield* read(paths)).state
+          const next = yield* decide(current)
+          if (next === undefined) return current
+          const written = nextVersion(current, next)
+          yield* lock.ensureHeld
+          yield* publish(stateFile(paths), written)
+          return written
+        }),
+      { maxWaitMs: lockWaitMs }
+    ).pipe(
+      Effect.flatMap((outcome) =>
+        outcome._tag === "Done" ? Effect.succeed(outcome.value) : Effect.fail(new StateBusy({ waitedMs: lockWaitMs }))
+      )
+    )
+
+  const compareAndSet = Effect.fn("StateStore.compareAndSet")(
+    function*(paths: StatePaths, expectedVersion: number, next: SharedState) {
+      return yield* writeLocked(paths, (current) =>
+        current.version === expectedVersion
+          ? Effect.succeed(next)
+          : Effect.fail(new StateConflict({ expected: expectedVersion, actual: current.version })))
+    }
+  )
+
+  const update = Effect.fn("StateStore.update")(
+    function*(paths: StatePaths, f: (state: SharedState) => SharedState | undefined, options?: UpdateOptions) {
+      const attempts = Math.max(1, options?.maxAttempts ?? 8)
+      for (let i = 1; i < attempts; i++) {
+        const snapshot = yield* read(paths)
+        const next = f(snapshot.state)
+        if (next === undefined) return snapshot.state
+        const written = yield* compareAndSet(paths, snapshot.state.version, next).pipe(
+          Effect.catchTag("StateConflict", () => Effect.succeed(undefined))
+        )
+        if (written !== undefined) return written
+      }
+      return yield* writeLocked(paths, (current) => Effect.succeed(f(current)))
+    }
+  )
+
+  const recordDreamAttempt = Effect.fn("StateStore.recordDreamAttempt")(function*(paths: StatePaths, now: number) {
+    const attempt = randomUUID()
+    let previous: number | null = null
+    yield* update(paths, (state) => {
+      previous = state.lastDreamAt
+      return recordAttempt(state, now, attempt)
+    })
+    return { previous, at: now, attempt } satisfies DreamAttempt
+  })
+
+  const rollbackDreamAttempt = Effect.fn("StateStore.rollbackDreamAttempt")(
+    function*(paths: StatePaths, ticket: DreamAttempt) {
+      let restored = false
+      yield* update(paths, (state) => {
+        const next = rollbackAttempt(state, ticket)
+        restored = next !== undefined
+        return next
+      })
+      return restored
+    }
+  )
+
+  return { read, compareAndSet, update, recordDreamAttempt, rollbackDreamAttempt }
+}
+
+export class StateStore extends Context.Tag("pm/StateStore")<StateStore, StateStoreShape>() {
+  static readonly layer: Layer.Layer<StateStore, never, FileSystem | LockService> = Layer.effect(
+    StateStore,
+    Effect.zipWith(FileSystem, LockService, makeStateStore)
+  )
+}
