@@ -2,13 +2,18 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { resolve } from "node:path"
-import { renderRecall } from "../src/recall.ts"
+import { sha256Hex24 } from "../src/projectKey.ts"
+import { emptyRecallState } from "../src/recallState.ts"
 import type { ProjectLocation } from "../src/storage.ts"
 import { ConfigService } from "../layers/ConfigService.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
+import { ModelRegistry } from "../layers/ModelRegistry.ts"
+import { extensionsFromEnv, loadPiModelBackend } from "../layers/PiModelRuntime.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
+import { Recall } from "../layers/Recall.ts"
+import { Selector } from "../layers/Selector.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
 
 const cwdOption = Options.directory("cwd").pipe(
@@ -126,21 +131,41 @@ export const recallCommand = Command.make(
   {
     ...common,
     memoryDir: memoryDirOption,
-    model: Options.text("model").pipe(Options.withDescription("Selector model as provider/id"), Options.optional),
-    select: Options.text("select").pipe(Options.withDescription("Skip the model: render these files"), Options.repeated),
+    model: Options.text("model").pipe(Options.withDescription("Selector model as provider/id (default: selector.model in config.json, then Pi's default model)"), Options.optional),
+    select: Options.text("select").pipe(Options.withDescription("Skip the model: render exactly these files"), Options.repeated),
     query: Args.text({ name: "QUERY" })
   },
-  ({ cwd, json, memoryDir, select }) =>
+  ({ cwd, json, memoryDir, model, select, query }) =>
     orFail(
       Effect.gen(function* () {
-        if (select.length === 0) {
-          return yield* fail("model-based recall is not available yet; pass --select FILE to render chosen files")
-        }
+        const config = yield* ConfigService
         const dir = yield* memoryDirOf(cwd, memoryDir)
-        const store = yield* MemoryStore
-        const reads = yield* Effect.forEach(select, (f) => store.readForRecall(dir, f))
-        const rendering = renderRecall(reads, Date.now())
-        const out = { selected: rendering.included, injection: rendering.injection, budgetUsed: rendering.budgetUsed }
+        const modelFlag = Option.getOrUndefined(model)
+        const { config: cfg } = yield* config.load
+        const request = {
+          memoryDir: dir,
+          query,
+          state: emptyRecallState,
+          modelRef: modelFlag ?? cfg.selector.model,
+          sessionId: `pm-cli-${sha256Hex24(dir)}`,
+          nowMs: Date.now(),
+          ...(select.length > 0 ? { select } : {})
+        }
+        if (select.length > 0) {
+          const known = new Set((yield* (yield* MemoryStore).scanTopics(dir)).topics.map((t) => t.filename))
+          const unknown = select.filter((f) => !known.has(f))
+          if (unknown.length > 0) return yield* fail(`not a topic in ${dir}: ${unknown.join(", ")}`)
+        }
+        const registry = ModelRegistry.fromBackendEffect(
+          loadPiModelBackend({ agentDir: config.agentDir, cwd: resolve(cwd), modelFlag, extensions: extensionsFromEnv() })
+        )
+        // The model runtime is loaded only when the selector is really asked (not for --select).
+        const outcome = yield* Effect.flatMap(Recall, (r) => r.recall(request)).pipe(
+          Effect.provide(Recall.layer.pipe(Layer.provide(Selector.layer), Layer.provide(select.length > 0 ? unusedRegistry : registry)))
+        )
+        for (const w of outcome.warnings) yield* Effect.sync(() => process.stderr.write(`pm: warning: ${w}\n`))
+        if (outcome.warnings.length > 0) yield* setExit(EXIT_PROBLEMS)
+        const out = { selected: outcome.selected, injection: outcome.injection, budgetUsed: outcome.budgetUsed }
         if (json) return yield* printJson(out)
         yield* printLine(out.injection === "" ? "(nothing to inject)" : out.injection)
         yield* printLine()
@@ -148,3 +173,10 @@ export const recallCommand = Command.make(
       })
     )
 ).pipe(Command.withDescription("Pick the memories relevant to QUERY and show what would be injected"))
+
+/** `--select` never reaches the selector, so its registry must never be asked. */
+const unusedRegistry = ModelRegistry.fromBackend({
+  find: () => undefined,
+  fallback: () => undefined,
+  complete: () => Promise.reject(new Error("no model in --select mode"))
+})

@@ -1,5 +1,4 @@
 /** Rendering recalled memories for injection, and the branch budget they consume. Pure. */
-import { BRANCH_RECALL_BUDGET } from "./limits.ts"
 import type { RecallWindow } from "./recallWindow.ts"
 import { recallTruncationNote } from "./recallWindow.ts"
 import { sanitizeMemoryText } from "./sanitize.ts"
@@ -25,14 +24,11 @@ const OPEN = "<system-reminder>"
 const CLOSE = "</system-reminder>"
 
 /**
- * Files are added in selection order while the budget allows; a file that would overrun the remaining budget is
- * left out whole (a cut memory would mislead more than a missing one).
+ * Files in selection order. The branch budget is checked before the selector is asked, not here: a request that
+ * starts under the budget gets its selection whole, and the one that crosses the budget is the last (as the
+ * reference does), so no memory is ever cut mid-way by the budget.
  */
-export const renderRecall = (
-  files: ReadonlyArray<RecalledFile>,
-  nowMs: number,
-  budgetRemaining: number = BRANCH_RECALL_BUDGET
-): RecallRendering => {
+export const renderRecall = (files: ReadonlyArray<RecalledFile>, nowMs: number): RecallRendering => {
   const parts: Array<string> = []
   const included: Array<string> = []
   let used = 0
@@ -41,7 +37,6 @@ export const renderRecall = (
     const note = file.window.truncated ? recallTruncationNote(file.window, file.path) : ""
     const cost = text.length + note.length
     if (text === "" && note === "") continue
-    if (used + cost > budgetRemaining) continue
     used += cost
     included.push(file.filename)
     const stale = stalenessNote(file.mtimeMs, nowMs)

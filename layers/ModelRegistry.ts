@@ -1,0 +1,148 @@
+/**
+ * ModelRegistry: resolve a model and complete one request, with usage and cost returned on every call and added up
+ * per process. Backed by the host inside Pi (`ctx.modelRegistry`, so extension providers work) and by pi-ai's model
+ * runtime over the agent directory's auth.json / models.json in the CLI (see cli/modelBackend.ts).
+ * Interruption is cancellation: the fiber's abort signal reaches the provider.
+ */
+import type { Api, AssistantMessage, Context as PiContext, Model, Tool, Usage } from "@earendil-works/pi-ai"
+import { Context, Effect, Layer, Ref, Schema } from "effect"
+
+export class ModelUnavailable extends Schema.TaggedError<ModelUnavailable>()("ModelUnavailable", {
+  ref: Schema.String,
+  message: Schema.String
+}) {}
+
+export class ModelRequestFailed extends Schema.TaggedError<ModelRequestFailed>()("ModelRequestFailed", {
+  model: Schema.String,
+  message: Schema.String
+}) {}
+
+/** What a backend must offer: the host's ModelRegistry and pi-ai's ModelRuntime both fit with a thin adapter. */
+export interface ModelBackend {
+  readonly find: (provider: string, id: string) => Model<Api> | undefined
+  /** The model used when neither config nor caller names one (the session's, or Pi's default). */
+  readonly fallback: () => Model<Api> | undefined
+  readonly complete: (model: Model<Api>, context: PiContext, options: Record<string, unknown>) => Promise<AssistantMessage>
+}
+
+export interface CompletionRequest {
+  readonly systemPrompt: string
+  readonly messages: PiContext["messages"]
+  readonly tools?: ReadonlyArray<Tool>
+  /** Force a call of this tool where the provider's API lets us say so. */
+  readonly forceTool?: string
+  readonly maxTokens: number
+  readonly sessionId: string
+}
+
+export interface UsageTotals {
+  readonly requests: number
+  readonly input: number
+  readonly output: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+  readonly cost: number
+}
+
+export const zeroUsage: UsageTotals = { requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }
+
+export const addUsage = (t: UsageTotals, u: Usage | undefined): UsageTotals =>
+  u === undefined
+    ? { ...t, requests: t.requests + 1 }
+    : {
+        requests: t.requests + 1,
+        input: t.input + (u.input ?? 0),
+        output: t.output + (u.output ?? 0),
+        cacheRead: t.cacheRead + (u.cacheRead ?? 0),
+        cacheWrite: t.cacheWrite + (u.cacheWrite ?? 0),
+        cost: t.cost + (u.cost?.total ?? 0)
+      }
+
+export interface ModelRegistryShape {
+  /** `provider/id`, or undefined for the backend's fallback model. */
+  readonly resolve: (ref: string | undefined) => Effect.Effect<Model<Api>, ModelUnavailable>
+  /** Always resolves to the reply (a provider error is a reply with stopReason "error"), except when the call throws. */
+  readonly complete: (model: Model<Api>, request: CompletionRequest) => Effect.Effect<AssistantMessage, ModelRequestFailed>
+  readonly totals: Effect.Effect<UsageTotals>
+}
+
+/** Provider-specific spellings of "you must call this tool"; APIs not listed get the prompt's instruction only. */
+export const forcedToolChoice = (api: string, name: string): unknown => {
+  switch (api) {
+    case "anthropic-messages":
+    case "bedrock-converse-stream":
+      return { type: "tool", name }
+    case "openai-completions":
+      return { type: "function", function: { name } }
+    case "openai-responses":
+    case "azure-openai-responses":
+      return { type: "function", name }
+    case "openai-codex-responses":
+    case "pi-messages":
+      return "required"
+    case "mistral-conversations":
+      return "any"
+    case "google-generative-ai":
+    case "google-vertex":
+      return "any"
+    default:
+      return undefined
+  }
+}
+
+export const parseModelRef = (ref: string): { provider: string; id: string } | undefined => {
+  const slash = ref.indexOf("/")
+  return slash > 0 && slash < ref.length - 1 ? { provider: ref.slice(0, slash), id: ref.slice(slash + 1) } : undefined
+}
+
+export const makeModelRegistry = (backend: ModelBackend) =>
+  Effect.gen(function* () {
+    const totals = yield* Ref.make(zeroUsage)
+
+    const resolve = (ref: string | undefined) =>
+      Effect.suspend(() => {
+        if (ref === undefined) {
+          const model = backend.fallback()
+          return model === undefined
+            ? Effect.fail(new ModelUnavailable({ ref: "(default)", message: "no model is configured: set selector.model in config.json or choose a model in Pi" }))
+            : Effect.succeed(model)
+        }
+        const parsed = parseModelRef(ref)
+        if (parsed === undefined) return Effect.fail(new ModelUnavailable({ ref, message: `"${ref}" is not of the form provider/model-id` }))
+        const model = backend.find(parsed.provider, parsed.id)
+        return model === undefined
+          ? Effect.fail(new ModelUnavailable({ ref, message: `model ${ref} is not known to Pi (check models.json and the provider's login)` }))
+          : Effect.succeed(model)
+      })
+
+    const complete = Effect.fn("ModelRegistry.complete")(function* (model: Model<Api>, request: CompletionRequest) {
+      const choice = request.forceTool === undefined ? undefined : forcedToolChoice(model.api, request.forceTool)
+      const reply = yield* Effect.tryPromise({
+        try: (signal) =>
+          backend.complete(
+            model,
+            { systemPrompt: request.systemPrompt, messages: request.messages, ...(request.tools ? { tools: [...request.tools] } : {}) },
+            {
+              signal,
+              maxTokens: request.maxTokens,
+              cacheRetention: "short",
+              sessionId: request.sessionId,
+              ...(choice === undefined ? {} : { toolChoice: choice })
+            }
+          ),
+        catch: (e) => new ModelRequestFailed({ model: `${model.provider}/${model.id}`, message: e instanceof Error ? e.message : String(e) })
+      })
+      yield* Ref.update(totals, (t) => addUsage(t, reply.usage))
+      return reply
+    })
+
+    return { resolve, complete, totals: Ref.get(totals) } satisfies ModelRegistryShape
+  })
+
+export class ModelRegistry extends Context.Tag("pm/ModelRegistry")<ModelRegistry, ModelRegistryShape>() {
+  static readonly fromBackend = (backend: ModelBackend): Layer.Layer<ModelRegistry> =>
+    Layer.effect(ModelRegistry, makeModelRegistry(backend))
+  /** Built lazily from an effect (the CLI imports pi's runtime only when a model is needed). */
+  static readonly fromBackendEffect = <E, R>(backend: Effect.Effect<ModelBackend, E, R>): Layer.Layer<ModelRegistry, E, R> =>
+    Layer.effect(ModelRegistry, Effect.flatMap(backend, makeModelRegistry))
+}

@@ -1,0 +1,74 @@
+/**
+ * The CLI's model backend: pi's own model runtime over `<agentDir>/auth.json` and `models.json`, and Pi's default
+ * model from its settings, so `pm recall` works wherever `pi` works with no second place for keys.
+ * Imported lazily: only a model-backed recall pays for loading the host packages.
+ *
+ * Provider extensions: each module named in `PM_EXTENSIONS` (path-separated) is loaded and its default export is
+ * called with a minimal `pi` object whose `registerProvider` registers into the runtime; every other API call is a
+ * no-op. This is how tests put a fake provider behind the CLI, and how a custom provider extension can serve pm.
+ */
+import type { Api, Model } from "@earendil-works/pi-ai"
+import { Effect, Schema } from "effect"
+import { delimiter, join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { parseModelRef, type ModelBackend } from "./ModelRegistry.ts"
+
+export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadError>()("ModelRuntimeLoadError", {
+  message: Schema.String
+}) {}
+
+export interface PiRuntimeOptions {
+  readonly agentDir: string
+  readonly cwd: string
+  /** `--model`: wins over Pi's default model. */
+  readonly modelFlag: string | undefined
+  readonly extensions: ReadonlyArray<string>
+}
+
+export const extensionsFromEnv = (env: NodeJS.ProcessEnv = process.env): ReadonlyArray<string> =>
+  (env["PM_EXTENSIONS"] ?? "").split(delimiter).filter((s) => s !== "")
+
+const shimFor = (runtime: { registerNativeProvider: (p: never) => void; registerProvider: (name: string, config: never) => void }) =>
+  new Proxy(
+    {
+      registerProvider: (providerOrName: unknown, config?: unknown) =>
+        typeof providerOrName === "string"
+          ? runtime.registerProvider(providerOrName, config as never)
+          : runtime.registerNativeProvider(providerOrName as never)
+    } as Record<string, unknown>,
+    { get: (target, key) => (typeof key === "string" && key in target ? target[key] : () => undefined) }
+  )
+
+export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<ModelBackend, ModelRuntimeLoadError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const pi = await import("@earendil-works/pi-coding-agent")
+      const runtime = await pi.ModelRuntime.create({
+        authPath: join(options.agentDir, "auth.json"),
+        modelsPath: join(options.agentDir, "models.json"),
+        refreshOnCreate: false
+      })
+      for (const file of options.extensions) {
+        const mod = (await import(pathToFileURL(resolve(options.cwd, file)).href)) as { default?: (pi: unknown) => unknown }
+        if (typeof mod.default !== "function") throw new Error(`${file} has no default-exported extension function`)
+        await mod.default(shimFor(runtime as never))
+      }
+      const settings = pi.SettingsManager.create(options.cwd, options.agentDir)
+      const defaultRef = (): string | undefined => {
+        const provider = settings.getDefaultProvider()
+        const model = settings.getDefaultModel()
+        return provider !== undefined && model !== undefined ? `${provider}/${model}` : undefined
+      }
+      const find = (provider: string, id: string): Model<Api> | undefined => runtime.getModel(provider, id)
+      return {
+        find,
+        fallback: () => {
+          const ref = options.modelFlag ?? defaultRef()
+          const parsed = ref === undefined ? undefined : parseModelRef(ref)
+          return parsed === undefined ? undefined : find(parsed.provider, parsed.id)
+        },
+        complete: (model, context, requestOptions) => runtime.complete(model, context, requestOptions as never)
+      } satisfies ModelBackend
+    },
+    catch: (e) => new ModelRuntimeLoadError({ message: `cannot load Pi's model runtime: ${e instanceof Error ? e.message : String(e)}` })
+  })

@@ -1,0 +1,98 @@
+/**
+ * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), scan, selection,
+ * bounded reads, sanitized rendering, and the next branch state. Shared by `pm recall` and the extension.
+ */
+import { Context, Effect, Layer } from "effect"
+import { renderRecall, type RecalledFile } from "../src/recall.ts"
+import { budgetExhausted, withRecall, type BranchRecallState } from "../src/recallState.ts"
+import { MemoryStore, type Topic } from "./MemoryStore.ts"
+import { Selector } from "./Selector.ts"
+
+export interface RecallRequest {
+  readonly memoryDir: string
+  readonly query: string
+  readonly state: BranchRecallState
+  readonly modelRef: string | undefined
+  readonly sessionId: string
+  readonly nowMs: number
+  /** Skip the model and render these files (`pm recall --select`). */
+  readonly select?: ReadonlyArray<string>
+  /** A scan already made for this request (the extension caches one per turn). */
+  readonly topics?: ReadonlyArray<Topic>
+}
+
+export interface RecallOutcome {
+  readonly selected: ReadonlyArray<string>
+  readonly injection: string
+  readonly budgetUsed: number
+  readonly warnings: ReadonlyArray<string>
+  /** Whether the selector model was asked. */
+  readonly called: boolean
+  readonly state: BranchRecallState
+}
+
+export interface RecallShape {
+  readonly recall: (request: RecallRequest) => Effect.Effect<RecallOutcome>
+}
+
+/** The selector runs only for text with a whitespace character inside it after trimming. */
+export const passesWhitespaceThreshold = (query: string): boolean => /\s/.test(query.trim())
+
+export const makeRecall = Effect.gen(function* () {
+  const store = yield* MemoryStore
+  const selector = yield* Selector
+
+  const recall = Effect.fn("Recall.recall")(function* (request: RecallRequest) {
+    const nothing = (warnings: ReadonlyArray<string> = [], called = false): RecallOutcome => ({
+      selected: [],
+      injection: "",
+      budgetUsed: 0,
+      warnings,
+      called,
+      state: request.state
+    })
+    let names: ReadonlyArray<string>
+    const warnings: Array<string> = []
+    let called = false
+    if (request.select !== undefined) {
+      names = request.select
+    } else {
+      if (!passesWhitespaceThreshold(request.query) || budgetExhausted(request.state)) return nothing()
+      const topics = request.topics ?? (yield* store.scanTopics(request.memoryDir)).topics
+      const outcome = yield* selector.select({
+        query: request.query.trim(),
+        topics,
+        state: request.state,
+        modelRef: request.modelRef,
+        sessionId: request.sessionId
+      })
+      called = outcome.requests > 0
+      if (outcome.warning !== undefined) warnings.push(outcome.warning)
+      names = outcome.selected
+      if (names.length === 0) {
+        return { ...nothing(warnings, called), state: called ? withRecall(request.state, { query: request.query.trim(), selected: [], budgetUsed: 0 }) : request.state }
+      }
+    }
+    const reads: Array<RecalledFile> = []
+    for (const name of names) {
+      const read = yield* store.readForRecall(request.memoryDir, name).pipe(Effect.either)
+      if (read._tag === "Right") reads.push(read.right)
+      else warnings.push(`Memory ${name} was selected but could not be read: ${read.left.reason}.`)
+    }
+    const rendering = renderRecall(reads, request.nowMs)
+    return {
+      selected: rendering.included,
+      injection: rendering.injection,
+      budgetUsed: rendering.budgetUsed,
+      warnings,
+      called,
+      state: withRecall(request.state, { query: request.query.trim(), selected: rendering.included, budgetUsed: rendering.budgetUsed })
+    } satisfies RecallOutcome
+  })
+
+  return { recall } satisfies RecallShape
+})
+
+export class Recall extends Context.Tag("pm/Recall")<Recall, RecallShape>() {
+  static readonly layer: Layer.Layer<Recall, never, MemoryStore | Selector> = Layer.effect(Recall, makeRecall)
+}

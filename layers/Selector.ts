@@ -1,0 +1,125 @@
+/**
+ * Selector: one small model call that picks at most five topic files for the user's text. Its failure boundary is
+ * total: every failure becomes an empty selection plus one warning (none for a cancelled request); nothing escapes.
+ */
+import type { Api, Message, Model, Tool } from "@earendil-works/pi-ai"
+import { Context, Effect, Layer } from "effect"
+import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
+import { SELECTOR_MAX_TOKENS } from "../src/limits.ts"
+import { isSuppressed, type BranchRecallState } from "../src/recallState.ts"
+import {
+  describeFailure,
+  isSchemaFeatureRejection,
+  normalizeSelection,
+  parseSelectorReply,
+  type ParsedSelection
+} from "../src/selection.ts"
+import {
+  SELECTOR_SCHEMA,
+  SELECTOR_SYSTEM_PROMPT,
+  SELECTOR_TOOL_DESCRIPTION,
+  SELECTOR_TOOL_NAME,
+  selectorMessages
+} from "../src/selectorPrompt.ts"
+import { ModelRegistry, type CompletionRequest } from "./ModelRegistry.ts"
+
+export interface SelectorTopic extends CatalogTopic {
+  /** File mtime, for read suppression. */
+  readonly fileMtimeMs: number
+}
+
+export interface SelectRequest {
+  readonly query: string
+  readonly topics: ReadonlyArray<SelectorTopic>
+  readonly state: BranchRecallState
+  /** `provider/id`; undefined uses the registry's fallback model. */
+  readonly modelRef: string | undefined
+  /** Stable per selector cache (one per session branch). */
+  readonly sessionId: string
+}
+
+export interface SelectOutcome {
+  readonly selected: ReadonlyArray<string>
+  /** One line for the user when the selection failed for a reason other than cancellation. */
+  readonly warning: string | undefined
+  readonly requests: number
+}
+
+export interface SelectorShape {
+  readonly select: (request: SelectRequest) => Effect.Effect<SelectOutcome>
+}
+
+export const selectorTool = (constrained: boolean): Tool => ({
+  name: SELECTOR_TOOL_NAME,
+  description: SELECTOR_TOOL_DESCRIPTION,
+  parameters: SELECTOR_SCHEMA as unknown as object,
+  ...(constrained ? { constrainedSampling: { type: "json_schema", strict: "prefer" } } : { constrainedSampling: false })
+})
+
+const toPiMessages = (model: Model<Api>, messages: ReturnType<typeof selectorMessages>): Array<Message> =>
+  messages.map((m, i): Message =>
+    m.role === "user"
+      ? { role: "user", content: m.text, timestamp: i }
+      : {
+          role: "assistant",
+          content: [{ type: "text", text: m.text }],
+          api: model.api,
+          provider: model.provider,
+          model: model.id,
+          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+          stopReason: "stop",
+          timestamp: i
+        }
+  )
+
+export const makeSelector = Effect.gen(function* () {
+  const registry = yield* ModelRegistry
+
+  const select = (request: SelectRequest): Effect.Effect<SelectOutcome> =>
+    Effect.gen(function* () {
+      if (request.topics.length === 0) return { selected: [], warning: undefined, requests: 0 }
+      const model = yield* registry.resolve(request.modelRef)
+      const base: Omit<CompletionRequest, "tools"> = {
+        systemPrompt: SELECTOR_SYSTEM_PROMPT,
+        messages: toPiMessages(model, selectorMessages(catalogOf(request.topics), request.state.history, request.query)),
+        forceTool: SELECTOR_TOOL_NAME,
+        maxTokens: SELECTOR_MAX_TOKENS,
+        sessionId: request.sessionId
+      }
+      const attempt = (constrained: boolean) =>
+        registry.complete(model, { ...base, tools: [selectorTool(constrained)] }).pipe(
+          Effect.map(parseSelectorReply),
+          Effect.catchAll((e): Effect.Effect<ParsedSelection> =>
+            Effect.succeed({ _tag: "Failed", failure: { _tag: "RequestFailed", message: e.message } })
+          )
+        )
+      let requests = 1
+      let parsed = yield* attempt(true)
+      // A provider that refuses the strict-schema feature gets one more try on the same model without it.
+      if (parsed._tag === "Failed" && parsed.failure._tag === "RequestFailed" && isSchemaFeatureRejection(parsed.failure.message)) {
+        requests = 2
+        parsed = yield* attempt(false)
+      }
+      if (parsed._tag === "Failed") {
+        return {
+          selected: [],
+          warning: parsed.failure._tag === "Aborted" ? undefined : `Memory recall skipped: ${describeFailure(parsed.failure)}.`,
+          requests
+        }
+      }
+      const mtimes = new Map(request.topics.map((t) => [t.filename, t.fileMtimeMs]))
+      const selected = normalizeSelection(parsed.names, new Set(mtimes.keys()), (f) => isSuppressed(request.state, f, mtimes.get(f)))
+      return { selected, warning: undefined, requests }
+    }).pipe(
+      Effect.catchAll((e) => Effect.succeed<SelectOutcome>({ selected: [], warning: `Memory recall skipped: ${e.message}.`, requests: 0 })),
+      Effect.catchAllDefect((d) =>
+        Effect.succeed<SelectOutcome>({ selected: [], warning: `Memory recall skipped: unexpected error (${String(d)}).`, requests: 0 })
+      )
+    )
+
+  return { select } satisfies SelectorShape
+})
+
+export class Selector extends Context.Tag("pm/Selector")<Selector, SelectorShape>() {
+  static readonly layer: Layer.Layer<Selector, never, ModelRegistry> = Layer.effect(Selector, makeSelector)
+}
