@@ -46,8 +46,11 @@ const text = (value: unknown): string | undefined =>
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** An ISO 8601 date or date-time. Date.parse alone is too lenient: it reads "12" as December 2001. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i
+
 const validDate = (value: string | undefined): string | undefined =>
-  value !== undefined && value !== "" && !Number.isNaN(Date.parse(value)) ? value : undefined
+  value !== undefined && ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) ? value : undefined
 
 const empty = (body: string, hasFrontmatter: boolean, problem: string | undefined): Frontmatter => ({
   name: undefined,

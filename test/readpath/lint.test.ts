@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest"
+import { lintIndex, lintTopic, NEAR_BYTES, NEAR_LINES, type LintCode } from "../../src/lint.ts"
+import { DESCRIPTION_MAX_CHARS, INDEX_LINE_MAX_CHARS, INDEX_MAX_LINES, INDEX_MAX_UNITS, RECALL_MAX_BYTES, RECALL_MAX_LINES } from "../../src/limits.ts"
+
+const header = (description = "A short description", type = "project"): string =>
+  `---\nname: T\ndescription: ${JSON.stringify(description)}\nmetadata:\n  type: ${type}\n---\n`
+
+const codes = (filename: string, content: string): ReadonlyArray<LintCode> => lintTopic({ filename, content }).map((p) => p.code)
+
+/** A file of exactly `lines` lines (each ending in \n), header included. */
+const withLines = (lines: number): string => {
+  const h = header()
+  const headerLines = h.split("\n").length - 1
+  return h + "x\n".repeat(lines - headerLines)
+}
+
+/** A file of exactly `bytes` bytes ending in \n, with 3-byte CJK characters and a few ASCII bytes to land exactly. */
+const withBytes = (bytes: number): string => {
+  const h = header()
+  let body = ""
+  let size = Buffer.byteLength(h)
+  while (size + 3 * 40 + 1 <= bytes - 1) {
+    body += "项".repeat(40) + "\n"
+    size += 121
+  }
+  const rest = bytes - size - 1
+  body += "项".repeat(Math.floor(rest / 3)) + "a".repeat(rest % 3) + "\n"
+  const text = h + body
+  expect(Buffer.byteLength(text)).toBe(bytes)
+  return text
+}
+
+describe("lintTopic", () => {
+  it("finds nothing in a well-formed topic", () => {
+    expect(lintTopic({ filename: "build.md", content: `${header()}Body.\n` })).toEqual([])
+  })
+
+  it("recall-window-over at 201 lines, not at 200", () => {
+    expect(codes("a.md", withLines(RECALL_MAX_LINES))).not.toContain("recall-window-over")
+    expect(codes("a.md", withLines(RECALL_MAX_LINES + 1))).toContain("recall-window-over")
+  })
+
+  it("recall-window-over past 4,096 bytes of multi-byte text, not at 4,096", () => {
+    // The injected text excludes the final newline, so a file of 4,097 bytes ending in \n fits exactly.
+    expect(codes("a.md", withBytes(RECALL_MAX_BYTES + 1))).not.toContain("recall-window-over")
+    expect(codes("a.md", withBytes(RECALL_MAX_BYTES + 2))).toContain("recall-window-over")
+  })
+
+  it("recall-window-near from 80% of the lines or bytes, not just below", () => {
+    expect(codes("a.md", withLines(NEAR_LINES - 1))).not.toContain("recall-window-near")
+    expect(codes("a.md", withLines(NEAR_LINES))).toContain("recall-window-near")
+    expect(codes("a.md", withBytes(NEAR_BYTES - 1))).not.toContain("recall-window-near")
+    expect(codes("a.md", withBytes(NEAR_BYTES))).toContain("recall-window-near")
+    // Over wins over near: one problem, not two.
+    const over = codes("a.md", withLines(RECALL_MAX_LINES + 1))
+    expect(over).not.toContain("recall-window-near")
+  })
+
+  it("continuation-name for topic-2.md, not for topic2.md or topic-v2.md", () => {
+    expect(codes("topic-2.md", `${header()}x\n`)).toContain("continuation-name")
+    expect(codes("sub/notes-12.md", `${header()}x\n`)).toContain("continuation-name")
+    expect(codes("topic2.md", `${header()}x\n`)).not.toContain("continuation-name")
+    expect(codes("topic-v2.md", `${header()}x\n`)).not.toContain("continuation-name")
+    expect(codes("2024-notes.md", `${header()}x\n`)).not.toContain("continuation-name")
+  })
+
+  it("frontmatter-missing and frontmatter-invalid", () => {
+    expect(codes("a.md", "# no header\n")).toEqual(["frontmatter-missing"])
+    expect(codes("a.md", "---\nname: x\n")).toEqual(["frontmatter-invalid"])
+    expect(codes("a.md", "---\n- a\n---\n")).toEqual(["frontmatter-invalid"])
+    expect(codes("a.md", "---\nname: a\nname: b\n---\n")).toEqual(["frontmatter-invalid"])
+  })
+
+  it("description-missing when absent or empty", () => {
+    expect(codes("a.md", "---\nname: T\nmetadata:\n  type: user\n---\nx\n")).toEqual(["description-missing"])
+    expect(codes("a.md", "---\nname: T\ndescription: ''\nmetadata:\n  type: user\n---\nx\n")).toEqual(["description-missing"])
+  })
+
+  it("description-too-long over 300 characters, with CJK, combining marks and emoji counted in UTF-16 units", () => {
+    const cjk = "项".repeat(DESCRIPTION_MAX_CHARS)
+    expect(codes("a.md", `${header(cjk)}x\n`)).toEqual([])
+    expect(codes("a.md", `${header(`${cjk}项`)}x\n`)).toEqual(["description-too-long"])
+    const combining = "e\u0301".repeat(DESCRIPTION_MAX_CHARS / 2)
+    expect(codes("a.md", `${header(combining)}x\n`)).toEqual([])
+    expect(codes("a.md", `${header(`${combining}e`)}x\n`)).toEqual(["description-too-long"])
+    const emoji = "😀".repeat(DESCRIPTION_MAX_CHARS / 2)
+    expect(codes("a.md", `${header(emoji)}x\n`)).toEqual([])
+    expect(codes("a.md", `${header(`${emoji}a`)}x\n`)).toEqual(["description-too-long"])
+  })
+
+  it("type-unknown for a type outside the four, not for a known one", () => {
+    expect(codes("a.md", `${header("d", "idea")}x\n`)).toEqual(["type-unknown"])
+    for (const t of ["user", "feedback", "project", "reference"]) expect(codes("a.md", `${header("d", t)}x\n`)).toEqual([])
+  })
+
+  it("gives every problem a message naming the file", () => {
+    for (const p of lintTopic({ filename: "notes-3.md", content: "x".repeat(5000) })) expect(p.message).toContain("notes-3.md")
+  })
+})
+
+describe("lintIndex", () => {
+  const line = (i: number): string => `- [Topic ${i}](topic-${i}x.md) - hook`
+
+  it("finds nothing in a well-formed index", () => {
+    expect(lintIndex(`${line(1)}\n${line(2)}\n`)).toEqual([])
+    expect(lintIndex(`# Memory\n\n${line(1)}\n* [B](b.md)\n1. [C](c.md)\n[D](d.md)\n`)).toEqual([])
+  })
+
+  it("index-too-long over 200 lines, not at 200", () => {
+    const at = Array.from({ length: INDEX_MAX_LINES }, (_, i) => line(i)).join("\n")
+    expect(lintIndex(at).map((p) => p.code)).not.toContain("index-too-long")
+    expect(lintIndex(`${at}\n${line(999)}`).map((p) => p.code)).toContain("index-too-long")
+  })
+
+  it("index-too-long over 25,000 UTF-16 units (emoji count two), not at 25,000", () => {
+    // 200 lines would trip the line limit: 168 lines of 147 units and their breaks, then one padding line of CJK.
+    const lines: Array<string> = []
+    for (let i = 0; i < 168; i++) lines.push(`- [T](t${String(i).padStart(3, "0")}.md) - ${"😀".repeat(65)}`)
+    const used = lines.join("\n").length + 1
+    const padHead = "- [P](p.md) - "
+    lines.push(padHead + "项".repeat(INDEX_MAX_UNITS - used - padHead.length))
+    const at = lines.join("\n")
+    expect(at.length).toBe(INDEX_MAX_UNITS)
+    const codesAt = lintIndex(at).map((p) => p.code)
+    expect(codesAt).toEqual([])
+    expect(lintIndex(`${at}项`).map((p) => p.code)).toContain("index-too-long")
+  })
+
+  it("index-line-too-long over 150 characters, not at 150", () => {
+    const at = `- [T](t.md) - ${"项".repeat(INDEX_LINE_MAX_CHARS - 14)}`
+    expect(at.length).toBe(INDEX_LINE_MAX_CHARS)
+    expect(lintIndex(at)).toEqual([])
+    expect(lintIndex(`${at}a`).map((p) => p.code)).toEqual(["index-line-too-long"])
+  })
+
+  it("index-line-not-link for prose, two links or no list marker", () => {
+    expect(lintIndex("Some remembered fact.").map((p) => p.code)).toEqual(["index-line-not-link"])
+    expect(lintIndex("- [A](a.md) and [B](b.md)").map((p) => p.code)).toEqual(["index-line-not-link"])
+    expect(lintIndex("see [A](a.md)").map((p) => p.code)).toEqual(["index-line-not-link"])
+    expect(lintIndex("- just text").map((p) => p.code)).toEqual(["index-line-not-link"])
+  })
+
+  it("names the line number", () => {
+    const problems = lintIndex(`${line(1)}\nprose here\n`)
+    expect(problems).toHaveLength(1)
+    expect(problems[0]!.message).toContain("line 2")
+  })
+})
