@@ -56,14 +56,22 @@ const linkTarget = (filename: string): string => filename.replace(/[ ()<>%]/g, (
 
 const oneLine = (s: string): string => s.replace(/\s+/g, " ").replace(/[[\]]/g, "").trim()
 
+/** Never cut a surrogate pair: a lone half would be written to disk as U+FFFD. */
+const cutTo = (s: string, max: number): string =>
+  s.length <= max ? s : `${s.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, "").trimEnd()}…`
+
 /** One index line: a single link with a short hook, kept under the 150-character lint limit where possible. */
 export const indexLine = (entry: IndexEntry): string => {
-  const head = `- [${oneLine(entry.title) || entry.filename}](${linkTarget(entry.filename)})`
+  const target = linkTarget(entry.filename)
+  // A long title is shortened first: the link must fit even when the hook has no room left.
+  const titleRoom = INDEX_LINE_MAX_CHARS - `- []()`.length - target.length
+  const title = cutTo(oneLine(entry.title) || entry.filename, Math.max(12, titleRoom))
+  const head = `- [${title}](${target})`
   const hook = entry.description === undefined ? "" : oneLine(entry.description)
   if (hook === "") return head
   const room = INDEX_LINE_MAX_CHARS - head.length - 3
   if (room < 12) return head
-  return `${head} - ${hook.length > room ? `${hook.slice(0, room - 1).trimEnd()}…` : hook}`
+  return `${head} - ${cutTo(hook, room)}`
 }
 
 /** A topic may be linked when its name is a safe relative path: no control characters and no `]`/newline. */
