@@ -1,0 +1,186 @@
+/** ProjectLocator on real git repositories and real folders (DECISIONS D2-D4). */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach } from "vitest"
+import { ConfigService } from "../../layers/ConfigService.ts"
+import { FileSystem } from "../../layers/FileSystem.ts"
+import { ProjectLocator } from "../../layers/ProjectLocator.ts"
+import { projectKeyOf } from "../../src/projectKey.ts"
+import { git, gitRepo, linkedWorktree, tempAgent, tempDir } from "../support/tmp.ts"
+
+const sha24 = (s: string): string => createHash("sha256").update(s).digest("hex").slice(0, 24)
+
+const locatorLayer = (agentDir: string, home: string) =>
+  ProjectLocator.layer.pipe(Layer.provideMerge(ConfigService.layerWith({ agentDir, home })), Layer.provideMerge(FileSystem.layer))
+
+const locate = (agentDir: string, home: string, cwd: string) =>
+  Effect.flatMap(ProjectLocator, (l) => l.locate(cwd)).pipe(Effect.provide(locatorLayer(agentDir, home)))
+
+const rootOf = (agentDir: string, home: string, cwd: string) =>
+  Effect.flatMap(ProjectLocator, (l) => l.projectRootOf(cwd)).pipe(Effect.provide(locatorLayer(agentDir, home)))
+
+const savedPath = process.env["PATH"]
+afterEach(() => {
+  process.env["PATH"] = savedPath
+})
+
+describe("ProjectLocator", () => {
+  it.live("finds the git root from a subdirectory and lays out the storage", () =>
+    Effect.gen(function* () {
+      const { agentDir, home, storageRoot } = tempAgent()
+      const repo = gitRepo()
+      const l = yield* locate(agentDir, home, join(repo, "sub", "deeper"))
+      const key = projectKeyOf(repo)
+      expect(l).toMatchObject({
+        projectRoot: repo,
+        projectKey: key,
+        projectDir: join(storageRoot, "projects", key),
+        memoryDir: join(storageRoot, "projects", key, "memory"),
+        storageRoot,
+        memoryRootHash: sha24(realpathSync(join(storageRoot, "projects", key, "memory"))),
+        legacyStatePath: join(storageRoot, "projects", key, "state.json")
+      })
+      expect(l.memoryRootDir).toBe(join(storageRoot, "memory-roots", l.memoryRootHash))
+      expect(readFileSync(join(l.projectDir, ".project-root"), "utf8")).toBe(`${repo}\n`)
+    })
+  )
+
+  it.live("gives a real linked worktree the main checkout's project and memory", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const wt = linkedWorktree(repo)
+      mkdirSync(join(wt, "sub"), { recursive: true })
+      expect(git(wt, "rev-parse", "--show-toplevel")).toBe(wt)
+      const main = yield* locate(agentDir, home, repo)
+      const fromWorktree = yield* locate(agentDir, home, join(wt, "sub"))
+      expect(fromWorktree.projectRoot).toBe(repo)
+      expect(fromWorktree.memoryDir).toBe(main.memoryDir)
+      expect(fromWorktree.memoryRootHash).toBe(main.memoryRootHash)
+    })
+  )
+
+  it.live("keeps a worktree of a repository whose git dir is not named .git on its own root", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const parent = tempDir("pm-sep-")
+      const repo = join(parent, "checkout")
+      mkdirSync(repo)
+      git(repo, "init", "-q", "-b", "main", "--separate-git-dir", join(parent, "store.git"))
+      writeFileSync(join(repo, "f"), "x")
+      git(repo, "add", "f")
+      git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "i")
+      const wt = linkedWorktree(repo)
+      expect(yield* rootOf(agentDir, home, wt)).toBe(wt)
+      expect(yield* rootOf(agentDir, home, repo)).toBe(repo)
+    })
+  )
+
+  it.live("uses realpath(cwd) outside git, through a symlinked path", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const base = tempDir("pm-nogit-")
+      const realDir = join(base, "real", "project")
+      mkdirSync(realDir, { recursive: true })
+      symlinkSync(join(base, "real"), join(base, "alias"))
+      const l = yield* locate(agentDir, home, join(base, "alias", "project"))
+      expect(l.projectRoot).toBe(realDir)
+      expect(l.projectKey).toBe(projectKeyOf(realDir))
+    })
+  )
+
+  it.live("falls back to realpath(cwd) when git is not on PATH", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const sub = join(repo, "sub", "deeper")
+      expect(yield* rootOf(agentDir, home, sub)).toBe(repo)
+      process.env["PATH"] = join(tempDir("pm-nopath-"), "empty")
+      expect(yield* rootOf(agentDir, home, sub)).toBe(sub)
+      const l = yield* locate(agentDir, home, sub)
+      expect(l.projectRoot).toBe(sub)
+    })
+  )
+
+  it.live("fails with a typed error for a working directory that does not exist", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const error = yield* Effect.flip(locate(agentDir, home, join(tempDir(), "missing")))
+      expect(error._tag).toBe("ProjectLocateError")
+    })
+  )
+
+  it.live("gives the second of two colliding roots <key>-<24 hex of sha256(root)> with its own marker", () =>
+    Effect.gen(function* () {
+      const { agentDir, home, storageRoot } = tempAgent()
+      const x = tempDir("pm-collide-")
+      const first = join(x, "a-b")
+      const second = join(x, "a_b")
+      mkdirSync(first)
+      mkdirSync(second)
+      const key = projectKeyOf(first)
+      expect(projectKeyOf(second)).toBe(key)
+
+      const a = yield* locate(agentDir, home, first)
+      const b = yield* locate(agentDir, home, second)
+      expect(a.projectKey).toBe(key)
+      expect(b.projectKey).toBe(`${key}-${sha24(second)}`)
+      expect(b.projectDir).toBe(join(storageRoot, "projects", `${key}-${sha24(second)}`))
+      expect(readFileSync(join(a.projectDir, ".project-root"), "utf8")).toBe(`${first}\n`)
+      expect(readFileSync(join(b.projectDir, ".project-root"), "utf8")).toBe(`${second}\n`)
+      expect(b.memoryDir).not.toBe(a.memoryDir)
+      expect(b.memoryRootHash).not.toBe(a.memoryRootHash)
+      // Stable on every later call, in either order.
+      expect((yield* locate(agentDir, home, second)).projectKey).toBe(b.projectKey)
+      expect((yield* locate(agentDir, home, first)).projectKey).toBe(key)
+    })
+  )
+
+  it.live("never rewrites an existing marker", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const dir = tempDir("pm-marker-")
+      const a = yield* locate(agentDir, home, dir)
+      const marker = join(a.projectDir, ".project-root")
+      const before = readFileSync(marker, "utf8")
+      yield* locate(agentDir, home, dir)
+      expect(readFileSync(marker, "utf8")).toBe(before)
+    })
+  )
+
+  it.live("uses autoMemoryDirectory with ~ expanded, and a symlink alias of the same directory gets the same hash", () =>
+    Effect.gen(function* () {
+      const { agentDir, home, storageRoot } = tempAgent()
+      const dir = tempDir("pm-cfg-")
+      const plain = yield* locate(agentDir, home, dir)
+
+      mkdirSync(storageRoot, { recursive: true })
+      writeFileSync(join(storageRoot, "config.json"), JSON.stringify({ autoMemoryDirectory: "~/custom/mem" }))
+      const custom = yield* locate(agentDir, home, dir)
+      expect(custom.memoryDir).toBe(join(home, "custom", "mem"))
+      expect(custom.memoryRootHash).toBe(sha24(realpathSync(join(home, "custom", "mem"))))
+      expect(custom.projectKey).toBe(plain.projectKey)
+
+      symlinkSync(plain.memoryDir, join(home, "alias"))
+      writeFileSync(join(storageRoot, "config.json"), JSON.stringify({ autoMemoryDirectory: "~/alias" }))
+      const alias = yield* locate(agentDir, home, dir)
+      expect(alias.memoryDir).toBe(join(home, "alias"))
+      expect(alias.memoryRootHash).toBe(plain.memoryRootHash)
+      expect(alias.memoryRootDir).toBe(plain.memoryRootDir)
+    })
+  )
+
+  it.live("ignores a relative autoMemoryDirectory and uses the default", () =>
+    Effect.gen(function* () {
+      const { agentDir, home, storageRoot } = tempAgent()
+      const dir = tempDir("pm-rel-")
+      mkdirSync(storageRoot, { recursive: true })
+      writeFileSync(join(storageRoot, "config.json"), JSON.stringify({ autoMemoryDirectory: "relative/mem" }))
+      const l = yield* locate(agentDir, home, dir)
+      expect(l.memoryDir).toBe(join(l.projectDir, "memory"))
+    })
+  )
+})
