@@ -1,2 +1,117 @@
-// Pi extension entry (filled in by the extension issue).
-export default function piProjectMemory(): void {}
+/**
+ * The Pi extension entry. It builds one runtime from the shared layer graph with host-backed layers and forwards
+ * host events to MemorySession; it decides nothing itself. The factory does no I/O: layers are built on first use,
+ * in `session_start`.
+ */
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { coreLayer } from "../layers/App.ts"
+import { Host, type HostShape } from "../layers/Host.ts"
+import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
+import { ModelRegistry } from "../layers/ModelRegistry.ts"
+import { Recall } from "../layers/Recall.ts"
+import { Selector } from "../layers/Selector.ts"
+import { memoryCommand } from "./command.ts"
+
+/** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
+interface ContextHolder {
+  current: ExtensionContext | undefined
+}
+
+const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =>
+  Layer.succeed(Host, {
+    cwd: Effect.sync(() => holder.current?.cwd ?? process.cwd()),
+    sessionId: Effect.sync(() => holder.current?.sessionManager.getSessionId() ?? "no-session"),
+    isTrusted: Effect.sync(() => holder.current?.isProjectTrusted() ?? false),
+    isIdle: Effect.sync(() => holder.current?.isIdle() ?? true),
+    branch: Effect.sync(() => holder.current?.sessionManager.getBranch() ?? []),
+    notify: (message, level) => Effect.sync(() => holder.current?.ui.notify(message, level)),
+    appendEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
+    sendHidden: (customType, content, deliverAs) =>
+      Effect.sync(() => pi.sendMessage({ customType, content, display: false }, { deliverAs }))
+  } satisfies HostShape)
+
+const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
+  ModelRegistry.fromBackend({
+    find: (provider, id) => holder.current?.modelRegistry.find(provider, id),
+    fallback: () => holder.current?.model,
+    complete: (model, context, options) => {
+      const registry = holder.current?.modelRegistry
+      return registry === undefined
+        ? Promise.reject(new Error("no Pi session is active"))
+        : registry.complete(model, context, options as never)
+    }
+  })
+
+export const extensionLayer = (pi: ExtensionAPI, holder: ContextHolder) =>
+  MemorySession.layer.pipe(
+    Layer.provide(Recall.layer),
+    Layer.provide(Selector.layer),
+    Layer.provideMerge(modelLayer(holder)),
+    Layer.provideMerge(hostLayer(pi, holder)),
+    Layer.provideMerge(coreLayer())
+  )
+
+export default function piProjectMemory(pi: ExtensionAPI): void {
+  const holder: ContextHolder = { current: undefined }
+  const runtime = ManagedRuntime.make(extensionLayer(pi, holder))
+  const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
+    runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {
+      holder.current?.ui.notify(`Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")
+      return undefined
+    })
+  const hold = (ctx: ExtensionContext) => {
+    holder.current = ctx
+  }
+
+  pi.on("session_start", async (_event, ctx) => {
+    hold(ctx)
+    await session((s) => s.start)
+  })
+  pi.on("before_agent_start", async (event, ctx) => {
+    hold(ctx)
+    // Custom-message runs (ours or another extension's) are not user requests.
+    if (event.messageType !== "user") return undefined
+    const sections = (event.systemPromptOptions.sections ??= {})
+    const result = await session((s) => s.beforeAgentStart({ prompt: event.prompt, sections, signal: ctx.signal }))
+    return result === undefined ? undefined : { message: { customType: RECALL_MESSAGE, content: result.content, display: false } }
+  })
+  pi.on("message_end", (event, ctx) => {
+    hold(ctx)
+    const message = event.message
+    if (message.role !== "user") return undefined
+    const text = typeof message.content === "string" ? message.content : message.content.filter((c) => c.type === "text").map((c) => c.text).join("\n")
+    void session((s) => s.userMessageEntered(text))
+    return undefined
+  })
+  pi.on("agent_settled", async (event, ctx) => {
+    hold(ctx)
+    if (event.aborted) await session((s) => s.abortPrefetches)
+  })
+  pi.on("tool_call", async (event, ctx) => {
+    hold(ctx)
+    // A throw here would block the tool: never let one escape.
+    return (await session((s) => s.toolCall(event.toolName, event.input as Record<string, unknown>))) ?? undefined
+  })
+  pi.on("tool_result", async (event, ctx) => {
+    hold(ctx)
+    const patch = await session((s) =>
+      s.toolResult({ toolName: event.toolName, input: event.input as Record<string, unknown>, content: event.content, details: event.details, isError: event.isError })
+    )
+    return patch === undefined ? undefined : { content: patch.content as typeof event.content }
+  })
+  pi.on("session_compact", async (_event, ctx) => {
+    hold(ctx)
+    await session((s) => s.rebuild)
+  })
+  pi.on("session_tree", async (_event, ctx) => {
+    hold(ctx)
+    await session((s) => s.rebuild)
+  })
+  pi.on("session_shutdown", async (_event, ctx) => {
+    hold(ctx)
+    await session((s) => s.shutdown)
+    await runtime.dispose()
+  })
+  pi.registerCommand("memory", memoryCommand((f) => session(f), hold))
+}

@@ -1,0 +1,59 @@
+/** `/memory`: status, on, off, open. Formatting only; the work is MemorySession's. */
+import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import type { Effect } from "effect"
+import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
+
+type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
+
+const SUBCOMMANDS = [
+  { value: "status", label: "status", description: "Memory directory, topics, recall budget, model usage" },
+  { value: "on", label: "on", description: "Turn project memory on (all projects)" },
+  { value: "off", label: "off", description: "Turn project memory off (all projects)" },
+  { value: "open", label: "open", description: "Show the memory directory's path" }
+]
+
+export const formatStatus = (s: SessionStatus): string => {
+  if (!s.active || s.location === undefined) return `Project memory is inactive: ${s.reason ?? "unknown reason"}.`
+  const u = s.usage
+  return [
+    `Memory directory: ${s.location.memoryDir}`,
+    `Project root:     ${s.location.projectRoot}`,
+    `Topics:           ${s.topics}`,
+    `Index:            ${s.indexLines} lines, ${s.indexChars} characters`,
+    `Recall budget:    ${s.budgetUsed} of 61440 units used on this branch`,
+    `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
+    `Background tasks: extraction and dream are not available yet`
+  ].join("\n")
+}
+
+export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void) => ({
+  description: "Project memory: status | on | off | open",
+  getArgumentCompletions: (prefix: string) => {
+    const matches = SUBCOMMANDS.filter((c) => c.value.startsWith(prefix.trim()))
+    return matches.length > 0 ? matches : null
+  },
+  handler: async (args: string, ctx: ExtensionCommandContext) => {
+    hold(ctx)
+    const sub = args.trim().split(/\s+/)[0] || "status"
+    switch (sub) {
+      case "status": {
+        const status = await run((s) => s.status)
+        if (status !== undefined) ctx.ui.notify(formatStatus(status), "info")
+        return
+      }
+      case "on":
+      case "off": {
+        await run((s) => s.setEnabled(sub === "on"))
+        ctx.ui.notify(`Project memory is ${sub} (saved in config.json for every project).`, "info")
+        return
+      }
+      case "open": {
+        const status = await run((s) => s.status)
+        ctx.ui.notify(status?.location ? status.location.memoryDir : `Project memory is inactive: ${status?.reason ?? "unknown"}.`, "info")
+        return
+      }
+      default:
+        ctx.ui.notify(`Unknown /memory subcommand "${sub}". Use status, on, off or open.`, "warning")
+    }
+  }
+})

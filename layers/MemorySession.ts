@@ -1,0 +1,376 @@
+/**
+ * MemorySession: the main-session side of project memory inside Pi. It holds one session's state (generation,
+ * project location, prompt snapshot, branch recall state, prefetches in flight) and turns host events into memory
+ * work. The extension entry only forwards events here.
+ *
+ * Cancellation is interruption: a new generation (session start, reload, config change, global off, revoked trust)
+ * interrupts every prefetch of the old one; an abort signal interrupts the prefetch it belongs to.
+ */
+import { Context, Deferred, Duration, Effect, Fiber, FiberSet, Layer, Option, Ref, Scope } from "effect"
+import { isAbsolute, join, relative, resolve, sep } from "node:path"
+import { homedir } from "node:os"
+import type { Config } from "../src/config.ts"
+import { SELECTOR_WAIT_MS } from "../src/limits.ts"
+import { lintIndex, lintTopic } from "../src/lint.ts"
+import { trimIndex } from "../src/memoryIndex.ts"
+import { EMPTY_INDEX_TEXT, indexChangedNotice, memoryRulesPrompt } from "../src/prompts/memoryRules.ts"
+import {
+  emptyRecallState,
+  READ_ENTRY,
+  rebuildRecallState,
+  RECALL_ENTRY,
+  withRead,
+  withRecall,
+  type BranchRecallState,
+  type RecallEntryData
+} from "../src/recallState.ts"
+import { stalenessNote } from "../src/staleness.ts"
+import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
+import { ConfigService } from "./ConfigService.ts"
+import { FileSystem } from "./FileSystem.ts"
+import { Host } from "./Host.ts"
+import { MemoryStore } from "./MemoryStore.ts"
+import { ModelRegistry, type UsageTotals } from "./ModelRegistry.ts"
+import { ProjectLocator } from "./ProjectLocator.ts"
+import { Recall, type RecallOutcome } from "./Recall.ts"
+
+/** The hidden message type of recalled memories (excluded from recall's own input). */
+export const RECALL_MESSAGE = "pm-memory-recall"
+export const MEMORY_NOTICE_MESSAGE = "pm-memory-notice"
+
+export interface ToolBlock {
+  readonly block: true
+  readonly reason: string
+}
+
+export interface ToolResultPatch {
+  readonly content: ReadonlyArray<{ readonly type: string }>
+}
+
+export interface ToolResultEvent {
+  readonly toolName: string
+  readonly input: Record<string, unknown>
+  readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>
+  readonly details: unknown
+  readonly isError: boolean
+}
+
+export interface BeforeAgentStartInput {
+  readonly prompt: string
+  /** Pi's `systemPromptOptions.sections`, edited in place (the cache-friendly way to extend the prompt). */
+  readonly sections: Record<string, string>
+  readonly signal: AbortSignal | undefined
+}
+
+export interface SessionStatus {
+  readonly active: boolean
+  readonly reason: string | undefined
+  readonly location: ProjectLocation | undefined
+  readonly topics: number
+  readonly indexLines: number
+  readonly indexChars: number
+  readonly budgetUsed: number
+  readonly usage: UsageTotals
+  readonly generation: number
+}
+
+export interface MemorySessionShape {
+  readonly start: Effect.Effect<void>
+  /** Compaction or branch navigation: drop the prompt snapshot, rebuild the branch state from entries. */
+  readonly rebuild: Effect.Effect<void>
+  /** Config reload or switch: a new generation, without a new session. */
+  readonly reconfigure: Effect.Effect<void>
+  readonly shutdown: Effect.Effect<void>
+  readonly beforeAgentStart: (input: BeforeAgentStartInput) => Effect.Effect<{ readonly content: string } | undefined>
+  /** A user message that entered the session (queued or streamed): prefetch for it, deliver by steer. */
+  readonly userMessageEntered: (text: string) => Effect.Effect<void>
+  readonly abortPrefetches: Effect.Effect<void>
+  readonly toolCall: (toolName: string, input: Record<string, unknown>) => Effect.Effect<ToolBlock | undefined>
+  readonly toolResult: (event: ToolResultEvent) => Effect.Effect<ToolResultPatch | undefined>
+  readonly status: Effect.Effect<SessionStatus>
+  readonly setEnabled: (enabled: boolean) => Effect.Effect<void, unknown>
+}
+
+interface Active {
+  readonly location: ProjectLocation
+  readonly canonicalMemoryDir: string
+  readonly config: Config
+  readonly sessionId: string
+}
+
+interface Snapshot {
+  readonly rules: string
+  readonly index: string
+}
+
+const isInside = (dir: string, path: string): boolean => {
+  const rel = relative(dir, path)
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)
+}
+
+const textOf = (content: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
+  content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("")
+
+const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
+
+export const makeMemorySession = Effect.gen(function* () {
+  const host = yield* Host
+  const fs = yield* FileSystem
+  const config = yield* ConfigService
+  const locator = yield* ProjectLocator
+  const store = yield* MemoryStore
+  const recall = yield* Recall
+  const registry = yield* ModelRegistry
+  const scope = yield* Effect.scope
+
+  const generation = yield* Ref.make(0)
+  const active = yield* Ref.make<Active | undefined>(undefined)
+  const inactiveReason = yield* Ref.make<string | undefined>("not started")
+  const snapshot = yield* Ref.make<Snapshot | undefined>(undefined)
+  const branchState = yield* Ref.make<BranchRecallState>(emptyRecallState)
+  /** The next user message_end belongs to a request already prefetched in before_agent_start. */
+  const skipNextUserMessage = yield* Ref.make(false)
+  // Prefetch fibers live in the layer's scope: closing the runtime interrupts whatever is still running.
+  const prefetches = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
+
+  /** Ends every prefetch of the current generation and opens the next one. */
+  const nextGeneration = FiberSet.clear(prefetches).pipe(Effect.zipRight(Ref.updateAndGet(generation, (g) => g + 1)))
+
+  const warn = (message: string) => host.notify(message, "warning")
+
+  const activate = Effect.gen(function* () {
+    yield* nextGeneration
+    yield* Ref.set(snapshot, undefined)
+    yield* Ref.set(skipNextUserMessage, false)
+    yield* Ref.set(active, undefined)
+    const { config: cfg, warnings } = yield* config.load
+    for (const w of warnings) yield* warn(`Project memory: ${w.message}`)
+    if (!cfg.enabled) {
+      yield* Ref.set(inactiveReason, "turned off (/memory on to enable)")
+      return
+    }
+    const cwd = yield* host.cwd
+    const located = yield* locator.locate(cwd).pipe(Effect.either)
+    if (located._tag === "Left") {
+      yield* Ref.set(inactiveReason, located.left.message)
+      return yield* warn(`Project memory is off for this session: ${located.left.message}`)
+    }
+    const canonicalMemoryDir = yield* fs.realpath(located.right.memoryDir).pipe(Effect.orElseSucceed(() => located.right.memoryDir))
+    const sessionId = yield* host.sessionId
+    yield* Ref.set(active, { location: located.right, canonicalMemoryDir, config: cfg, sessionId })
+    yield* Ref.set(inactiveReason, undefined)
+    yield* Ref.set(branchState, rebuildRecallState(yield* host.branch))
+  })
+
+  const rebuild = Effect.gen(function* () {
+    yield* Ref.set(snapshot, undefined)
+    yield* Ref.set(branchState, rebuildRecallState(yield* host.branch))
+  })
+
+  /** Active and trusted, or nothing. Trust is read at the moment of use (D8); losing it starts a new generation. */
+  const usable = Effect.gen(function* () {
+    const a = yield* Ref.get(active)
+    if (a === undefined) return undefined
+    if (!(yield* host.isTrusted)) {
+      yield* FiberSet.clear(prefetches)
+      return undefined
+    }
+    return a
+  })
+
+  /** Filenames the model may use for memory files: the configured and the canonical spelling, `~` expanded. */
+  const memoryFileOf = (a: Active, cwd: string, rawPath: unknown): Effect.Effect<string | undefined> =>
+    Effect.gen(function* () {
+      if (typeof rawPath !== "string" || rawPath === "") return undefined
+      const cleaned = rawPath.replace(/^@/, "").replace(/^~(?=$|\/)/, homedir())
+      const abs = resolve(cwd, cleaned)
+      const real = yield* fs.realpath(abs).pipe(Effect.orElseSucceed(() => abs))
+      for (const [dir, path] of [[a.location.memoryDir, abs], [a.canonicalMemoryDir, real], [a.canonicalMemoryDir, abs]] as const) {
+        if (isInside(dir, path)) return relative(dir, path).split(sep).join("/")
+      }
+      return undefined
+    })
+
+  const buildSnapshot = (a: Active) =>
+    Effect.gen(function* () {
+      const index = yield* store.readIndex(a.location.memoryDir)
+      return { rules: memoryRulesPrompt(a.location.memoryDir), index: index.text } satisfies Snapshot
+    })
+
+  /** Runs one recall and folds its result into the branch state (as a delta: concurrent prefetches all count). */
+  const runRecall = (a: Active, query: string) =>
+    Effect.gen(function* () {
+      const outcome = yield* recall.recall({
+        memoryDir: a.location.memoryDir,
+        query,
+        state: yield* Ref.get(branchState),
+        modelRef: a.config.selector.model,
+        sessionId: `${a.sessionId}-memory-selector`,
+        nowMs: Date.now()
+      })
+      for (const w of outcome.warnings) yield* warn(w)
+      if (outcome.called || outcome.selected.length > 0) {
+        const data: RecallEntryData = { query: query.trim(), selected: outcome.selected, budgetUsed: outcome.budgetUsed }
+        yield* Ref.update(branchState, (s) => withRecall(s, data))
+        yield* host.appendEntry(RECALL_ENTRY, data)
+      }
+      return outcome
+    })
+
+  /** Starts a prefetch in the current generation; `onLate` delivers a result nobody waited for. */
+  const startPrefetch = (a: Active, query: string, signal: AbortSignal | undefined) =>
+    Effect.gen(function* () {
+      const done = yield* Deferred.make<RecallOutcome>()
+      // "waiting": the request still waits; "late": it gave up, so the fiber delivers by steer itself.
+      const mode = yield* Ref.make<"waiting" | "late" | "taken">("waiting")
+      const work = Effect.gen(function* () {
+        const outcome = yield* runRecall(a, query)
+        const late = yield* Ref.modify(mode, (m) => [m === "late", "taken" as const])
+        if (late) {
+          if (outcome.injection !== "") {
+            const idle = yield* host.isIdle
+            yield* host.sendHidden(RECALL_MESSAGE, outcome.injection, idle ? "nextTurn" : "steer")
+          }
+        } else yield* Deferred.succeed(done, outcome)
+      })
+      const fiber = yield* FiberSet.run(prefetches, work)
+      if (signal !== undefined) {
+        const onAbort = () => Effect.runFork(Fiber.interrupt(fiber))
+        if (signal.aborted) yield* Fiber.interrupt(fiber)
+        else signal.addEventListener("abort", onAbort, { once: true })
+      }
+      return { done, mode, fiber }
+    })
+
+  const beforeAgentStart = (input: BeforeAgentStartInput) =>
+    Effect.gen(function* () {
+      const a = yield* usable
+      if (a === undefined) return undefined
+      let snap = yield* Ref.get(snapshot)
+      if (snap === undefined) {
+        snap = yield* buildSnapshot(a)
+        yield* Ref.set(snapshot, snap)
+      }
+      input.sections["auto_memory"] = snap.rules
+      input.sections["auto_memory_index"] = snap.index === "" ? EMPTY_INDEX_TEXT : snap.index
+      // The snapshot is reused byte for byte; a changed index only adds a notice after it.
+      const current = yield* store.readIndexFile(a.location.memoryDir).pipe(
+        Effect.map((raw) => trimIndex(raw).text),
+        Effect.orElseSucceed(() => "")
+      )
+      if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(a.location.memoryDir)
+
+      yield* Ref.set(skipNextUserMessage, true)
+      const pending = yield* startPrefetch(a, input.prompt, input.signal)
+      const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
+      if (Option.isSome(inTime)) return inTime.value.injection === "" ? undefined : { content: inTime.value.injection }
+      const late = yield* Ref.modify(pending.mode, (m) => (m === "taken" ? [false, m] : [true, "late" as const]))
+      if (late) return undefined
+      // Finished between the timeout and the hand-over: use it now.
+      const outcome = yield* Deferred.await(pending.done)
+      return outcome.injection === "" ? undefined : { content: outcome.injection }
+    }).pipe(Effect.catchAllCause((cause) => warn(`Project memory: recall failed (${String(cause).split("\n")[0]})`).pipe(Effect.as(undefined))))
+
+  const userMessageEntered = (text: string) =>
+    Effect.gen(function* () {
+      if (yield* Ref.getAndSet(skipNextUserMessage, false)) return
+      const a = yield* usable
+      if (a === undefined) return
+      const pending = yield* startPrefetch(a, text, undefined)
+      yield* Ref.set(pending.mode, "late")
+    })
+
+  const toolCall = (toolName: string, input: Record<string, unknown>) =>
+    Effect.gen(function* () {
+      if (toolName !== "read" && toolName !== "write" && toolName !== "edit") return undefined
+      const a = yield* Ref.get(active)
+      if (a === undefined || (yield* host.isTrusted)) return undefined
+      const file = yield* memoryFileOf(a, yield* host.cwd, input["path"])
+      if (file === undefined) return undefined
+      yield* FiberSet.clear(prefetches)
+      return {
+        block: true,
+        reason: `This project is not trusted, so its memory files are off limits: ${toolName} of ${file} in ${a.location.memoryDir} was blocked. Trust the project in Pi to use project memory.`
+      } satisfies ToolBlock
+    })
+
+  const toolResult = (event: ToolResultEvent) =>
+    Effect.gen(function* () {
+      if (event.isError || (event.toolName !== "read" && event.toolName !== "write" && event.toolName !== "edit")) return undefined
+      const a = yield* usable
+      if (a === undefined) return undefined
+      const file = yield* memoryFileOf(a, yield* host.cwd, event.input["path"])
+      if (file === undefined || !file.endsWith(".md")) return undefined
+      const path = join(a.location.memoryDir, file)
+      const read = yield* fs.readRegularFile(path, 1 << 20).pipe(Effect.option)
+      if (Option.isNone(read)) return undefined
+      const content = Buffer.from(read.value.bytes).toString("utf8")
+      if (event.toolName === "read") {
+        const truncated = (event.details as { truncation?: { truncated?: boolean } } | undefined)?.truncation?.truncated === true
+        const offset = typeof event.input["offset"] === "number" ? event.input["offset"] : 1
+        const limit = typeof event.input["limit"] === "number" ? event.input["limit"] : undefined
+        const lines = content.replace(/\n$/, "").split("\n").length
+        const full = !truncated && offset <= 1 && !read.value.partial && (limit === undefined || limit >= lines)
+        if (full && file !== INDEX_FILE) {
+          yield* Ref.update(branchState, (s) => withRead(s, { filename: file, mtimeMs: read.value.info.mtimeMs }))
+          yield* host.appendEntry(READ_ENTRY, { filename: file, mtimeMs: read.value.info.mtimeMs })
+        }
+        const stale = stalenessNote(read.value.info.mtimeMs, Date.now())
+        if (stale === undefined || file === INDEX_FILE) return undefined
+        return { content: [{ type: "text", text: reminder(stale) }, ...event.content] }
+      }
+      const problems = file === INDEX_FILE ? lintIndex(content) : lintTopic({ filename: file, content })
+      if (problems.length === 0) return undefined
+      const text = reminder(
+        `The memory file you just saved needs a correction:\n${problems.map((p) => `- ${p.message}`).join("\n")}`
+      )
+      return { content: [...event.content, { type: "text", text }] }
+    }).pipe(Effect.catchAllCause(() => Effect.succeed(undefined)))
+
+  const status = Effect.gen(function* () {
+    const a = yield* Ref.get(active)
+    const usage = yield* registry.totals
+    const state = yield* Ref.get(branchState)
+    const base = {
+      active: a !== undefined,
+      reason: yield* Ref.get(inactiveReason),
+      location: a?.location,
+      budgetUsed: state.budgetUsed,
+      usage,
+      generation: yield* Ref.get(generation)
+    }
+    if (a === undefined) return { ...base, topics: 0, indexLines: 0, indexChars: 0 } satisfies SessionStatus
+    const { topics } = yield* store.scanTopics(a.location.memoryDir)
+    const index = yield* store.readIndexFile(a.location.memoryDir).pipe(Effect.map(trimIndex), Effect.orElseSucceed(() => trimIndex("")))
+    return { ...base, topics: topics.length, indexLines: index.lines, indexChars: index.chars } satisfies SessionStatus
+  })
+
+  const setEnabled = (enabled: boolean) =>
+    Effect.gen(function* () {
+      yield* config.setKey("enabled", enabled)
+      yield* activate
+    })
+
+
+  return {
+    start: activate,
+    rebuild,
+    reconfigure: activate,
+    shutdown: nextGeneration.pipe(Effect.zipRight(Ref.set(active, undefined))),
+    beforeAgentStart,
+    userMessageEntered,
+    abortPrefetches: FiberSet.clear(prefetches),
+    toolCall,
+    toolResult,
+    status,
+    setEnabled
+  } satisfies MemorySessionShape
+})
+
+export class MemorySession extends Context.Tag("pm/MemorySession")<MemorySession, MemorySessionShape>() {
+  static readonly layer: Layer.Layer<
+    MemorySession,
+    never,
+    Host | FileSystem | ConfigService | ProjectLocator | MemoryStore | Recall | ModelRegistry
+  > = Layer.scoped(MemorySession, makeMemorySession)
+}

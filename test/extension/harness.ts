@@ -1,0 +1,166 @@
+/**
+ * The real Pi host (1.6) with pi-ai's fake provider, loading the built `dist/extension.js` (pi-host-api §7).
+ * One scripted model answers both the main agent and the memory selector; every request is recorded.
+ */
+import {
+  fauxAssistantMessage,
+  fauxProvider,
+  fauxText,
+  fauxToolCall,
+  getSystemMessageText,
+  type AssistantMessage
+} from "@earendil-works/pi-ai"
+import {
+  createAgentSessionFromServices,
+  createAgentSessionRuntime,
+  createAgentSessionServices,
+  ModelRuntime,
+  SessionManager,
+  SettingsManager
+} from "@earendil-works/pi-coding-agent"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+export const EXTENSION = resolve(import.meta.dirname, "../../dist/extension.js")
+export const SELECTOR_MARK = "You choose which saved memories"
+
+export interface RecordedRequest {
+  readonly kind: "selector" | "main" | "other"
+  readonly system: string
+  readonly messages: ReadonlyArray<any>
+  readonly options: any
+}
+
+export type SelectorAnswer = (request: RecordedRequest) => AssistantMessage | Promise<AssistantMessage>
+
+export const selectAnswer = (names: ReadonlyArray<string>): AssistantMessage =>
+  fauxAssistantMessage([fauxToolCall("select_memories", { selected_memories: [...names] })], { stopReason: "toolUse" })
+
+const textOf = (m: any): string =>
+  typeof m.content === "string" ? m.content : (m.content ?? []).filter((b: any) => b.type === "text").map((b: any) => b.text).join("")
+
+/** Main-agent script: "read <path>" / "write <path> <<<content" / "edit <path> old>>>new" become tool calls. */
+const mainAnswer = (messages: ReadonlyArray<any>): AssistantMessage => {
+  const last = messages.at(-1)
+  if (last?.role === "toolResult") return fauxAssistantMessage("done")
+  const lastUser = [...messages].reverse().find((m) => m.role === "user")
+  const text = lastUser ? textOf(lastUser) : ""
+  let m: RegExpExecArray | null
+  if ((m = /^read (\S+)(?: offset=(\d+))?(?: limit=(\d+))?$/.exec(text))) {
+    const args: Record<string, unknown> = { path: m[1] }
+    if (m[2]) args["offset"] = Number(m[2])
+    if (m[3]) args["limit"] = Number(m[3])
+    return fauxAssistantMessage([fauxToolCall("read", args)], { stopReason: "toolUse" })
+  }
+  if ((m = /^write (\S+) <<<([\s\S]*)$/.exec(text))) {
+    return fauxAssistantMessage([fauxToolCall("write", { path: m[1], content: m[2] })], { stopReason: "toolUse" })
+  }
+  return fauxAssistantMessage([fauxText("ok")])
+}
+
+export interface HarnessOptions {
+  readonly trusted?: boolean
+  /** Files to create in the memory directory before the session starts (relative name -> content). */
+  readonly memory?: Record<string, string>
+  readonly selector?: SelectorAnswer
+}
+
+export interface Harness {
+  readonly cwd: string
+  readonly agentDir: string
+  readonly memoryDir: string
+  readonly requests: Array<RecordedRequest>
+  readonly notifications: Array<{ message: string; level: string }>
+  selector: SelectorAnswer
+  readonly session: any
+  readonly runtime: any
+  readonly settingsManager: SettingsManager
+  readonly prompt: (text: string) => Promise<void>
+  readonly mainRequests: () => Array<RecordedRequest>
+  readonly selectorRequests: () => Array<RecordedRequest>
+  readonly dispose: () => Promise<void>
+}
+
+export const makeGitProject = (): string => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "pm-ext-cwd-")))
+  const cwd = join(base, "project")
+  mkdirSync(cwd)
+  execFileSync("git", ["init", "-q"], { cwd })
+  writeFileSync(join(cwd, "README.md"), "# demo\n")
+  return cwd
+}
+
+export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
+  const cwd = makeGitProject()
+  const agentDir = realpathSync(mkdtempSync(join(tmpdir(), "pm-ext-agent-")))
+  process.env["PI_CODING_AGENT_DIR"] = agentDir
+  const key = cwd.replace(/[^a-zA-Z0-9]/g, "-")
+  const memoryDir = join(agentDir, "project-memory", "projects", key, "memory")
+  mkdirSync(memoryDir, { recursive: true })
+  for (const [name, content] of Object.entries(options.memory ?? {})) {
+    mkdirSync(join(memoryDir, name, ".."), { recursive: true })
+    writeFileSync(join(memoryDir, name), content)
+  }
+  const requests: Array<RecordedRequest> = []
+  const notifications: Array<{ message: string; level: string }> = []
+  const faux = fauxProvider({ models: [{ id: "faux-1", contextWindow: 128000 }] })
+  const harness = { selector: options.selector ?? (() => selectAnswer([])) } as { selector: SelectorAnswer }
+  const responder = async (context: any, streamOptions: any) => {
+    const system = getSystemMessageText(context.messages[0]) ?? ""
+    const kind: RecordedRequest["kind"] = system.includes(SELECTOR_MARK) ? "selector" : /summar/i.test(system) ? "other" : "main"
+    const request: RecordedRequest = { kind, system, messages: context.messages.slice(1), options: streamOptions }
+    requests.push(request)
+    if (kind === "selector") return harness.selector(request)
+    if (kind === "other") return fauxAssistantMessage("## Goal\nTest.\n## Progress\nDone.")
+    return mainAnswer(context.messages)
+  }
+  faux.setResponses(Array.from({ length: 500 }, () => responder))
+  const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false })
+  modelRuntime.registerNativeProvider(faux.provider)
+  const settingsManager = SettingsManager.inMemory(
+    { retry: { enabled: false }, compaction: { enabled: false, keepRecentTokens: 1 } } as any,
+    { projectTrusted: options.trusted ?? true }
+  )
+  const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }: any) => {
+    const services = await createAgentSessionServices({
+      cwd,
+      agentDir,
+      settingsManager,
+      modelRuntime,
+      resourceLoaderOptions: { additionalExtensionPaths: [EXTENSION], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
+    } as any)
+    const r = await createAgentSessionFromServices({ services, sessionManager, sessionStartEvent, model: faux.getModel("faux-1"), thinkingLevel: "off" } as any)
+    return { ...r, services, diagnostics: services.diagnostics }
+  }
+  const runtime = await createAgentSessionRuntime(createRuntime as any, { cwd, agentDir, sessionManager: SessionManager.inMemory(cwd) } as any)
+  const session = (runtime as any).session
+  session.extensionRunner.onError((e: any) => notifications.push({ message: `EXTENSION ERROR ${e.event}: ${e.error}`, level: "error" }))
+  const uiContext = new Proxy(
+    { notify: (message: string, level = "info") => notifications.push({ message, level }) } as Record<string, unknown>,
+    { get: (t, k) => (typeof k === "string" && k in t ? t[k] : () => undefined) }
+  )
+  await session.bindExtensions({ uiContext })
+  return Object.assign(harness, {
+    cwd,
+    agentDir,
+    memoryDir,
+    requests,
+    notifications,
+    session,
+    runtime,
+    settingsManager,
+    prompt: (text: string) => session.prompt(text) as Promise<void>,
+    mainRequests: () => requests.filter((r) => r.kind === "main"),
+    selectorRequests: () => requests.filter((r) => r.kind === "selector"),
+    dispose: async () => {
+      await (runtime as any).dispose()
+      rmSync(join(cwd, ".."), { recursive: true, force: true })
+      rmSync(agentDir, { recursive: true, force: true })
+    }
+  }) as Harness
+}
+
+export const topic = (name: string, description: string, type = "project", body = "Body text."): string =>
+  `---\nname: ${name}\ndescription: ${description}\nmetadata:\n  type: ${type}\n---\n${body}\n`
