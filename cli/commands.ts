@@ -112,6 +112,9 @@ export const lintCommand = Command.make(
   ({ cwd, json, memoryDir, files }) =>
     orFail(
       Effect.gen(function* () {
+        // @effect/cli hands an unknown option to the FILE arguments; it is bad usage, not a file to lint.
+        const option = files.find((f) => f.startsWith("-"))
+        if (option !== undefined) return yield* fail(`unknown option ${option} (name a file starting with - as ./${option})`)
         const dir = yield* memoryDirOf(cwd, memoryDir)
         const results = yield* (yield* MemoryStore).lint(dir, files)
         const withProblems = results.filter((r) => r.problems.length > 0)
@@ -159,9 +162,14 @@ export const recallCommand = Command.make(
         const registry = ModelRegistry.fromBackendEffect(
           loadPiModelBackend({ agentDir: config.agentDir, cwd: resolve(cwd), modelFlag, extensions: extensionsFromEnv() })
         )
-        // The model runtime is loaded only when the selector is really asked (not for --select).
-        const outcome = yield* Effect.flatMap(Recall, (r) => r.recall(request)).pipe(
-          Effect.provide(Recall.layer.pipe(Layer.provide(Selector.layer), Layer.provide(select.length > 0 ? unusedRegistry : registry)))
+        // The model runtime is loaded only when the selector is really asked (not for --select). A model that
+        // cannot be resolved is an error of the command (exit 2, D9), not a finding: it is checked before recall,
+        // whose selector would only turn it into a warning (the right thing inside Pi, not here).
+        const outcome = yield* Effect.gen(function* () {
+          if (select.length === 0) yield* (yield* ModelRegistry).resolve(request.modelRef)
+          return yield* (yield* Recall).recall(request)
+        }).pipe(
+          Effect.provide(Recall.layer.pipe(Layer.provide(Selector.layer), Layer.provideMerge(select.length > 0 ? unusedRegistry : registry)))
         )
         for (const w of outcome.warnings) yield* Effect.sync(() => process.stderr.write(`pm: warning: ${w}\n`))
         if (outcome.warnings.length > 0) yield* setExit(EXIT_PROBLEMS)
