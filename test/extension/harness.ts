@@ -7,6 +7,7 @@ import {
   fauxProvider,
   fauxText,
   fauxToolCall,
+  getCurrentSystemPrompt,
   getSystemMessageText,
   type AssistantMessage
 } from "@earendil-works/pi-ai"
@@ -28,8 +29,14 @@ export const SELECTOR_MARK = "You choose which saved memories"
 
 export interface RecordedRequest {
   readonly kind: "selector" | "main" | "other"
+  /** The system prompt in force for this request (the first system message with later section patches applied). */
   readonly system: string
+  /** The leading system message as sent: what a provider caches as the prefix. */
+  readonly leadingSystem: string
+  /** Every non-system message. */
   readonly messages: ReadonlyArray<any>
+  /** Mid-conversation system patches (Pi's way to change the prompt without rewriting the prefix). */
+  readonly systemPatches: ReadonlyArray<any>
   readonly options: any
 }
 
@@ -74,6 +81,8 @@ export interface Harness {
   readonly requests: Array<RecordedRequest>
   readonly notifications: Array<{ message: string; level: string }>
   selector: SelectorAnswer
+  /** When set, main-agent answers wait for this promise first. */
+  mainDelay: (() => Promise<void>) | undefined
   readonly session: any
   readonly runtime: any
   readonly settingsManager: SettingsManager
@@ -106,14 +115,26 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const requests: Array<RecordedRequest> = []
   const notifications: Array<{ message: string; level: string }> = []
   const faux = fauxProvider({ models: [{ id: "faux-1", contextWindow: 128000 }] })
-  const harness = { selector: options.selector ?? (() => selectAnswer([])) } as { selector: SelectorAnswer }
+  const harness = { selector: options.selector ?? (() => selectAnswer([])), mainDelay: undefined } as {
+    selector: SelectorAnswer
+    mainDelay: (() => Promise<void>) | undefined
+  }
   const responder = async (context: any, streamOptions: any) => {
-    const system = getSystemMessageText(context.messages[0]) ?? ""
+    const system = getCurrentSystemPrompt(context.messages) ?? ""
+    const leadingSystem = getSystemMessageText(context.messages[0]) ?? ""
     const kind: RecordedRequest["kind"] = system.includes(SELECTOR_MARK) ? "selector" : /summar/i.test(system) ? "other" : "main"
-    const request: RecordedRequest = { kind, system, messages: context.messages.slice(1), options: streamOptions }
+    const request: RecordedRequest = {
+      kind,
+      system,
+      leadingSystem,
+      messages: context.messages.filter((m: any) => m.role !== "system"),
+      systemPatches: context.messages.slice(1).filter((m: any) => m.role === "system"),
+      options: streamOptions
+    }
     requests.push(request)
     if (kind === "selector") return harness.selector(request)
     if (kind === "other") return fauxAssistantMessage("## Goal\nTest.\n## Progress\nDone.")
+    if (harness.mainDelay) await harness.mainDelay()
     return mainAnswer(context.messages)
   }
   faux.setResponses(Array.from({ length: 500 }, () => responder))

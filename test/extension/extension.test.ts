@@ -1,0 +1,312 @@
+/**
+ * The extension inside the real Pi 1.6 host with the fake provider. Each test builds its own session over a real
+ * git repository and a temporary PI_CODING_AGENT_DIR.
+ */
+import { fauxAssistantMessage } from "@earendil-works/pi-ai"
+import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { memoryRulesPrompt } from "../../src/prompts/memoryRules.ts"
+import { selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
+
+let h: Harness | undefined
+afterEach(async () => {
+  await h?.dispose()
+  h = undefined
+})
+
+const RELEASE = topic("Release process", "How releases are tagged and published; who approves")
+const INDEX = "- [Release process](release.md) - tagging and publishing\n"
+
+const recallMessages = (r: { messages: ReadonlyArray<any> }) =>
+  r.messages.filter((m) => m.role === "custom" || (m.role === "user" && JSON.stringify(m.content).includes("<system-reminder>")))
+
+const lastMain = (x: Harness) => {
+  const main = x.mainRequests()
+  return main[main.length - 1]!
+}
+
+const statusText = async (x: Harness): Promise<string> => {
+  const before = x.notifications.length
+  await x.prompt("/memory status")
+  return x.notifications.slice(before).map((n) => n.message).join("\n")
+}
+
+describe("system prompt", () => {
+  it("carries the rules and the index, byte-identical across three turns", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    await h.prompt("first question here")
+    await h.prompt("second question here")
+    await h.prompt("third question here")
+    const systems = h.mainRequests().map((r) => r.system)
+    expect(systems).toHaveLength(3)
+    expect(systems[0]).toContain(`<auto_memory>\n${memoryRulesPrompt(h.memoryDir)}\n</auto_memory>`)
+    expect(systems[0]).toContain(`<auto_memory_index>\n${INDEX.trim()}\n</auto_memory_index>`)
+    expect(systems[1]).toBe(systems[0])
+    expect(systems[2]).toBe(systems[0])
+    expect(h.mainRequests().every((r) => r.systemPatches.length === 0)).toBe(true)
+  })
+
+  it("keeps the snapshot when MEMORY.md changes and appends a notice after it", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    await h.prompt("first question here")
+    writeFileSync(join(h.memoryDir, "MEMORY.md"), `${INDEX}- [New](new.md) - something new\n`)
+    await h.prompt("second question here")
+    const [first, second] = h.mainRequests().map((r) => r.system)
+    // The bytes sent before are sent again unchanged; the notice arrives as a patch after them.
+    expect(h.mainRequests()[1]!.leadingSystem).toBe(h.mainRequests()[0]!.leadingSystem)
+    expect(h.mainRequests()[1]!.systemPatches.length).toBeGreaterThan(0)
+    expect(second!.startsWith(first!)).toBe(true)
+    const added = second!.slice(first!.length)
+    expect(added).toContain("<auto_memory_notice>")
+    expect(added).toContain("has changed since this conversation started")
+    expect(second).not.toContain("[New](new.md)")
+  })
+
+  it("says the index is empty when there is no memory yet", async () => {
+    h = await startHarness()
+    await h.prompt("hello there friend")
+    expect(lastMain(h).system).toContain("no memories have been saved for this project yet")
+  })
+})
+
+describe("recall", () => {
+  it("injects the selected topic's content for a recall-worthy prompt", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer(["release.md"]) })
+    await h.prompt("how do we release this project")
+    expect(h.selectorRequests()).toHaveLength(1)
+    const sel = h.selectorRequests()[0]!
+    expect(JSON.stringify(sel.messages[0].content)).toContain("release.md")
+    expect(sel.options.maxTokens).toBe(512)
+    expect(sel.options.cacheRetention).toBe("short")
+    const injected = recallMessages(lastMain(h))
+    expect(injected).toHaveLength(1)
+    const text = JSON.stringify(injected[0].content)
+    expect(text).toContain("<system-reminder>")
+    expect(text).toContain(join(h.memoryDir, "release.md"))
+    expect(text).toContain("How releases are tagged and published")
+  })
+
+  it("does not call the selector for a one-word prompt", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer(["release.md"]) })
+    await h.prompt("release")
+    await h.prompt("   hello   ")
+    expect(h.selectorRequests()).toHaveLength(0)
+    expect(h.mainRequests()).toHaveLength(2)
+    expect(recallMessages(lastMain(h))).toHaveLength(0)
+  })
+
+  it("delivers a selection slower than 2 s by steer", async () => {
+    h = await startHarness({
+      memory: { "MEMORY.md": INDEX, "release.md": RELEASE },
+      selector: async () => {
+        await new Promise((r) => setTimeout(r, 2600))
+        return selectAnswer(["release.md"])
+      }
+    })
+    const started = Date.now()
+    await h.prompt("how do we release this project")
+    // The request went ahead after the 2 s wait, without the memory.
+    const first = h.mainRequests()[0]!
+    expect(recallMessages(first)).toHaveLength(0)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000)
+    await new Promise((r) => setTimeout(r, 1200))
+    // The late result rides with the next request.
+    await h.prompt("and then what")
+    const later = lastMain(h)
+    const injected = recallMessages(later)
+    expect(injected.length).toBeGreaterThanOrEqual(1)
+    expect(JSON.stringify(injected)).toContain("How releases are tagged and published")
+  })
+
+  it("a queued follow-up message is prefetched when it enters the session, and delivered by steer", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer([]) })
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    h.mainDelay = () => gate
+    const run = h.prompt("start a long task now")
+    await new Promise((r) => setTimeout(r, 200))
+    h.selector = () => selectAnswer(["release.md"])
+    await h.session.followUp("also how do we release this")
+    release()
+    h.mainDelay = undefined
+    await run
+    await new Promise((r) => setTimeout(r, 300))
+    const queries = h.selectorRequests().map((r) => JSON.stringify(r.messages.at(-1).content))
+    expect(queries.some((q) => q.includes("also how do we release this"))).toBe(true)
+    expect(queries.filter((q) => q.includes("start a long task now"))).toHaveLength(1)
+    // The result reaches the model in a later request of the session.
+    if (!h.mainRequests().some((r) => JSON.stringify(recallMessages(r)).includes("How releases are tagged"))) await h.prompt("next step please")
+    expect(h.mainRequests().some((r) => JSON.stringify(recallMessages(r)).includes("How releases are tagged"))).toBe(true)
+  })
+
+  it("a full read suppresses later recall of that file; a partial read does not", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE, "other.md": topic("Other", "Another topic", "project", "a\nb\nc\nd") } })
+    await h.prompt(`read ${join(h.memoryDir, "other.md")} offset=2 limit=1`)
+    await h.prompt(`read ${join(h.memoryDir, "release.md")}`)
+    h.selector = () => selectAnswer(["release.md", "other.md"])
+    await h.prompt("tell me about the release process")
+    const injected = JSON.stringify(recallMessages(lastMain(h)))
+    expect(injected).not.toContain("How releases are tagged and published")
+    expect(injected).toContain(join(h.memoryDir, "other.md"))
+  })
+
+  it("a stale memory read in full gets the staleness reminder first", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    const threeDaysAgo = (Date.now() - 3 * 86_400_000) / 1000
+    utimesSync(join(h.memoryDir, "release.md"), threeDaysAgo, threeDaysAgo)
+    await h.prompt(`read ${join(h.memoryDir, "release.md")}`)
+    const toolResult = lastMain(h).messages.find((m: any) => m.role === "toolResult")
+    expect(toolResult.content[0].text).toContain("<system-reminder>")
+    expect(toolResult.content[0].text).toContain("3 days ago")
+    expect(JSON.stringify(toolResult.content.slice(1))).toContain("How releases are tagged")
+  })
+
+  it("a memory write with problems gets the lint reminder", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX } })
+    await h.prompt(`write ${join(h.memoryDir, "notes-2.md")} <<<just some text`)
+    expect(readFileSync(join(h.memoryDir, "notes-2.md"), "utf8")).toBe("just some text")
+    const toolResult = lastMain(h).messages.find((m: any) => m.role === "toolResult")
+    const text = JSON.stringify(toolResult.content)
+    expect(text).toContain("needs a correction")
+    expect(text).toContain("numbered continuation")
+    expect(text).toContain("has no frontmatter")
+  })
+
+  it("a clean memory write gets no reminder", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX } })
+    await h.prompt(`write ${join(h.memoryDir, "deploys.md")} <<<${topic("Deploys", "How deploys work")}`)
+    const toolResult = lastMain(h).messages.find((m: any) => m.role === "toolResult")
+    expect(JSON.stringify(toolResult.content)).not.toContain("needs a correction")
+  })
+})
+
+describe("state resets", () => {
+  it("branch navigation rebuilds the recall budget from the active branch", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer([]) })
+    await h.prompt("hello there everyone")
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61440/)
+    h.selector = () => selectAnswer(["release.md"])
+    await h.prompt("how do we release this project")
+    expect(await statusText(h)).not.toMatch(/Recall budget: +0 of/)
+    const entries = h.session.sessionManager.getEntries()
+    const firstUser = entries.find((e: any) => e.type === "message" && e.message.role === "user")
+    await h.session.navigateTree(firstUser.id, { summarize: false })
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61440/)
+  })
+
+  it("compaction resets the budget and the prompt snapshot", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer(["release.md"]) })
+    await h.prompt("how do we release this project")
+    await h.prompt("and what about hotfixes then")
+    await h.prompt("one more question please")
+    expect(await statusText(h)).not.toMatch(/Recall budget: +0 of/)
+    writeFileSync(join(h.memoryDir, "MEMORY.md"), `${INDEX}- [New](new.md) - something new\n`)
+    await h.session.compact()
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61440/)
+    await h.prompt("after compaction now")
+    const system = lastMain(h).system
+    expect(system).toContain("[New](new.md)")
+    expect(system).not.toContain("<auto_memory_notice>")
+  })
+
+  it("reload builds a fresh instance that reads the index anew", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    await h.prompt("first question here")
+    writeFileSync(join(h.memoryDir, "MEMORY.md"), `${INDEX}- [New](new.md) - something new\n`)
+    await h.session.reload()
+    await h.prompt("second question here")
+    const system = lastMain(h).system
+    expect(system).toContain("[New](new.md)")
+    expect(system).not.toContain("<auto_memory_notice>")
+    expect(h.notifications.filter((n) => n.message.startsWith("EXTENSION ERROR"))).toEqual([])
+  })
+})
+
+describe("trust", () => {
+  it("an untrusted project blocks main-agent reads of memory files and injects no memory", async () => {
+    h = await startHarness({ trusted: false, memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer(["release.md"]) })
+    await h.prompt(`read ${join(h.memoryDir, "release.md")}`)
+    const toolResult = lastMain(h).messages.find((m: any) => m.role === "toolResult")
+    expect(toolResult.isError).toBe(true)
+    expect(JSON.stringify(toolResult.content)).toContain("not trusted")
+    expect(lastMain(h).system).not.toContain("<auto_memory>")
+    expect(h.selectorRequests()).toHaveLength(0)
+  })
+
+  it("a trusted project never blocks reads or writes of memory files", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    await h.prompt(`read ${join(h.memoryDir, "release.md")}`)
+    const toolResult = lastMain(h).messages.find((m: any) => m.role === "toolResult")
+    expect(toolResult.isError).toBe(false)
+  })
+
+  it("revoking trust mid-session turns memory off at the next check", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    await h.prompt("first question here")
+    expect(lastMain(h).system).toContain("<auto_memory>")
+    h.settingsManager.setProjectTrusted(false)
+    await h.prompt(`read ${join(h.memoryDir, "release.md")}`)
+    const toolResult = lastMain(h).messages.find((m: any) => m.role === "toolResult")
+    expect(toolResult.isError).toBe(true)
+  })
+})
+
+describe("broken memory never blocks the prompt", () => {
+  it("garbage, FIFOs, dangling links and a directory named like a topic", async () => {
+    h = await startHarness({
+      memory: { "good.md": topic("Good", "A valid memory"), "bad.md": "---\nname: [unclosed\n---\n", "bin.md": "\u0000\u0001\u0002binary" },
+      selector: () => selectAnswer(["good.md", "missing.md"])
+    })
+    symlinkSync(join(h.memoryDir, "nowhere"), join(h.memoryDir, "MEMORY.md"))
+    symlinkSync(join(h.memoryDir, "gone"), join(h.memoryDir, "dangling.md"))
+    mkdirSync(join(h.memoryDir, "dir.md"))
+    execFileSync("mkfifo", [join(h.memoryDir, "pipe.md")])
+    await h.prompt("tell me something useful now")
+    expect(h.mainRequests()).toHaveLength(1)
+    const injected = JSON.stringify(recallMessages(lastMain(h)))
+    expect(injected).toContain("A valid memory")
+  })
+
+  it("a memory directory that cannot be created turns memory off with a warning", async () => {
+    h = await startHarness()
+    writeFileSync(join(h.agentDir, "project-memory", "config.json"), JSON.stringify({ autoMemoryDirectory: "/proc/version/memory" }))
+    await h.session.reload()
+    await h.prompt("hello there friend")
+    expect(h.mainRequests()).toHaveLength(1)
+    expect(lastMain(h).system).not.toContain("<auto_memory>")
+    expect(h.notifications.some((n) => n.level === "warning" && n.message.includes("Project memory is off"))).toBe(true)
+  })
+
+  it("a selector that returns garbage leaves the prompt alone and warns once", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => fauxAssistantMessage("not json at all") })
+    await h.prompt("how do we release this project")
+    expect(h.mainRequests()).toHaveLength(1)
+    expect(recallMessages(lastMain(h))).toHaveLength(0)
+    expect(h.notifications.filter((n) => n.message.includes("Memory recall skipped"))).toHaveLength(1)
+  })
+})
+
+describe("/memory", () => {
+  it("off stops injection and on brings it back", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX } })
+    await h.prompt("/memory off")
+    await h.prompt("hello there friend")
+    expect(lastMain(h).system).not.toContain("<auto_memory>")
+    expect(JSON.parse(readFileSync(join(h.agentDir, "project-memory", "config.json"), "utf8")).enabled).toBe(false)
+    await h.prompt("/memory on")
+    await h.prompt("hello again friend")
+    expect(lastMain(h).system).toContain("<auto_memory>")
+  })
+
+  it("status names the directory and topic count; open prints the directory", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    const status = await statusText(h)
+    expect(status).toContain(h.memoryDir)
+    expect(status).toMatch(/Topics: +1/)
+    const before = h.notifications.length
+    await h.prompt("/memory open")
+    expect(h.notifications.slice(before).map((n) => n.message)).toContain(h.memoryDir)
+  })
+})

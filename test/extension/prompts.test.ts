@@ -1,0 +1,21 @@
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { memoryRulesPrompt } from "../../src/prompts/memoryRules.ts"
+
+const fixture = (name: string) => readFileSync(join(import.meta.dirname, "../fixtures/prompts", name), "utf8").replace(/\n$/, "")
+
+describe("main memory rules prompt", () => {
+  it("matches its fixture word for word, with only the directory filled in", () => {
+    expect(memoryRulesPrompt("{{MEMORY_DIR}}")).toBe(fixture("memory-rules.txt"))
+    expect(memoryRulesPrompt("/m/dir")).toBe(fixture("memory-rules.txt").replaceAll("{{MEMORY_DIR}}", "/m/dir"))
+  })
+
+  it("names the four types, the exclusions and both file formats", () => {
+    const text = memoryRulesPrompt("/m")
+    for (const type of ["**user**", "**feedback**", "**project**", "**reference**"]) expect(text).toContain(type)
+    expect(text).toContain("What not to save")
+    expect(text).toContain("metadata:\n  type: user | feedback | project | reference")
+    expect(text).toContain("`- [Title](file.md) - short hook`")
+  })
+})
