@@ -24,7 +24,7 @@ import {
   type LockRecord,
   sameLock
 } from "../src/lockFile.ts"
-import { FileSystem, FsReason, type FileSystemShape } from "./FileSystem.ts"
+import { type FileInfo, FileSystem, FsReason, type FileSystemShape } from "./FileSystem.ts"
 
 /** The lock's file could not be created or read for a reason other than "someone holds it". */
 export class LockFailed extends Schema.TaggedError<LockFailed>()("LockFailed", {
@@ -144,7 +144,7 @@ export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig =
   const heartbeatOf = (name: LockName): number =>
     config.heartbeatMs ?? Math.max(10, Math.min(10_000, Math.floor(timeoutOf(name) / 4)))
   const recoverStaleMs = config.recoverStaleMs ?? 30_000
-  const backoff = config.backoff ?? { baseMs: 2, capMs: 50 }
+  const backoff = config.backoff ?? { baseMs: 1, capMs: 20 }
   const pidAlive = config.isAlive ?? pidIsAlive
   const isAlive = (record: LockRecord): boolean =>
     record.pid === process.pid ? liveTokens.has(record.token) : pidAlive(record.pid)
@@ -251,14 +251,29 @@ export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig =
       }).pipe(Effect.ensuring(removeIfOurs(name, recoverPath, arbiter.token)))
     })
 
-  /** One acquisition attempt, without the scope: Created means the caller now owns the file. */
-  const attempt = (locksDir: string, name: LockName): Effect.Effect<Attempt, LockFailed> =>
+  /**
+   * One acquisition attempt, without the scope: Created means the caller now owns the file. While waiting, a young
+   * file is recognised by its mtime alone (one stat); its content is read only to judge an old file or to report
+   * the holder (`describe`).
+   */
+  const attempt = (locksDir: string, name: LockName, describe: boolean): Effect.Effect<Attempt, LockFailed> =>
     Effect.gen(function*() {
       const path = join(locksDir, name)
       for (let i = 0; i < MAX_VANISHED_RETRIES; i++) {
         const record = yield* newRecord
         if (yield* createExclusive(name, path, encodeLockRecord(record))) {
           return { _tag: "Created", record, path } as const
+        }
+        if (!describe) {
+          const info = yield* fs.stat(path).pipe(
+            Effect.map((i): FileInfo | undefined => i),
+            Effect.catchIf((e) => e.reason === "NotFound", () => Effect.succeed(undefined)),
+            Effect.mapError(failed(name, "stat"))
+          )
+          if (info === undefined) continue
+          const now = yield* Clock.currentTimeMillis
+          const young = { record: undefined, mtimeMs: info.mtimeMs }
+          if (lockAgeMs(young, now) <= timeoutOf(name)) return busy(name, young, now)
         }
         const existing = yield* readExisting(name, path)
         if (existing === undefined) continue // released between our create and our read: try again
@@ -329,14 +344,19 @@ export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig =
         const scope = yield* Effect.scope
         const start = yield* Clock.currentTimeMillis
         for (let i = 0;; i++) {
-          const result = yield* attempt(locksDir, name)
+          const remainingBefore = maxWaitMs - ((yield* Clock.currentTimeMillis) - start)
+          const result = yield* attempt(locksDir, name, remainingBefore <= 0)
           if (result._tag === "Created") {
             const lock = yield* hold(scope, name, result)
             return { _tag: "Acquired", lock } as AcquireResult
           }
-          const elapsed = (yield* Clock.currentTimeMillis) - start
-          const remaining = maxWaitMs - elapsed
-          if (remaining <= 0) return result as AcquireResult
+          const remaining = maxWaitMs - ((yield* Clock.currentTimeMillis) - start)
+          if (remaining <= 0) {
+            // The last look names the holder.
+            const last = remainingBefore <= 0 ? result : yield* attempt(locksDir, name, true)
+            if (last._tag === "Busy") return last as AcquireResult
+            return { _tag: "Acquired", lock: yield* hold(scope, name, last) } as AcquireResult
+          }
           const delay = Math.min(remaining, backoffMs(i, backoff.baseMs, backoff.capMs, Math.random()))
           yield* restore(Effect.sleep(delay))
         }

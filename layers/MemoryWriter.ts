@@ -163,6 +163,11 @@ export interface MemoryWriterShape {
   readonly openTask: (options: TaskOptions) => Effect.Effect<MemoryTask>
   /** Delete without a task (the restricted bash delete path): an absolute path unless `cwd` is given. */
   readonly remove: (path: string, options: RemoveOptions) => Effect.Effect<RemoveResult, RemoveError>
+  /**
+   * Removes temp files (`.pm-*.tmp`) older than `olderThanMs` left in the memory directory by a killed process.
+   * Skips dot-directories. Returns how many were removed. Never fails.
+   */
+  readonly sweepTemps: (memoryDir: string, olderThanMs: number) => Effect.Effect<number>
 }
 
 /** Where a path really lands, after containment. */
@@ -312,18 +317,25 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
       }
       const temp = join(dirname(target), `${TEMP_PREFIX}${randomUUID()}${TEMP_SUFFIX}`)
       const mode = resolved.info === undefined ? {} : { mode: resolved.info.mode & 0o777 }
-      return yield* Effect.gen(function*() {
-        yield* fs.writeFile(temp, content, { flag: "wx", ...mode }).pipe(Effect.mapError(ioFailed(target, "stage")))
-        if (resolved.info !== undefined) {
-          yield* fs.rename(temp, target).pipe(Effect.mapError(ioFailed(target, "replace")))
-          return true
-        }
-        return yield* fs.link(temp, target).pipe(
+      const staged = fs.writeFile(temp, content, { flag: "wx", ...mode }).pipe(
+        Effect.mapError(ioFailed(target, "stage"))
+      )
+      if (resolved.info !== undefined) {
+        // After a successful rename the temp name no longer exists: clean up only on failure or interruption.
+        return yield* staged.pipe(
+          Effect.zipRight(fs.rename(temp, target).pipe(Effect.mapError(ioFailed(target, "replace")))),
           Effect.as(true),
-          Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
-          Effect.mapError(ioFailed(target, "create"))
+          Effect.onError(() => cleanup(temp))
         )
-      }).pipe(Effect.ensuring(cleanup(temp)))
+      }
+      // A new file: the complete temp file is linked under the target name, which fails if the name was taken.
+      return yield* staged.pipe(
+        Effect.zipRight(fs.link(temp, target)),
+        Effect.as(true),
+        Effect.catchIf((e) => e._tag === "FsError" && e.reason === "AlreadyExists", () => Effect.succeed(false)),
+        Effect.mapError((e) => e._tag === "FsError" ? ioFailed(target, "create")(e) : e),
+        Effect.ensuring(cleanup(temp))
+      )
     })
 
   const lint = (resolved: Resolved, content: string): ReadonlyArray<LintProblem> => {
@@ -464,7 +476,29 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
     return task
   })
 
-  return { openTask, remove }
+  const sweepTemps = Effect.fn("MemoryWriter.sweepTemps")(function*(memoryDir: string, olderThanMs: number) {
+    const now = Date.now()
+    let removed = 0
+    const visit = (dir: string, depth: number): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const entries = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => []))
+        for (const entry of entries) {
+          const path = join(dir, entry.name)
+          if (entry.kind === "directory" && !entry.name.startsWith(".") && depth < 16) {
+            yield* visit(path, depth + 1)
+          } else if (entry.kind === "file" && isTempName(entry.name)) {
+            const info = yield* fs.lstat(path).pipe(Effect.option)
+            if (info._tag === "Some" && now - info.value.mtimeMs > olderThanMs) {
+              removed += yield* fs.unlink(path).pipe(Effect.as(1), Effect.orElseSucceed(() => 0))
+            }
+          }
+        }
+      })
+    yield* visit(memoryDir, 0)
+    return removed
+  })
+
+  return { openTask, remove, sweepTemps }
 }
 
 const editFailed = (path: string, reason: EditFailure, index: number, total: number): EditFailed =>

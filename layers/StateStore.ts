@@ -64,11 +64,6 @@ export interface StatePaths {
   readonly legacyFile?: string
 }
 
-export interface UpdateOptions {
-  /** Optimistic attempts before one last read-modify-write inside the lock. Default 8. */
-  readonly maxAttempts?: number
-}
-
 export interface StateStoreShape {
   readonly read: (paths: StatePaths) => Effect.Effect<StateSnapshot, StateFailed>
   /** Writes `next` (version = expected + 1) if the file is still at `expectedVersion`. Returns what was written. */
@@ -78,19 +73,22 @@ export interface StateStoreShape {
     next: SharedState
   ) => Effect.Effect<SharedState, StateWriteError>
   /**
-   * Read, apply `f`, compare-and-swap; on conflict, try again. `f` returning undefined means "no change". The last
-   * attempt runs inside the lock, so a run of conflicts cannot starve a caller. Returns the state now on disk.
+   * Read-modify-write inside the lock: `f` sees the current state, so it never conflicts and never retries. `f`
+   * returning undefined means "no change" (nothing is written). Returns the state now on disk.
    */
   readonly update: (
     paths: StatePaths,
-    f: (state: SharedState) => SharedState | undefined,
-    options?: UpdateOptions
+    f: (state: SharedState) => SharedState | undefined
   ) => Effect.Effect<SharedState, Exclude<StateWriteError, StateConflict>>
-  /** Sets `lastDreamAt = now` and returns the ticket holding the previous value. */
+  /**
+   * Sets `lastDreamAt = now` and returns the ticket holding the previous value. With `expectedVersion` (the version
+   * the caller's decision to dream was based on) it fails with StateConflict when another process wrote meanwhile.
+   */
   readonly recordDreamAttempt: (
     paths: StatePaths,
-    now: number
-  ) => Effect.Effect<DreamAttempt, Exclude<StateWriteError, StateConflict>>
+    now: number,
+    options?: { readonly expectedVersion?: number }
+  ) => Effect.Effect<DreamAttempt, StateWriteError>
   /** Restores `ticket.previous` only if the current value is still this attempt's. True when it restored. */
   readonly rollbackDreamAttempt: (
     paths: StatePaths,
@@ -127,7 +125,8 @@ export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): St
     return fs.writeFile(temp, encodeState(state), { flag: "wx" }).pipe(
       Effect.zipRight(fs.rename(temp, path)),
       Effect.mapError(failed("write", path)),
-      Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore))
+      // After a successful rename the temp name is gone; on any failure or interruption, remove it.
+      Effect.onError(() => fs.unlink(temp).pipe(Effect.ignore))
     )
   }
 
@@ -166,30 +165,25 @@ export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): St
   )
 
   const update = Effect.fn("StateStore.update")(
-    function*(paths: StatePaths, f: (state: SharedState) => SharedState | undefined, options?: UpdateOptions) {
-      const attempts = Math.max(1, options?.maxAttempts ?? 8)
-      for (let i = 1; i < attempts; i++) {
-        const snapshot = yield* read(paths)
-        const next = f(snapshot.state)
-        if (next === undefined) return snapshot.state
-        const written = yield* compareAndSet(paths, snapshot.state.version, next).pipe(
-          Effect.catchTag("StateConflict", () => Effect.succeed(undefined))
-        )
-        if (written !== undefined) return written
-      }
+    function*(paths: StatePaths, f: (state: SharedState) => SharedState | undefined) {
       return yield* writeLocked(paths, (current) => Effect.succeed(f(current)))
     }
   )
 
-  const recordDreamAttempt = Effect.fn("StateStore.recordDreamAttempt")(function*(paths: StatePaths, now: number) {
-    const attempt = randomUUID()
-    let previous: number | null = null
-    yield* update(paths, (state) => {
-      previous = state.lastDreamAt
-      return recordAttempt(state, now, attempt)
-    })
-    return { previous, at: now, attempt } satisfies DreamAttempt
-  })
+  const recordDreamAttempt = Effect.fn("StateStore.recordDreamAttempt")(
+    function*(paths: StatePaths, now: number, options?: { readonly expectedVersion?: number }) {
+      const attempt = randomUUID()
+      let previous: number | null = null
+      yield* writeLocked(paths, (state) => {
+        if (options?.expectedVersion !== undefined && state.version !== options.expectedVersion) {
+          return Effect.fail(new StateConflict({ expected: options.expectedVersion, actual: state.version }))
+        }
+        previous = state.lastDreamAt
+        return Effect.succeed(recordAttempt(state, now, attempt))
+      })
+      return { previous, at: now, attempt } satisfies DreamAttempt
+    }
+  )
 
   const rollbackDreamAttempt = Effect.fn("StateStore.rollbackDreamAttempt")(
     function*(paths: StatePaths, ticket: DreamAttempt) {
