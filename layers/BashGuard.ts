@@ -1,0 +1,157 @@
+/**
+ * BashGuard: classifies background bash commands (read-only | delete | rejected) over a tree-sitter-bash parse.
+ *
+ * The wasm runtime and the bash grammar load once per process; the layer owns one Parser, created when the layer is
+ * built and deleted when its scope closes. Classification itself is synchronous and pure (src/bash/classify.ts);
+ * `classify` wraps it for Effect callers, `classifySync` serves hot loops (bash-check over a corpus, the bench).
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
+import { Language, Parser } from "web-tree-sitter"
+import {
+  classifyTree,
+  precheck,
+  rejected,
+  type ClassifyContext,
+  type Verdict
+} from "../src/bash/classify.ts"
+import { copyTree } from "../src/bash/tree.ts"
+
+export type { ClassifyContext, Verdict } from "../src/bash/classify.ts"
+
+export class BashParserLoadError extends Schema.TaggedError<BashParserLoadError>()("BashParserLoadError", {
+  /** Which file failed: the tree-sitter runtime or the bash grammar. */
+  file: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `cannot load the bash parser (${this.file}): ${this.detail}`
+  }
+}
+
+export interface BashGuardShape {
+  /** Classifies one command. Never fails: a command that cannot be parsed is a rejection. */
+  readonly classify: (command: string, context: ClassifyContext) => Effect.Effect<Verdict>
+  /** The same, synchronously. */
+  readonly classifySync: (command: string, context: ClassifyContext) => Verdict
+  /** Parses and frees the tree without classifying: the bench's baseline. */
+  readonly parseOnly: (command: string) => void
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Locating the wasm files
+
+export const RUNTIME_WASM = "web-tree-sitter.wasm"
+export const GRAMMAR_WASM = "tree-sitter-bash.wasm"
+
+/**
+ * Where a wasm file is: beside the running module first (the bundle in dist/ ships both files next to itself), then
+ * in node_modules (running from source under vitest or `node bench/...`).
+ */
+export const locateWasm = (file: string, moduleUrl: string = import.meta.url): string | undefined => {
+  const candidates: Array<() => string> = [
+    () => fileURLToPath(new URL(`./${file}`, moduleUrl)),
+    () => createRequire(moduleUrl).resolve(file === RUNTIME_WASM ? `web-tree-sitter/${file}` : `tree-sitter-bash/${file}`)
+  ]
+  for (const candidate of candidates) {
+    try {
+      const path = candidate()
+      if (existsSync(path)) return path
+    } catch {
+      // not resolvable from here: try the next place
+    }
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Loading, once per process
+
+let languageOnce: Promise<Language> | undefined
+
+const loadLanguage = (): Promise<Language> => {
+  if (languageOnce === undefined) {
+    languageOnce = (async () => {
+      const runtime = locateWasm(RUNTIME_WASM)
+      if (runtime === undefined) throw new BashParserLoadError({ file: RUNTIME_WASM, detail: "not found beside the module or in node_modules" })
+      const grammar = locateWasm(GRAMMAR_WASM)
+      if (grammar === undefined) throw new BashParserLoadError({ file: GRAMMAR_WASM, detail: "not found beside the module or in node_modules" })
+      try {
+        await Parser.init({ locateFile: () => runtime })
+      } catch (e) {
+        throw new BashParserLoadError({ file: runtime, detail: String(e) })
+      }
+      try {
+        return await Language.load(grammar)
+      } catch (e) {
+        throw new BashParserLoadError({ file: grammar, detail: String(e) })
+      }
+    })()
+    // A failed load may be retried by a later layer build.
+    languageOnce.catch(() => {
+      languageOnce = undefined
+    })
+  }
+  return languageOnce
+}
+
+const acquireParser: Effect.Effect<Parser, BashParserLoadError> = Effect.tryPromise({
+  try: async () => {
+    const language = await loadLanguage()
+    const parser = new Parser()
+    parser.setLanguage(language)
+    return parser
+  },
+  catch: (e) => (e instanceof BashParserLoadError ? e : new BashParserLoadError({ file: GRAMMAR_WASM, detail: String(e) }))
+})
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The guard
+
+export const makeClassifier = (parser: Parser): BashGuardShape => {
+  const classifySync = (command: string, context: ClassifyContext): Verdict => {
+    const early = precheck(command)
+    if (early !== undefined) return rejected(early)
+    let tree: ReturnType<Parser["parse"]> = null
+    try {
+      tree = parser.parse(command)
+      if (tree === null) return rejected("the command could not be parsed")
+      const cursor = tree.walk()
+      try {
+        const root = copyTree(cursor)
+        return classifyTree(command, root, tree.rootNode.hasError, context)
+      } finally {
+        cursor.delete()
+      }
+    } catch (e) {
+      return rejected(`the command could not be checked (${e instanceof Error ? e.message : String(e)})`)
+    } finally {
+      tree?.delete()
+    }
+  }
+  return {
+    classifySync,
+    classify: (command, context) => Effect.sync(() => classifySync(command, context)),
+    parseOnly: (command) => {
+      parser.parse(command)?.delete()
+    }
+  }
+}
+
+export class BashGuard extends Context.Tag("pm/BashGuard")<BashGuard, BashGuardShape>() {
+  /** The real guard: loads the parser (once per process) and frees it when the scope closes. */
+  static readonly layer: Layer.Layer<BashGuard, BashParserLoadError> = Layer.scoped(
+    BashGuard,
+    Effect.acquireRelease(acquireParser, (parser) => Effect.sync(() => parser.delete())).pipe(Effect.map(makeClassifier))
+  )
+
+  /** A fixed answer for every command (tests of consumers). */
+  static readonly layerConstant = (verdict: Verdict): Layer.Layer<BashGuard> =>
+    Layer.succeed(BashGuard, {
+      classify: () => Effect.succeed(verdict),
+      classifySync: () => verdict,
+      parseOnly: () => undefined
+    })
+}

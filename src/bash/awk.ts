@@ -1,0 +1,220 @@
+/**
+ * awk: the program text is tokenised just far enough to find what can write or run something: `system`, any
+ * single `|` (output to a command, `cmd | getline`, gawk's `|&` coprocesses and /inet sockets), `>`/`>>` after
+ * `print`/`printf` (output to a file), and `@` (gawk's indirect calls, `@load`, `@include`).
+ *
+ * Strings, regex literals and comments are skipped. Where a `/` could start either a regex or a division, it is read
+ * as a division, so a regex's text is checked as code rather than code being skipped as a regex.
+ */
+import { isRejected, scanOptions, type OptionSpec } from "./options.ts"
+import { show, type Word } from "./words.ts"
+
+const WRITES_FILE = "writes a file"
+
+export const AWK_SPEC: OptionSpec = {
+  strict: true,
+  stopAtOperand: true,
+  shortFlags: "bcChkMNOPrsStVgn",
+  shortArg: "Fv",
+  shortOptArg: "L",
+  badShort: {
+    f: "reads the program from a file the guard cannot check",
+    e: "adds program text (--source) the guard does not check",
+    E: "reads the program from a file the guard cannot check",
+    i: "includes an awk source file the guard cannot check",
+    l: "loads a compiled extension (native code)",
+    o: `pretty-prints the program into a file (${WRITES_FILE})`,
+    p: `writes a profile file`,
+    d: `dumps variables into a file`,
+    D: "starts the interactive debugger",
+    W: "passes implementation options (-W exec, -W dump ...) the guard cannot check"
+  },
+  long: {
+    "field-separator": "required",
+    assign: "required",
+    "characters-as-bytes": "none",
+    traditional: "none",
+    copyright: "none",
+    "gen-pot": "none",
+    help: "none",
+    csv: "none",
+    lint: "optional",
+    "lint-old": "none",
+    bignum: "none",
+    "use-lc-numeric": "none",
+    "non-decimal-data": "none",
+    optimize: "none",
+    "no-optimize": "none",
+    posix: "none",
+    "re-interval": "none",
+    sandbox: "none",
+    trace: "none",
+    version: "none"
+  },
+  badLong: {
+    file: "reads the program from a file the guard cannot check",
+    source: "adds program text the guard does not check",
+    exec: "reads the program from a file the guard cannot check",
+    include: "includes an awk source file the guard cannot check",
+    load: "loads a compiled extension (native code)",
+    "pretty-print": `pretty-prints the program into a file (${WRITES_FILE})`,
+    profile: "writes a profile file",
+    "dump-variables": "dumps variables into a file",
+    debug: "starts the interactive debugger"
+  }
+}
+
+const isIdentStart = (c: string): boolean => (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "_"
+const isIdent = (c: string | undefined): boolean => c !== undefined && (isIdentStart(c) || (c >= "0" && c <= "9"))
+
+/** Keywords after which an expression (and so a regex literal) may start. */
+const EXPRESSION_STARTERS = new Set(["print", "printf", "return", "in", "do", "else", "case"])
+
+/** Returns a reason when the program can write or execute, undefined when it is read-only. */
+export const awkProgramProblem = (program: string): string | undefined => {
+  let depth = 0
+  /** Paren depth at which the current print/printf statement started, or -1. */
+  let printDepth = -1
+  let prevOperand = false
+  /** Last significant token, to tell a continuation newline (after `,` `&&` `||`) from a statement end. */
+  let last = ""
+  const n = program.length
+  for (let i = 0; i < n; i++) {
+    const c = program[i]!
+    if (c === " " || c === "\t" || c === "\r") continue
+    if (c === "\\" && program[i + 1] === "\n") {
+      i++
+      continue
+    }
+    if (c === "\n") {
+      if (last !== "," && last !== "&&" && last !== "||") printDepth = -1
+      prevOperand = false
+      continue
+    }
+    if (c === "#") {
+      while (i + 1 < n && program[i + 1] !== "\n") i++
+      continue
+    }
+    if (c === '"') {
+      let j = i + 1
+      for (; j < n; j++) {
+        if (program[j] === "\\") j++
+        else if (program[j] === '"') break
+      }
+      if (j >= n) return "the awk program has an unterminated string"
+      i = j
+      prevOperand = true
+      last = '"'
+      continue
+    }
+    if (c === "/" && !prevOperand) {
+      let j = i + 1
+      for (; j < n; j++) {
+        const d = program[j]
+        if (d === "\\") j++
+        else if (d === "\n") return "the awk program has an unterminated regular expression"
+        else if (d === "/") break
+      }
+      if (j >= n) return "the awk program has an unterminated regular expression"
+      i = j
+      prevOperand = true
+      last = "/re/"
+      continue
+    }
+    if (isIdentStart(c)) {
+      let j = i + 1
+      while (isIdent(program[j])) j++
+      const word = program.slice(i, j)
+      i = j - 1
+      last = word
+      if (word === "system") return "the awk program calls `system`, which runs a shell command"
+      if (word === "print" || word === "printf") {
+        printDepth = depth
+        prevOperand = false
+        continue
+      }
+      prevOperand = !EXPRESSION_STARTERS.has(word)
+      continue
+    }
+    if (c >= "0" && c <= "9") {
+      while (i + 1 < n && (isIdent(program[i + 1]) || program[i + 1] === ".")) i++
+      prevOperand = true
+      last = "0"
+      continue
+    }
+    switch (c) {
+      case "@":
+        return "the awk program uses `@` (an indirect function call, @load or @include)"
+      case "|":
+        if (program[i + 1] === "|") {
+          i++
+          last = "||"
+          prevOperand = false
+          continue
+        }
+        return "the awk program uses `|`, which pipes output to a command or reads from one (use grep -E for alternation outside /regex/)"
+      case ">":
+        if (printDepth >= 0 && depth === printDepth) {
+          return "the awk program redirects print output with `>`, which writes a file"
+        }
+        if (program[i + 1] === "=" || program[i + 1] === ">") i++
+        break
+      case ";":
+      case "{":
+      case "}":
+        printDepth = -1
+        break
+      case "(":
+        depth++
+        break
+      case ")":
+        depth--
+        if (depth < printDepth) printDepth = -1
+        prevOperand = true
+        last = ")"
+        continue
+      case "]":
+        prevOperand = true
+        last = "]"
+        continue
+      case "&":
+        if (program[i + 1] === "&") {
+          i++
+          last = "&&"
+          prevOperand = false
+          continue
+        }
+        break
+      case "+":
+      case "-":
+        if (program[i + 1] === c) {
+          // ++ / -- : could end an operand (x++) or start one (++x). Reading it as an operand end keeps a following
+          // `/` a division, the safe reading.
+          i++
+          prevOperand = true
+          last = c + c
+          continue
+        }
+        break
+      default:
+        if (c.charCodeAt(0) > 127) {
+          // Not awk syntax outside strings: awk would refuse the program. Keep the conservative reading.
+          prevOperand = true
+          last = c
+          continue
+        }
+    }
+    prevOperand = false
+    last = c
+  }
+  return undefined
+}
+
+export const checkAwk = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const parsed = scanOptions(cmd, args, AWK_SPEC)
+  if (isRejected(parsed)) return parsed.reject
+  const program = parsed.operands[0]
+  if (program === undefined) return `\`${cmd}\` needs a program text`
+  const problem = awkProgramProblem(program.value)
+  return problem === undefined ? undefined : `\`${cmd}\`: ${problem} (program ${show(program)})`
+}

@@ -1,0 +1,455 @@
+/**
+ * Classification of one background bash command over its tree-sitter-bash syntax tree:
+ *
+ * - `delete`: a lone plain `rm [-f|--force] [--] TARGET...` whose targets are static absolute `.md` paths inside the
+ *   memory directory and outside its protected (dot) subdirectories. The executor removes exactly `targets`.
+ * - `read-only`: every command is on the allowlist with read-only arguments, joined only by `&&`, `||`, `;` and
+ *   pipes, with harmless redirections and display/locale variables.
+ * - `rejected`: anything else, with a reason naming the word and the rule.
+ *
+ * Pure: the caller parses (see layers/BashGuard.ts) and passes the copied tree.
+ */
+import * as posix from "node:path/posix"
+import { checkName, ruleFor } from "./commands.ts"
+import type { BashNode } from "./tree.ts"
+import { isDynamic, joinWords, resolveWord, show, type Word } from "./words.ts"
+
+export interface ClassifyContext {
+  /** The memory directory (absolute). Without it nothing can be deleted. */
+  readonly memoryDir?: string | undefined
+  /** The working directory the command runs in; used to suggest absolute paths. */
+  readonly cwd: string
+}
+
+export type Verdict =
+  | { readonly verdict: "read-only" }
+  | {
+      readonly verdict: "delete"
+      /** Absolute, normalized paths inside the memory directory, without duplicates, in command order. */
+      readonly targets: ReadonlyArray<string>
+      /** `-f`/`--force`: a missing target is not an error. */
+      readonly force: boolean
+    }
+  | { readonly verdict: "rejected"; readonly reason: string }
+
+export const READ_ONLY: Verdict = { verdict: "read-only" }
+export const rejected = (reason: string): Verdict => ({ verdict: "rejected", reason })
+
+/** Commands longer than this are rejected before parsing. */
+export const MAX_COMMAND_LENGTH = 1_048_576
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Pre-parse checks
+
+/** Checks on the raw text, before parsing. Returns a reason or undefined. */
+export const precheck = (source: string): string | undefined => {
+  if (source.length > MAX_COMMAND_LENGTH) return `the command is longer than ${MAX_COMMAND_LENGTH} characters`
+  if (source.trim().length === 0) return "the command is empty"
+  if (source.includes("\0")) return "the command holds a NUL character"
+  if (/\$\\\r?\n/.test(source)) {
+    return "a `$` followed by a line continuation (`$\\` at the end of a line) hides an expansion; join the line"
+  }
+  return undefined
+}
+
+const snippet = (source: string, start: number, end: number): string => {
+  const s = source.slice(Math.max(0, start - 10), Math.min(source.length, Math.max(end, start + 1) + 10))
+  return s.replace(/\n/g, "\\n")
+}
+
+/** The first ERROR or MISSING node, for a syntax error message. */
+export const syntaxErrorReason = (source: string, root: BashNode): string => {
+  const stack: Array<BashNode> = [root]
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    if (n.type === "ERROR") return `syntax error near \`${snippet(source, n.start, n.end)}\``
+    if (n.missing) return `syntax error: \`${n.type}\` is missing near \`${snippet(source, n.start, n.end)}\``
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!)
+  }
+  return "syntax error"
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Words of one command
+
+const REDIRECTS = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"])
+
+interface CommandParts {
+  readonly words: ReadonlyArray<Word>
+  readonly assignments: ReadonlyArray<BashNode>
+  readonly redirects: ReadonlyArray<BashNode>
+}
+
+const CONTINUATION = /^(?:\\\n)+$/
+
+/** Splits a `command` node into resolved words (name first), assignments and redirects. */
+const commandParts = (source: string, node: BashNode): CommandParts | string => {
+  const words: Array<Word> = []
+  const assignments: Array<BashNode> = []
+  const redirects: Array<BashNode> = []
+  let prev: BashNode | undefined
+  let prevWasWord = false
+  for (const child of node.children) {
+    if (child.type === "comment") continue
+    const isRedirect = REDIRECTS.has(child.type)
+    const isAssignment = child.type === "variable_assignment"
+    const isWord = !isRedirect && !isAssignment
+    if (prev !== undefined) {
+      const gap = source.slice(prev.end, child.start)
+      if (gap.length > 0 && CONTINUATION.test(gap)) {
+        if (!(prevWasWord && isWord)) {
+          return `a line continuation joins \`${source.slice(prev.start, prev.end)}\` and \`${source.slice(child.start, child.end)}\` into one word; remove the backslash-newline`
+        }
+      } else if (gap.length === 0 && prevWasWord && isWord) {
+        return `\`${source.slice(prev.start, child.end)}\` runs two words together in a way the guard cannot read; quote the whole word with '...'`
+      }
+    }
+    if (isRedirect) redirects.push(child)
+    else if (isAssignment) assignments.push(child)
+    else {
+      const target = child.type === "command_name" && child.children.length === 1 ? child.children[0]! : child
+      const w = target.type === "command_name" ? resolveWord(source, { ...target, type: "concatenation" }) : resolveWord(source, target)
+      if (isDynamic(w)) return w.reject
+      const gap = prev === undefined ? "" : source.slice(prev.end, child.start)
+      if (prevWasWord && gap.length > 0 && CONTINUATION.test(gap)) words[words.length - 1] = joinWords(words[words.length - 1]!, w)
+      else words.push(w)
+    }
+    prev = child
+    prevWasWord = isWord
+  }
+  return { words, assignments, redirects }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Environment assignments
+
+const LOCALE_VALUE = /^[A-Za-z0-9_.@:-]*$/
+const TZ_VALUE = /^[A-Za-z0-9_.+:/,<>-]*$/
+const NUMBER_VALUE = /^[0-9]*$/
+const DISPLAY_VALUE = /^[A-Za-z0-9_.,:;=+-]*$/
+
+const SAFE_VARIABLES: ReadonlyMap<string, RegExp> = new Map([
+  ["LANG", LOCALE_VALUE],
+  ["LANGUAGE", LOCALE_VALUE],
+  ["TZ", TZ_VALUE],
+  ["NO_COLOR", DISPLAY_VALUE],
+  ["TERM", DISPLAY_VALUE],
+  ["COLORTERM", DISPLAY_VALUE],
+  ["COLUMNS", NUMBER_VALUE],
+  ["LINES", NUMBER_VALUE],
+  ["RUST_BACKTRACE", DISPLAY_VALUE],
+  ["NODE_ENV", DISPLAY_VALUE],
+  ["CLICOLOR", DISPLAY_VALUE],
+  ["CLICOLOR_FORCE", DISPLAY_VALUE],
+  ["FORCE_COLOR", DISPLAY_VALUE],
+  ["GREP_COLOR", DISPLAY_VALUE],
+  ["GREP_COLORS", DISPLAY_VALUE],
+  ["LS_COLORS", DISPLAY_VALUE],
+  ["TIME_STYLE", DISPLAY_VALUE],
+  ["QUOTING_STYLE", DISPLAY_VALUE]
+])
+
+export const SAFE_VARIABLE_NAMES: ReadonlyArray<string> = [...SAFE_VARIABLES.keys(), "LC_*"]
+
+const unsafeVariableReason = (name: string): string => {
+  if (name === "PATH") return "changes where programs are found"
+  if (name.startsWith("LD_") || name.startsWith("DYLD_")) return "makes programs load other libraries"
+  if (name.startsWith("GIT_")) return "changes what git runs or which repository and configuration it reads"
+  if (name === "PAGER" || name.endsWith("_PAGER") || name === "EDITOR" || name === "VISUAL" || name.endsWith("_EDITOR")) {
+    return "names a program to run"
+  }
+  if (["NODE_OPTIONS", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "BASH_CMDS", "BASH_ALIASES", "PS4", "PROMPT_COMMAND", "IFS", "CDPATH", "GLOBIGNORE", "PYTHONPATH", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "RUBYOPT"].includes(name)) {
+    return "changes how the shell or a program loads and runs code"
+  }
+  if (name === "HOME" || name.startsWith("XDG_")) return "makes programs read their configuration from elsewhere"
+  return "is not a display or locale variable"
+}
+
+const checkAssignment = (source: string, node: BashNode): string | undefined => {
+  const nameNode = node.children[0]
+  if (nameNode === undefined || nameNode.type !== "variable_name") {
+    return `\`${source.slice(node.start, node.end)}\` is not a plain VARIABLE=value assignment`
+  }
+  const name = source.slice(nameNode.start, nameNode.end)
+  const pattern = name.startsWith("LC_") ? LOCALE_VALUE : SAFE_VARIABLES.get(name)
+  if (pattern === undefined) {
+    return `setting \`${name}\` ${unsafeVariableReason(name)}; only display and locale variables may be set (${SAFE_VARIABLE_NAMES.join(", ")})`
+  }
+  let value = ""
+  for (const child of node.children.slice(1)) {
+    if (!child.named) continue
+    const w = resolveWord(source, child)
+    if (isDynamic(w)) return w.reject
+    if (w.glob) return `the value of \`${name}\` holds a wildcard`
+    value += w.value
+  }
+  if (!pattern.test(value)) return `\`${name}=${value}\` is not a plain value for ${name}`
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Redirections
+
+const isNetworkPath = (p: string): boolean => {
+  const n = p.replace(/\/+/g, "/")
+  return n.startsWith("/dev/tcp") || n.startsWith("/dev/udp")
+}
+
+const checkRedirect = (source: string, node: BashNode): string | undefined => {
+  if (node.type === "heredoc_redirect") {
+    return "here-documents (<<) are not allowed; pipe the text in with echo or printf instead"
+  }
+  if (node.type === "herestring_redirect") return "here-strings (<<<) are not allowed; pipe the text in with echo or printf instead"
+  const raw = source.slice(node.start, node.end)
+  if (node.start > 0 && source[node.start - 1] === "}") {
+    return `\`{name}${raw}\` assigns a file descriptor to a shell variable; write the redirection without {name}`
+  }
+  let op = ""
+  const destinations: Array<BashNode> = []
+  for (const child of node.children) {
+    if (!child.named) op = child.type
+    else if (child.type !== "file_descriptor") destinations.push(child)
+  }
+  if (destinations.length > 1) {
+    const extra = source.slice(destinations[1]!.start, destinations[1]!.end)
+    return `\`${extra}\` after the redirection \`${source.slice(node.start, destinations[0]!.end)}\` is an argument of the command; put redirections after all arguments`
+  }
+  const destNode = destinations[0]
+  if (destNode === undefined) {
+    if (op === ">&-" || op === "<&-") return undefined
+    return `the redirection \`${raw}\` is not allowed`
+  }
+  const dest = resolveWord(source, destNode)
+  if (isDynamic(dest)) return dest.reject
+  const target = dest.value
+  if (isNetworkPath(target)) return `\`${raw}\` opens a network connection (${target})`
+  const fdCopy = /^[0-9]+-?$|^-$/.test(target)
+  switch (op) {
+    case "<":
+      return undefined
+    case "<&":
+      return fdCopy ? undefined : `the redirection \`${raw}\` is not a file descriptor copy`
+    case ">&":
+      if (fdCopy) return undefined
+      return target === "/dev/null" && !dest.glob ? undefined : `\`${raw}\` writes to a file; only /dev/null and descriptor copies such as 2>&1 are allowed`
+    case ">":
+    case ">>":
+    case "&>":
+    case "&>>":
+    case ">|":
+      if (target === "/dev/null" && !dest.glob) return undefined
+      return `\`${raw}\` writes to a file; output may only go to /dev/null or be copied between descriptors (2>&1)`
+    default:
+      return `the redirection \`${raw}\` is not allowed; only input from a file, output to /dev/null and descriptor copies (2>&1) are`
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Read-only path
+
+const STRUCTURE_REASONS: Readonly<Record<string, string>> = {
+  subshell: "( ... ) subshells are not allowed; run the commands directly, joined with && or ;",
+  compound_statement: "{ ...; } groups are not allowed; run the commands directly, joined with && or ;",
+  function_definition: "function definitions are not allowed",
+  negated_command: "`!` negation is not allowed; run the command plainly",
+  if_statement: "if statements are not allowed; run single commands joined with && or ||",
+  while_statement: "while/until loops are not allowed; run single commands joined with && or ||",
+  for_statement: "for loops are not allowed; list the words explicitly or use xargs",
+  c_style_for_statement: "for loops are not allowed",
+  case_statement: "case statements are not allowed",
+  test_command: "[[ ... ]] / [ ... ] tests are not allowed; use the commands' own output",
+  declaration_command: "declare/export/local/readonly/typeset change shell variables and are not allowed",
+  unset_command: "unset changes shell variables and is not allowed",
+  ERROR: "syntax error"
+}
+
+const checkCommand = (source: string, node: BashNode): string | undefined => {
+  const parts = commandParts(source, node)
+  if (typeof parts === "string") return parts
+  for (const r of parts.redirects) {
+    const problem = checkRedirect(source, r)
+    if (problem !== undefined) return problem
+  }
+  for (const a of parts.assignments) {
+    const problem = checkAssignment(source, a)
+    if (problem !== undefined) return problem
+  }
+  const name = parts.words[0]
+  if (name === undefined) return "a redirection or assignment without a command is not allowed"
+  const nameProblem = checkName(name)
+  if (nameProblem !== undefined) return nameProblem
+  return ruleFor(name.value)!.check(name.value, parts.words.slice(1))
+}
+
+/** Checks every statement under the program. Iterative: lists can nest thousands deep. */
+const checkReadOnly = (source: string, root: BashNode): string | undefined => {
+  const stack: Array<BashNode> = []
+  for (let i = root.children.length - 1; i >= 0; i--) {
+    const child = root.children[i]!
+    if (child.type === "comment") continue
+    if (!child.named) {
+      if (child.type === ";") continue
+      if (child.type === "&") return "`&` runs a command in the background, which is not allowed; use && or ;"
+      return `\`${child.type}\` is not allowed here`
+    }
+    stack.push(child)
+  }
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    switch (node.type) {
+      case "command": {
+        const problem = checkCommand(source, node)
+        if (problem !== undefined) return problem
+        break
+      }
+      case "list":
+      case "pipeline": {
+        for (let i = node.children.length - 1; i >= 0; i--) {
+          const child = node.children[i]!
+          if (child.named) {
+            if (child.type !== "comment") stack.push(child)
+            continue
+          }
+          const t = child.type
+          if (t === "&&" || t === "||" || t === "|" || t === "|&") continue
+          if (t === "&") return "`&` runs a command in the background, which is not allowed; use && or ;"
+          return `\`${t}\` is not allowed here`
+        }
+        break
+      }
+      case "redirected_statement": {
+        for (let i = node.children.length - 1; i >= 0; i--) {
+          const child = node.children[i]!
+          if (!child.named || child.type === "comment") continue
+          if (REDIRECTS.has(child.type)) {
+            const problem = checkRedirect(source, child)
+            if (problem !== undefined) return problem
+          } else stack.push(child)
+        }
+        break
+      }
+      case "variable_assignment": {
+        const problem = checkAssignment(source, node)
+        if (problem !== undefined) return problem
+        break
+      }
+      case "variable_assignments": {
+        for (const child of node.children) {
+          if (child.type !== "variable_assignment") continue
+          const problem = checkAssignment(source, child)
+          if (problem !== undefined) return problem
+        }
+        break
+      }
+      default: {
+        const reason = STRUCTURE_REASONS[node.type]
+        if (reason !== undefined) {
+          if (node.type === "while_statement" && source.startsWith("until", node.start)) {
+            return "until loops are not allowed; run single commands joined with && or ||"
+          }
+          return reason
+        }
+        return `\`${snippet(source, node.start, node.end)}\` (${node.type}) is shell syntax the guard does not allow`
+      }
+    }
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Delete path
+
+const WILDCARD = /[*?[\]]/
+
+/** A normalized absolute path inside memoryDir, or the reason it cannot be deleted. */
+export const checkDeleteTarget = (
+  w: Word,
+  memoryDir: string,
+  cwd: string
+): { readonly path: string } | { readonly reject: string } => {
+  const v = w.value
+  const reject = (why: string) => ({ reject: why })
+  if (w.tilde) return reject(`rm target ${show(w)} starts with \`~\`, which expands at run time; write the absolute path`)
+  if (w.glob || WILDCARD.test(v)) return reject(`rm target ${show(w)} holds a wildcard; name each file by its absolute path`)
+  if (!v.startsWith("/")) {
+    return reject(`rm target ${show(w)} is relative; write the absolute path (${posix.resolve(cwd, v)})`)
+  }
+  if (v.endsWith("/")) return reject(`rm target ${show(w)} names a directory; only .md files can be deleted`)
+  const segments = v.split("/").filter((s) => s.length > 0)
+  if (segments.some((s) => s === "." || s === "..")) {
+    return reject(`rm target ${show(w)} has a \`.\` or \`..\` segment; write the plain absolute path`)
+  }
+  const path = "/" + segments.join("/")
+  const root = posix.resolve(cwd, memoryDir)
+  const prefix = root === "/" ? "/" : `${root}/`
+  if (!path.startsWith(prefix)) {
+    return reject(`rm target ${show(w)} is outside the memory directory ${root}; only memory files can be deleted`)
+  }
+  const inside = path.slice(prefix.length).split("/")
+  const hidden = inside.find((s) => s.startsWith("."))
+  if (hidden !== undefined) {
+    return reject(`rm target ${show(w)} is in the protected \`${hidden}\` part of the memory directory (any name starting with "."), which cannot be deleted`)
+  }
+  const base = inside[inside.length - 1]!
+  if (!base.endsWith(".md") || base.length <= 3) {
+    return reject(`rm target ${show(w)} is not a .md file (lowercase extension); only memory topic files can be deleted`)
+  }
+  return { path }
+}
+
+/**
+ * The delete path. Returns undefined when the command is not a lone plain `rm` with static words (it then goes to
+ * the read-only path, where rm is rejected); otherwise a delete verdict or a rejection specific to deleting.
+ */
+export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext): Verdict | undefined => {
+  let command: BashNode | undefined
+  for (const child of root.children) {
+    if (child.type === "comment" || child.type === ";") continue
+    if (child.type !== "command" || command !== undefined) return undefined
+    command = child
+  }
+  if (command === undefined) return undefined
+  const parts = commandParts(source, command)
+  if (typeof parts === "string" || parts.redirects.length > 0 || parts.assignments.length > 0) return undefined
+  const [name, ...args] = parts.words
+  if (name === undefined || name.value !== "rm") return undefined
+  let force = false
+  let closed = false
+  const targets: Array<string> = []
+  for (const w of args) {
+    if (!closed && w.value === "--") {
+      closed = true
+      continue
+    }
+    if (!closed && w.value.startsWith("-") && w.value.length > 1) {
+      if (w.value === "-f" || w.value === "--force") {
+        force = true
+        continue
+      }
+      return rejected(`\`rm\`: option ${show(w)} is not allowed; only \`rm\`, \`rm -f\` or \`rm --force\` with absolute .md paths in the memory directory`)
+    }
+    if (ctx.memoryDir === undefined || ctx.memoryDir.length === 0) {
+      return rejected("`rm`: no memory directory is configured, so nothing may be deleted")
+    }
+    const t = checkDeleteTarget(w, ctx.memoryDir, ctx.cwd)
+    if ("reject" in t) return rejected(t.reject)
+    if (!targets.includes(t.path)) targets.push(t.path)
+  }
+  if (targets.length === 0) return rejected("`rm` needs at least one target: an absolute path of a .md file in the memory directory")
+  return { verdict: "delete", targets, force }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Entry
+
+/**
+ * Classifies a parsed command. `hasError` is the parser's own flag (tree.rootNode.hasError), which covers ERROR and
+ * MISSING nodes anywhere in the tree.
+ */
+export const classifyTree = (source: string, root: BashNode, hasError: boolean, ctx: ClassifyContext): Verdict => {
+  if (hasError) return rejected(syntaxErrorReason(source, root))
+  const deletion = tryDelete(source, root, ctx)
+  if (deletion !== undefined) return deletion
+  const problem = checkReadOnly(source, root)
+  return problem === undefined ? READ_ONLY : rejected(problem)
+}

@@ -1,0 +1,491 @@
+/**
+ * The allowlist: every command a background agent may run on the read-only path, each with the check of its words.
+ *
+ * A rule says two things: whether the fixed words are read-only, and how `xargs` may feed it more words (never; at
+ * any position; or only where the command no longer reads options, which the rule locates).
+ */
+import { checkAwk, AWK_SPEC } from "./awk.ts"
+import { checkDocker, checkGh, checkGit, gitOptionsClosedAt } from "./git.ts"
+import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
+import { checkSed, SED_SPEC, substitutionScript } from "./sed.ts"
+import { show, type Word } from "./words.ts"
+
+/** How xargs may add words: "any" position, only after the returned index (options closed there; -1 = never closed),
+ *  or never. */
+export type XargsPolicy = "any" | number | { readonly never: string }
+
+export interface CommandRule {
+  readonly check: (cmd: string, args: ReadonlyArray<Word>) => string | undefined
+  readonly xargs: (args: ReadonlyArray<Word>) => XargsPolicy
+}
+
+const closedAtBy =
+  (spec: OptionSpec) =>
+  (args: ReadonlyArray<Word>): XargsPolicy => {
+    const p = scanOptions("", args, spec)
+    return isRejected(p) ? -1 : p.closedAt
+  }
+
+const ANY = (): XargsPolicy => "any"
+
+/** A rule from an option spec plus an optional check of the parsed words. */
+const specRule = (spec: OptionSpec, extra?: (cmd: string, parsed: ParsedArgs) => string | undefined): CommandRule => {
+  const risky = spec.risky ?? (spec.badShort !== undefined || spec.badLong !== undefined)
+  return {
+    check: (cmd, args) => {
+      const parsed = scanOptions(cmd, args, spec)
+      if (isRejected(parsed)) return parsed.reject
+      return extra?.(cmd, parsed)
+    },
+    xargs: risky ? closedAtBy(spec) : ANY
+  }
+}
+
+const never = (rule: Omit<CommandRule, "xargs">, why: string): CommandRule => ({ ...rule, xargs: () => ({ never: why }) })
+
+const GREP: OptionSpec = {
+  shortArg: "ABCDdefm",
+  long: {
+    "after-context": "required",
+    "before-context": "required",
+    context: "required",
+    devices: "required",
+    directories: "required",
+    regexp: "required",
+    file: "required",
+    "max-count": "required",
+    label: "required",
+    include: "required",
+    exclude: "required",
+    "exclude-from": "required",
+    "exclude-dir": "required",
+    "binary-files": "required",
+    color: "optional",
+    colour: "optional"
+  }
+}
+
+const RG: OptionSpec = {
+  shortArg: "ABCdEefgjMmrtT",
+  negation: true,
+  badShort: { z: "runs decompression programs on compressed files (--search-zip)" },
+  badLong: {
+    pre: "runs a preprocessor program on every file",
+    "pre-glob": "selects files for a preprocessor program",
+    "hostname-bin": "runs a program to find the host name",
+    "search-zip": "runs decompression programs on compressed files"
+  },
+  long: Object.fromEntries(
+    [
+      "after-context",
+      "before-context",
+      "context",
+      "color",
+      "colors",
+      "context-separator",
+      "dfa-size-limit",
+      "encoding",
+      "engine",
+      "field-context-separator",
+      "field-match-separator",
+      "file",
+      "glob",
+      "iglob",
+      "ignore-file",
+      "max-columns",
+      "max-count",
+      "max-depth",
+      "max-filesize",
+      "path-separator",
+      "regexp",
+      "replace",
+      "sort",
+      "sortr",
+      "threads",
+      "type",
+      "type-not",
+      "type-add",
+      "type-clear",
+      "generate",
+      "hyperlink-format",
+      "regex-size-limit"
+    ].map((k) => [k, "required" as const])
+  )
+}
+
+const FD: OptionSpec = {
+  shortArg: "deEtScjo",
+  badShort: { x: "runs a command for each result (--exec)", X: "runs a command on the results (--exec-batch)" },
+  badLong: { exec: "runs a command for each result", "exec-batch": "runs a command on the results" },
+  long: Object.fromEntries(
+    [
+      "max-depth",
+      "min-depth",
+      "exact-depth",
+      "extension",
+      "exclude",
+      "type",
+      "size",
+      "changed-within",
+      "changed-before",
+      "newer",
+      "older",
+      "owner",
+      "color",
+      "threads",
+      "base-directory",
+      "path-separator",
+      "search-path",
+      "format",
+      "ignore-file",
+      "max-results",
+      "batch-size",
+      "and"
+    ].map((k) => [k, "required" as const])
+  )
+}
+
+const TREE: OptionSpec = {
+  shortArg: "LPIHT",
+  badShort: {
+    o: "writes its output to a file",
+    R: "writes 00Tree.html files into the directories it lists"
+  },
+  badLong: { output: "writes its output to a file" },
+  long: { filelimit: "required", charset: "required", timefmt: "required", sort: "required", gitfile: "required", infofile: "required", hintro: "required", houtro: "required" }
+}
+
+const SORT: OptionSpec = {
+  shortArg: "ktST",
+  badShort: { o: "writes its output to a file" },
+  badLong: { output: "writes its output to a file", "compress-program": "runs a compression program" },
+  long: {
+    key: "required",
+    "field-separator": "required",
+    "buffer-size": "required",
+    "temporary-directory": "required",
+    "files0-from": "required",
+    "batch-size": "required",
+    parallel: "required",
+    "random-source": "required",
+    sort: "required"
+  }
+}
+
+const UNIQ: OptionSpec = {
+  strict: true,
+  risky: true,
+  shortFlags: "cdDiuz",
+  shortArg: "fsw",
+  long: {
+    count: "none",
+    repeated: "none",
+    "all-repeated": "optional",
+    group: "optional",
+    "skip-fields": "required",
+    "ignore-case": "none",
+    "skip-chars": "required",
+    unique: "none",
+    "zero-terminated": "none",
+    "check-chars": "required",
+    help: "none",
+    version: "none"
+  }
+}
+
+const DATE: OptionSpec = {
+  strict: true,
+  shortFlags: "Ru",
+  shortArg: "dfr",
+  shortOptArg: "I",
+  badShort: { s: "sets the system clock" },
+  badLong: { set: "sets the system clock" },
+  long: {
+    date: "required",
+    file: "required",
+    "iso-8601": "optional",
+    "rfc-email": "none",
+    "rfc-3339": "required",
+    reference: "required",
+    utc: "none",
+    universal: "none",
+    debug: "none",
+    resolution: "none",
+    help: "none",
+    version: "none"
+  }
+}
+
+const FILE: OptionSpec = {
+  shortArg: "eFfmP",
+  badShort: { C: "compiles a magic file and writes the result (--compile)" },
+  badLong: { compile: "compiles a magic file and writes the result" },
+  long: { exclude: "required", "exclude-quiet": "required", separator: "required", "files-from": "required", magic_file: "required", parameter: "required" }
+}
+
+const TAIL: OptionSpec = {
+  shortArg: "ncs",
+  // Follow mode never ends (until the tool's timeout); it neither writes nor executes, so a wildcard that could
+  // expand into -f is not treated as dangerous.
+  risky: false,
+  badShort: { f: "follows the file forever", F: "follows the file forever" },
+  badLong: { follow: "follows the file forever", retry: "waits for the file forever" },
+  long: { lines: "required", bytes: "required", "sleep-interval": "required", pid: "required", "max-unchanged-stats": "required" }
+}
+
+const FIND_BAD: Readonly<Record<string, string>> = {
+  "-exec": "runs a command for each file",
+  "-execdir": "runs a command for each file",
+  "-ok": "runs a command for each file",
+  "-okdir": "runs a command for each file",
+  "-delete": "deletes files",
+  "-fprint": "writes its output to a file",
+  "-fprint0": "writes its output to a file",
+  "-fprintf": "writes its output to a file",
+  "-fls": "writes its output to a file"
+}
+
+const checkFind = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  for (const w of args) {
+    const why = Object.hasOwn(FIND_BAD, w.value) ? FIND_BAD[w.value] : undefined
+    if (why !== undefined) return `\`${cmd}\`: \`${w.value}\` ${why}; use find only to list files (-print, -printf, -ls)`
+    if (w.leadingGlob || (w.glob && w.value.startsWith("-"))) {
+      return `\`${cmd}\`: ${show(w)} is an unquoted wildcard, which could expand into a find action such as -delete; quote the pattern ('*.md') or write \`./${w.value}\``
+    }
+  }
+  return undefined
+}
+
+const checkUniq = (cmd: string, parsed: ParsedArgs): string | undefined => {
+  if (parsed.operands.length > 1) {
+    return `\`${cmd}\`: a second operand (${show(parsed.operands[1]!)}) is an output file that uniq writes; give at most one input file`
+  }
+  const g = parsed.operands.find((w) => w.glob)
+  if (g !== undefined) {
+    return `\`${cmd}\`: ${show(g)} is a wildcard that could expand to two names, the second of which uniq would overwrite; name one file`
+  }
+  return undefined
+}
+
+const checkDate = (cmd: string, parsed: ParsedArgs): string | undefined => {
+  for (const w of parsed.operands) {
+    if (!w.value.startsWith("+") || w.glob) {
+      return `\`${cmd}\`: operand ${show(w)} would set the system clock; only a +FORMAT operand is allowed`
+    }
+  }
+  if (parsed.operands.length > 1) return `\`${cmd}\` takes at most one +FORMAT operand`
+  return undefined
+}
+
+const CD: OptionSpec = { strict: true, shortFlags: "LPe@" }
+
+const checkCd = (cmd: string, parsed: ParsedArgs): string | undefined =>
+  parsed.operands.length > 1 ? `\`${cmd}\` takes one directory` : undefined
+
+const checkPrintf = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const first = args[0]
+  if (first !== undefined && first.value.startsWith("-v")) {
+    return `\`${cmd} -v\` assigns a shell variable (it could change PATH for the commands after it); print to stdout instead`
+  }
+  if (first !== undefined && first.glob && first.value.startsWith("-")) {
+    return `\`${cmd}\`: ${show(first)} holds a wildcard where an option could be; quote it`
+  }
+  return undefined
+}
+
+const XARGS: OptionSpec = {
+  strict: true,
+  stopAtOperand: true,
+  shortFlags: "0rtx",
+  shortArg: "dEILnPs",
+  shortOptArg: "eil",
+  badShort: {
+    a: "reads the items from a file instead of standard input",
+    p: "prompts on the terminal before each command",
+    o: "reopens the terminal as the command's standard input"
+  },
+  badLong: {
+    "arg-file": "reads the items from a file instead of standard input",
+    interactive: "prompts on the terminal before each command",
+    "open-tty": "reopens the terminal as the command's standard input",
+    "process-slot-var": "sets an environment variable for the command"
+  },
+  long: {
+    null: "none",
+    delimiter: "required",
+    eof: "optional",
+    replace: "optional",
+    "max-lines": "optional",
+    "max-args": "required",
+    "max-procs": "required",
+    "max-chars": "required",
+    "no-run-if-empty": "none",
+    verbose: "none",
+    exit: "none",
+    "show-limits": "none",
+    help: "none",
+    version: "none"
+  }
+}
+
+/** Commands that are not allowed, with the reason in words a model can act on. */
+const KNOWN_REJECTIONS: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+  [
+    ["rm"],
+    "deletes files; it is allowed only alone, as `rm [-f|--force] [--] /absolute/path/in/memory/topic.md ...`, with no redirections, variables or other commands"
+  ],
+  [
+    ["mv", "cp", "tee", "touch", "mkdir", "rmdir", "ln", "chmod", "chown", "chgrp", "truncate", "dd", "install", "shred", "unlink", "patch", "mkfifo", "mknod", "split", "csplit"],
+    "writes or changes files; background bash is read-only (memory files change through write, edit and the rm delete form)"
+  ],
+  [
+    ["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "busybox", "pwsh"],
+    "runs a shell (as in `sh -c`), which can run anything"
+  ],
+  [
+    ["eval", "source", ".", "exec", "command", "builtin", "env", "sudo", "doas", "su", "nohup", "nice", "ionice", "timeout", "time", "coproc", "watch", "strace", "ltrace", "setsid", "stdbuf", "chroot", "flock", "parallel", "script"],
+    "runs another command, which the guard cannot check"
+  ],
+  [
+    ["curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ping", "telnet", "ftp", "socat", "dig", "nslookup", "host"],
+    "reaches the network"
+  ],
+  [
+    ["python", "python3", "python2", "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "tclsh", "npx", "npm", "pnpm", "yarn", "pip", "make", "cmake", "cargo", "go", "java", "gcc", "cc", "clang", "tsc", "vitest", "jest"],
+    "runs code"
+  ],
+  [
+    ["vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "less", "more", "most", "man", "info", "top", "htop"],
+    "is interactive (an editor, pager or viewer); use cat, head, tail or sed -n instead"
+  ],
+  [
+    ["export", "declare", "typeset", "local", "readonly", "unset", "set", "shopt", "alias", "unalias", "trap", "read", "readarray", "mapfile", "ulimit", "umask", "hash", "enable", "let", "getopts", "shift", "exit", "return", "kill", "pkill", "killall", "wait", "disown", "bg", "fg", "jobs", "history", "fc", "pushd", "popd", "dirs", "test", "[", "[["],
+    "changes shell state or is not a read-only query; background bash allows only the listed read-only commands"
+  ]
+]
+
+const REJECTION_BY_NAME: ReadonlyMap<string, string> = new Map(
+  KNOWN_REJECTIONS.flatMap(([names, why]) => names.map((n) => [n, why] as const))
+)
+
+const simple = (spec: OptionSpec = {}): CommandRule => specRule(spec)
+
+const RULES: Readonly<Record<string, CommandRule>> = {
+  ls: simple({ shortArg: "ITw", long: { hide: "required", ignore: "required", format: "required", sort: "required", time: "required", "time-style": "required", width: "required", tabsize: "required", "block-size": "required", "quoting-style": "required", "indicator-style": "required", color: "optional", hyperlink: "optional" } }),
+  cat: simple(),
+  head: simple({ shortArg: "nc", long: { lines: "required", bytes: "required" } }),
+  tail: specRule(TAIL),
+  wc: simple({ long: { "files0-from": "required" } }),
+  stat: simple({ shortArg: "c", long: { format: "required", printf: "required" } }),
+  file: specRule(FILE),
+  find: never({ check: checkFind }, "xargs would put its input where find reads paths and actions such as -delete"),
+  grep: simple(GREP),
+  egrep: simple(GREP),
+  fgrep: simple(GREP),
+  rg: specRule(RG),
+  fd: specRule(FD),
+  tree: specRule(TREE),
+  du: simple({ shortArg: "BdtX", long: { exclude: "required", "exclude-from": "required", "files0-from": "required", "max-depth": "required", threshold: "required", "time-style": "required", "block-size": "required" } }),
+  df: simple({ shortArg: "Btx", long: { "block-size": "required", type: "required", "exclude-type": "required" } }),
+  sort: specRule(SORT),
+  uniq: never({ check: specRule(UNIQ, checkUniq).check }, "input words could become uniq's second operand, an output file it writes"),
+  cut: simple({ shortArg: "bcdf", long: { bytes: "required", characters: "required", delimiter: "required", fields: "required", "output-delimiter": "required" } }),
+  tr: simple(),
+  sed: {
+    check: checkSed,
+    xargs: (args) => {
+      const p = scanOptions("sed", args, SED_SPEC)
+      if (isRejected(p)) return -1
+      const scripts = p.options.filter((o) => o.name === "-e" || o.name === "--expression").map((o) => o.value?.value ?? "")
+      if (scripts.length === 0 && p.operands[0] !== undefined) scripts.push(p.operands[0].value)
+      if (scripts.some((s) => substitutionScript(s) === undefined)) {
+        return { never: "sed s/// must read its standard input, and xargs would give it file operands" }
+      }
+      return p.closedAt
+    }
+  },
+  jq: simple({ shortArg: "fL", long: { arg: "required", argjson: "required", slurpfile: "required", rawfile: "required", indent: "required", "library-path": "required", "from-file": "required" } }),
+  awk: { check: checkAwk, xargs: closedAtBy(AWK_SPEC) },
+  gawk: { check: checkAwk, xargs: closedAtBy(AWK_SPEC) },
+  mawk: { check: checkAwk, xargs: closedAtBy(AWK_SPEC) },
+  nl: simple({ shortArg: "bdfhilnsvw" }),
+  basename: simple({ shortArg: "s", long: { suffix: "required" } }),
+  dirname: simple(),
+  realpath: simple({ long: { "relative-to": "required", "relative-base": "required" } }),
+  echo: { check: () => undefined, xargs: ANY },
+  printf: { check: checkPrintf, xargs: ANY },
+  pwd: simple(),
+  true: { check: () => undefined, xargs: ANY },
+  date: never({ check: specRule(DATE, checkDate).check }, "input words could become an operand that sets the clock"),
+  cd: never({ check: specRule(CD, checkCd).check }, "cd is a shell builtin; xargs cannot run it"),
+  git: { check: checkGit, xargs: gitOptionsClosedAt },
+  gh: { check: checkGh, xargs: (args) => args.findIndex((w, i) => i > 0 && w.value === "--") },
+  docker: { check: checkDocker, xargs: (args) => args.findIndex((w, i) => i > 0 && w.value === "--") },
+  xargs: never({ check: (cmd, args) => checkXargs(cmd, args) }, "`xargs` inside `xargs` is not allowed")
+}
+
+export const ALLOWED_COMMANDS: ReadonlyArray<string> = Object.keys(RULES)
+
+export const ruleFor = (name: string): CommandRule | undefined => (Object.hasOwn(RULES, name) ? RULES[name] : undefined)
+
+/** The reason a command name is not allowed. */
+export const notAllowed = (name: string): string => {
+  const why = REJECTION_BY_NAME.get(name)
+  if (why !== undefined) return `\`${name}\` ${why}`
+  return `\`${name}\` is not on the read-only allowlist (${ALLOWED_COMMANDS.filter((c) => c !== "gawk" && c !== "mawk").join(", ")})`
+}
+
+/** Checks a command name word: static, a bare name, allowlisted. */
+export const checkName = (name: Word): string | undefined => {
+  const v = name.value
+  if (v.length === 0) return "the command name is empty"
+  if (name.glob) return `the command name ${show(name)} holds a wildcard`
+  if (v.includes("/")) return `\`${v}\`: run commands by name, not by path (a path can point at any program)`
+  return ruleFor(v) === undefined ? notAllowed(v) : undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// xargs
+
+const xargsReplacement = (parsed: ParsedArgs): string | undefined => {
+  let r: string | undefined
+  for (const o of parsed.options) {
+    if (o.name === "-I") r = o.value?.value
+    else if (o.name === "-i" || o.name === "--replace") r = o.value?.value ?? "{}"
+  }
+  return r
+}
+
+export const checkXargs = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const parsed = scanOptions(cmd, args, XARGS)
+  if (isRejected(parsed)) return parsed.reject
+  const replace = xargsReplacement(parsed)
+  if (replace !== undefined && replace.length === 0) return "`xargs -I` needs a replacement string"
+  const name = parsed.operands[0]
+  if (name === undefined) return undefined // no command: xargs runs echo
+  const cmdIndex = args.indexOf(name)
+  const rest = args.slice(cmdIndex + 1)
+  if (replace !== undefined && name.value.includes(replace)) {
+    return `\`xargs\`: the command name ${show(name)} holds the replacement string \`${replace}\`, so input would choose the program`
+  }
+  if (name.value === "xargs") return "`xargs` inside `xargs` is not allowed"
+  const nameProblem = checkName(name)
+  if (nameProblem !== undefined) return `\`xargs\` would run ${nameProblem}`
+  const rule = ruleFor(name.value)!
+  const fixed = rule.check(name.value, rest)
+  if (fixed !== undefined) return `\`xargs\` runs ${fixed}`
+  const policy = rule.xargs(rest)
+  if (policy === "any") return undefined
+  if (typeof policy !== "number") return `\`xargs ${name.value}\`: ${policy.never}`
+  if (replace === undefined) {
+    if (policy >= 0) return undefined
+    return `\`xargs ${name.value}\`: input lines become arguments of ${name.value} and could add an option that writes or runs something; put \`--\` after ${name.value}'s fixed arguments`
+  }
+  for (let k = 0; k < rest.length; k++) {
+    if (!rest[k]!.value.includes(replace)) continue
+    if (policy < 0 || k <= policy) {
+      return `\`xargs -I ${replace}\`: ${show(rest[k]!)} puts input where ${name.value} still reads options; put \`--\` before it`
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,422 @@
+/**
+ * git, gh and docker: read-only queries only.
+ *
+ * git: global options from an allowlist (never `-c`, `--config-env`, `--exec-path`, `-p`/`--paginate`), then a
+ * subcommand from an allowlist, then that subcommand's words read as git's parse-options reads them (clusters,
+ * abbreviations, `--no-` negations, options after operands). Subcommands that both read and write (branch, tag,
+ * config, stash, remote, reflog ...) are allowed only in their listing/reading forms.
+ *
+ * The repository's own configuration is trusted, as the spec says ("local Git includes and helper settings do not
+ * independently block read-only queries").
+ */
+import { hasOption, isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
+import { show, type Word } from "./words.ts"
+
+// ---------------------------------------------------------------------------------------------------------------------
+// git
+
+const COMMON_BAD_LONG: Readonly<Record<string, string>> = {
+  output: "writes its output to a file",
+  "ext-diff": "runs an external diff program",
+  textconv: "runs text conversion filters (external programs)"
+}
+
+interface GitSub {
+  readonly spec: OptionSpec
+  /** Extra check on the parsed words (forms that write). */
+  readonly form?: (parsed: ParsedArgs, args: ReadonlyArray<Word>) => string | undefined
+}
+
+const sub = (spec: Omit<OptionSpec, "negation" | "badLong"> & { readonly badLong?: Record<string, string> }, form?: GitSub["form"]): GitSub => ({
+  spec: { ...spec, negation: true, badLong: { ...COMMON_BAD_LONG, ...spec.badLong } },
+  ...(form === undefined ? {} : { form })
+})
+
+/** Log/diff family: short options that take a value. Attached-only ones are read as taking the next word, which at
+ *  worst hides an operand; no git short option in these commands writes or executes. */
+const LOG_SHORT_ARG = "nLSGO"
+
+const operandsOnlyWith =
+  (what: string, listOptions: ReadonlyArray<string>) =>
+  (parsed: ParsedArgs): string | undefined => {
+    if (parsed.operands.length === 0 || hasOption(parsed, ...listOptions)) return undefined
+    return `\`git ${what}\` with a name (${show(parsed.operands[0]!)}) creates or changes one; only listing is allowed (add --list to filter by pattern)`
+  }
+
+const onlyActions =
+  (what: string, allowed: ReadonlyArray<string>, bare: boolean) =>
+  (parsed: ParsedArgs): string | undefined => {
+    const action = parsed.operands[0]
+    if (action === undefined) return bare ? undefined : `\`git ${what}\` needs one of: ${allowed.join(", ")}`
+    if (allowed.includes(action.value)) return undefined
+    return `\`git ${what} ${action.value}\` changes the repository; only \`git ${what} ${allowed.join("|")}\` is allowed`
+  }
+
+const BRANCH_LIST = ["--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-v", "--verbose"]
+const TAG_LIST = ["--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-n"]
+
+const CONFIG_READ = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l"]
+
+const configForm = (parsed: ParsedArgs): string | undefined => {
+  if (hasOption(parsed, ...CONFIG_READ)) return undefined
+  const first = parsed.operands[0]
+  if (first === undefined) return "`git config` needs a name to read, or --list"
+  if (first.value === "get" || first.value === "list") return undefined
+  if (["set", "unset", "rename-section", "remove-section", "edit"].includes(first.value)) {
+    return `\`git config ${first.value}\` changes configuration; only reading (get, list, --get, --list) is allowed`
+  }
+  if (parsed.operands.length === 1) return undefined
+  return `\`git config ${first.value} ${parsed.operands[1]!.value}\` sets a value; only reading (get, list, --get, --list) is allowed`
+}
+
+const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
+  status: sub({ shortArg: "u" }),
+  log: sub({ shortArg: LOG_SHORT_ARG }),
+  show: sub({ shortArg: LOG_SHORT_ARG }),
+  diff: sub({ shortArg: LOG_SHORT_ARG }),
+  "diff-tree": sub({ shortArg: LOG_SHORT_ARG }),
+  "diff-files": sub({ shortArg: LOG_SHORT_ARG }),
+  "diff-index": sub({ shortArg: LOG_SHORT_ARG }),
+  "range-diff": sub({ shortArg: LOG_SHORT_ARG }),
+  whatchanged: sub({ shortArg: LOG_SHORT_ARG }),
+  shortlog: sub({ shortArg: LOG_SHORT_ARG }),
+  blame: sub({ shortArg: "LS" }),
+  annotate: sub({ shortArg: "LS" }),
+  describe: sub({}),
+  "rev-parse": sub({}),
+  "rev-list": sub({ shortArg: "n" }),
+  "ls-files": sub({ shortArg: "xX" }),
+  "ls-tree": sub({}),
+  "cat-file": sub({ badLong: { filters: "runs the repository's filter programs" } }),
+  grep: sub({
+    shortArg: "efABCm",
+    shortOptArg: "O",
+    badShort: { O: "opens the matching files in a pager" },
+    badLong: { "open-files-in-pager": "opens the matching files in a pager" }
+  }),
+  "for-each-ref": sub({}),
+  "show-ref": sub({}),
+  "show-branch": sub({}),
+  "merge-base": sub({}),
+  "name-rev": sub({}),
+  "count-objects": sub({}),
+  "check-ignore": sub({}),
+  "check-attr": sub({}),
+  "check-ref-format": sub({}),
+  cherry: sub({}),
+  var: sub({}),
+  version: sub({}),
+  branch: sub(
+    {
+      badShort: {
+        d: "deletes a branch",
+        D: "deletes a branch",
+        m: "renames a branch",
+        M: "renames a branch",
+        c: "copies a branch",
+        C: "copies a branch",
+        f: "forces a branch change",
+        u: "sets an upstream",
+        t: "sets up tracking for a new branch"
+      },
+      badLong: {
+        delete: "deletes a branch",
+        move: "renames a branch",
+        copy: "copies a branch",
+        force: "forces a branch change",
+        "set-upstream-to": "sets an upstream",
+        "set-upstream": "sets an upstream",
+        "unset-upstream": "removes an upstream",
+        "edit-description": "opens an editor",
+        track: "sets up tracking for a new branch",
+        "create-reflog": "creates a reflog",
+        "recurse-submodules": "creates branches in submodules"
+      }
+    },
+    operandsOnlyWith("branch", BRANCH_LIST)
+  ),
+  tag: sub(
+    {
+      shortOptArg: "n",
+      badShort: {
+        a: "creates an annotated tag",
+        s: "creates a signed tag",
+        u: "creates a signed tag",
+        f: "replaces a tag",
+        d: "deletes a tag",
+        v: "verifies a tag by running gpg",
+        m: "creates a tag with a message",
+        F: "creates a tag with a message file",
+        e: "opens an editor"
+      },
+      badLong: {
+        annotate: "creates an annotated tag",
+        sign: "creates a signed tag",
+        "local-user": "creates a signed tag",
+        force: "replaces a tag",
+        delete: "deletes a tag",
+        verify: "verifies a tag by running gpg",
+        message: "creates a tag with a message",
+        file: "creates a tag with a message file",
+        edit: "opens an editor",
+        cleanup: "creates a tag",
+        "create-reflog": "creates a reflog",
+        trailer: "creates a tag"
+      }
+    },
+    operandsOnlyWith("tag", TAG_LIST)
+  ),
+  stash: sub({ stopAtOperand: true }, onlyActions("stash", ["list", "show"], false)),
+  reflog: sub({ stopAtOperand: true }, onlyActions("reflog", ["show", "list", "exists"], true)),
+  worktree: sub({ stopAtOperand: true }, onlyActions("worktree", ["list"], false)),
+  notes: sub({ stopAtOperand: true }, onlyActions("notes", ["list", "show"], true)),
+  remote: sub({}, (parsed) => {
+    const action = parsed.operands[0]
+    if (action === undefined) return undefined
+    if (action.value === "get-url") return undefined
+    if (action.value === "show") {
+      return hasOption(parsed, "-n")
+        ? undefined
+        : "`git remote show` contacts the remote over the network; add -n to show only local information"
+    }
+    return `\`git remote ${action.value}\` changes or contacts a remote; only \`git remote\`, \`-v\`, \`get-url\` and \`show -n\` are allowed`
+  }),
+  config: sub(
+    {
+      shortArg: "f",
+      badShort: { e: "opens an editor on the configuration" },
+      badLong: {
+        edit: "opens an editor on the configuration",
+        add: "adds a configuration value",
+        unset: "removes a configuration value",
+        "unset-all": "removes configuration values",
+        "replace-all": "replaces configuration values",
+        "rename-section": "renames a configuration section",
+        "remove-section": "removes a configuration section"
+      }
+    },
+    configForm
+  ),
+  "symbolic-ref": sub(
+    { badShort: { d: "deletes a symbolic ref", m: "records a reflog message for a change" }, badLong: { delete: "deletes a symbolic ref" } },
+    (parsed) =>
+      parsed.operands.length <= 1 ? undefined : "`git symbolic-ref NAME REF` changes a ref; only reading (one name) is allowed"
+  )
+}
+
+/** git's own global options (exact spellings; git does not abbreviate these). */
+const GIT_GLOBAL_FLAGS = new Set([
+  "--bare",
+  "-P",
+  "--no-pager",
+  "--no-replace-objects",
+  "--literal-pathspecs",
+  "--glob-pathspecs",
+  "--noglob-pathspecs",
+  "--icase-pathspecs",
+  "--no-optional-locks",
+  "--no-advice",
+  "--version",
+  "-v",
+  "--html-path",
+  "--man-path",
+  "--info-path"
+])
+const GIT_GLOBAL_WITH_VALUE = ["--git-dir", "--work-tree", "--namespace", "--attr-source"]
+
+const GIT_GLOBAL_BAD: ReadonlyArray<readonly [string, string]> = [
+  ["--config-env", "sets configuration, which can name programs to run"],
+  ["--exec-path", "changes where git finds the programs it runs"],
+  ["--paginate", "runs a pager"],
+  ["--help", "opens the manual in a pager or browser"]
+]
+
+/** Index of the subcommand in args, or a rejection. */
+const gitGlobals = (args: ReadonlyArray<Word>): number | string => {
+  let i = 0
+  for (; i < args.length; i++) {
+    const w = args[i]!
+    const v = w.value
+    if (!v.startsWith("-")) return i
+    if (w.glob) return `\`git\`: option word ${show(w)} holds a wildcard; write the option literally`
+    if (GIT_GLOBAL_FLAGS.has(v)) continue
+    if (v === "-C") {
+      i++
+      continue
+    }
+    if (v.startsWith("-c") || (v.length > 1 && v[1] !== "-" && v.includes("c"))) {
+      return `\`git\`: option \`-c\` sets configuration, which can name programs to run (in ${show(w)})`
+    }
+    if (v === "-p" || (v.length > 1 && v[1] !== "-" && v.includes("p"))) {
+      return `\`git\`: option \`-p\` runs a pager (in ${show(w)})`
+    }
+    if (v === "-h") return "`git -h` opens help; ask for a specific subcommand instead"
+    const name = v.split("=")[0]!
+    for (const [bad, why] of GIT_GLOBAL_BAD) {
+      if (name.length > 2 && bad.startsWith(name)) return `\`git\`: option \`${bad}\` ${why} (in ${show(w)})`
+    }
+    const withValue = GIT_GLOBAL_WITH_VALUE.find((o) => name === o)
+    if (withValue !== undefined) {
+      if (!v.includes("=")) i++
+      continue
+    }
+    return `\`git\`: global option ${show(w)} is not one this guard knows to be read-only`
+  }
+  return i
+}
+
+export const GIT_READ_ONLY = Object.keys(GIT_SUBCOMMANDS)
+
+const parseGit = (
+  args: ReadonlyArray<Word>
+): { readonly index: number; readonly parsed: ParsedArgs | undefined } | string => {
+  const index = gitGlobals(args)
+  if (typeof index === "string") return index
+  const name = args[index]
+  if (name === undefined) return { index, parsed: undefined }
+  const entry = Object.hasOwn(GIT_SUBCOMMANDS, name.value) ? GIT_SUBCOMMANDS[name.value] : undefined
+  if (entry === undefined) {
+    return `\`git ${name.value}\` is not a read-only git query; allowed: ${GIT_READ_ONLY.join(", ")} (branch, tag, config, stash, remote, reflog, worktree and notes only in their listing forms)`
+  }
+  const rest = args.slice(index + 1)
+  const parsed = scanOptions(`git ${name.value}`, rest, entry.spec)
+  if (isRejected(parsed)) return parsed.reject
+  const problem = entry.form?.(parsed, rest)
+  if (problem !== undefined) return problem
+  return { index, parsed }
+}
+
+export const checkGit = (_cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const r = parseGit(args)
+  return typeof r === "string" ? r : undefined
+}
+
+/** For xargs: the index in args after which appended words can no longer be options, or -1. */
+export const gitOptionsClosedAt = (args: ReadonlyArray<Word>): number => {
+  const r = parseGit(args)
+  if (typeof r === "string" || r.parsed === undefined || r.parsed.closedAt < 0) return -1
+  return r.index + 1 + r.parsed.closedAt
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// gh
+
+const GH_ACTIONS: Readonly<Record<string, ReadonlyArray<string> | null>> = {
+  status: null,
+  pr: ["list", "view", "status", "diff", "checks"],
+  issue: ["list", "view", "status"],
+  repo: ["view", "list"],
+  run: ["list", "view"],
+  workflow: ["list", "view"],
+  release: ["list", "view"],
+  label: ["list"],
+  gist: ["list", "view"],
+  cache: ["list"],
+  search: ["repos", "issues", "prs", "commits", "code"],
+  auth: ["status"],
+  ruleset: ["list", "view", "check"],
+  secret: ["list"],
+  variable: ["list", "get"],
+  org: ["list"]
+}
+
+const GH_SPEC: OptionSpec = {
+  shortArg: "RLqtSAlsBabH",
+  badShort: { w: "opens a web browser" },
+  badLong: { web: "opens a web browser", "show-token": "prints the authentication token" },
+  // cobra does not abbreviate long options, but rejecting abbreviations of forbidden ones costs nothing
+  risky: true
+}
+
+export const checkGh = (_cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const group = args[0]
+  if (group === undefined) return "`gh` needs a query such as `gh pr list` or `gh issue view N`"
+  const actions = Object.hasOwn(GH_ACTIONS, group.value) ? GH_ACTIONS[group.value] : undefined
+  if (actions === undefined) {
+    return `\`gh ${group.value}\` is not an allowed read-only query; allowed: ${Object.entries(GH_ACTIONS)
+      .map(([g, a]) => (a === null ? `gh ${g}` : `gh ${g} ${a.join("|")}`))
+      .join(", ")}`
+  }
+  let rest = args.slice(1)
+  if (actions !== null) {
+    const action = args[1]
+    if (action === undefined || !actions.includes(action.value)) {
+      return `\`gh ${group.value}${action === undefined ? "" : ` ${action.value}`}\` is not read-only; allowed: gh ${group.value} ${actions.join("|")}`
+    }
+    rest = args.slice(2)
+  }
+  // `-t` only prints the token under `gh auth status`; elsewhere it takes a value (templates, titles are not here).
+  const spec: OptionSpec =
+    group.value === "auth" ? { ...GH_SPEC, badShort: { ...GH_SPEC.badShort, t: "prints the authentication token" } } : GH_SPEC
+  const parsed = scanOptions(`gh ${group.value}`, rest, spec)
+  return isRejected(parsed) ? parsed.reject : undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// docker
+
+const DOCKER_TOP: Readonly<Record<string, ReadonlyArray<string> | null>> = {
+  ps: null,
+  images: null,
+  inspect: null,
+  logs: null,
+  version: null,
+  info: null,
+  top: null,
+  port: null,
+  history: null,
+  diff: null,
+  stats: null,
+  image: ["ls", "list", "inspect", "history"],
+  container: ["ls", "list", "ps", "inspect", "logs", "top", "port", "diff", "stats"],
+  network: ["ls", "list", "inspect"],
+  volume: ["ls", "list", "inspect"],
+  context: ["ls", "list", "inspect", "show"],
+  system: ["df", "info"],
+  compose: ["ps", "ls", "images", "logs", "top", "version"]
+}
+
+const DOCKER_SPEC: OptionSpec = {
+  shortArg: "fn",
+  badLong: { follow: "follows the log forever" },
+  risky: true
+}
+
+export const checkDocker = (_cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  let i = 0
+  for (; i < args.length; i++) {
+    const v = args[i]!.value
+    if (!v.startsWith("-")) break
+    if (v === "-D" || v === "--debug") continue
+    if (v === "-l" || v === "--log-level") {
+      i++
+      continue
+    }
+    if (v.startsWith("--log-level=")) continue
+    return `\`docker\`: global option ${show(args[i]!)} is not allowed (it can point docker at another daemon, configuration or plugins); only -D and --log-level are`
+  }
+  const top = args[i]
+  if (top === undefined) return "`docker` needs a query such as `docker ps`"
+  const subs = Object.hasOwn(DOCKER_TOP, top.value) ? DOCKER_TOP[top.value] : undefined
+  if (subs === undefined) {
+    return `\`docker ${top.value}\` is not an allowed read-only query; allowed: ps, images, inspect, logs, version, info, top, port, history, diff, stats --no-stream, and the ls/inspect forms of image, container, network, volume, context, system df, compose ps|ls|images|logs|top`
+  }
+  let verb = top.value
+  let rest = args.slice(i + 1)
+  if (subs !== null) {
+    const s = args[i + 1]
+    if (s === undefined || !subs.includes(s.value)) {
+      return `\`docker ${top.value}${s === undefined ? "" : ` ${s.value}`}\` is not read-only; allowed: docker ${top.value} ${subs.join("|")}`
+    }
+    verb = s.value
+    rest = args.slice(i + 2)
+  }
+  const spec: OptionSpec =
+    verb === "logs" ? { ...DOCKER_SPEC, shortArg: "n", badShort: { f: "follows the log forever" } } : DOCKER_SPEC
+  const parsed = scanOptions(`docker ${verb}`, rest, spec)
+  if (isRejected(parsed)) return parsed.reject
+  if (verb === "stats" && !hasOption(parsed, "--no-stream")) {
+    return "`docker stats` streams forever; add --no-stream"
+  }
+  return undefined
+}
