@@ -6,11 +6,12 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { coreLayer } from "../layers/App.ts"
 import { lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
+import { doctorCommand, statusCommand } from "./status.ts"
 import { EXIT_ERROR, printError } from "./output.ts"
 
 const pm = Command.make("pm").pipe(
   Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
-  Command.withSubcommands([projectCommand, scanCommand, lintCommand, recallCommand])
+  Command.withSubcommands([projectCommand, scanCommand, lintCommand, recallCommand, statusCommand, doctorCommand])
 )
 
 const cli = Command.run(pm, { name: "pm", version: "0.1.0" })

@@ -56,13 +56,13 @@ const mainAnswer = (messages: ReadonlyArray<any>): AssistantMessage => {
   const text = lastUser ? textOf(lastUser) : ""
   let m: RegExpExecArray | null
   if ((m = /^read (\S+)(?: offset=(\d+))?(?: limit=(\d+))?$/.exec(text))) {
-    const args: Record<string, unknown> = { path: m[1] }
+    const args: Record<string, string | number> = { path: m[1] ?? "" }
     if (m[2]) args["offset"] = Number(m[2])
     if (m[3]) args["limit"] = Number(m[3])
     return fauxAssistantMessage([fauxToolCall("read", args)], { stopReason: "toolUse" })
   }
   if ((m = /^write (\S+) <<<([\s\S]*)$/.exec(text))) {
-    return fauxAssistantMessage([fauxToolCall("write", { path: m[1], content: m[2] })], { stopReason: "toolUse" })
+    return fauxAssistantMessage([fauxToolCall("write", { path: m[1] ?? "", content: m[2] ?? "" })], { stopReason: "toolUse" })
   }
   return fauxAssistantMessage([fauxText("ok")])
 }

@@ -1,0 +1,129 @@
+/** `pm status` (what is there) and `pm doctor` (what is wrong): one glance at a project's memory. */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Effect } from "effect"
+import { createRequire } from "node:module"
+import { existsSync, readFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { LOCK_TIMEOUTS_MS, type LockName } from "../src/limits.ts"
+import { locksDirOf } from "../src/storage.ts"
+import { ConfigService } from "../layers/ConfigService.ts"
+import { LockService } from "../layers/LockService.ts"
+import { MemoryStore } from "../layers/MemoryStore.ts"
+import { ProjectLocator } from "../layers/ProjectLocator.ts"
+import { StateStore } from "../layers/StateStore.ts"
+import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
+
+const cwdOption = Options.directory("cwd").pipe(Options.withDescription("Project directory (default: the current directory)"), Options.withDefault("."))
+const jsonOption = Options.boolean("json").pipe(Options.withDescription("Machine-readable output on stdout"))
+
+const LOCK_NAMES = Object.keys(LOCK_TIMEOUTS_MS) as ReadonlyArray<LockName>
+
+/** The installed Pi version, if the host package can be found from here; never loads it. */
+const piVersion = (): string | null => {
+  try {
+    // The package does not export its package.json: find it above the resolved entry.
+    let dir = dirname(createRequire(import.meta.url).resolve("@earendil-works/pi-coding-agent"))
+    for (; dir !== dirname(dir); dir = dirname(dir)) {
+      const file = join(dir, "package.json")
+      if (!existsSync(file)) continue
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string }
+      if (pkg.name === "@earendil-works/pi-coding-agent") return pkg.version ?? null
+    }
+    return null
+  } catch {
+    return null
+  }
+}
+
+const nodeOk = (): boolean => {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
+  return major > 22 || (major === 22 && minor >= 19)
+}
+
+const gather = (cwd: string) =>
+  Effect.gen(function* () {
+    const config = yield* ConfigService
+    const { config: cfg, warnings } = yield* config.load
+    const location = yield* (yield* ProjectLocator).locate(resolve(cwd))
+    const store = yield* MemoryStore
+    const { topics, skipped } = yield* store.scanTopics(location.memoryDir)
+    const index = yield* store.readIndex(location.memoryDir)
+    const state = yield* (yield* StateStore)
+      .read({ rootDir: location.memoryRootDir, legacyFile: location.legacyStatePath })
+      .pipe(Effect.either)
+    const lockService = yield* LockService
+    const locks = yield* Effect.forEach(LOCK_NAMES, (name) =>
+      lockService.inspect(locksDirOf(location.memoryRootDir), name).pipe(
+        Effect.map((s) =>
+          s === undefined
+            ? undefined
+            : { name, pid: s.holder?.pid ?? null, acquiredAt: s.holder?.acquiredAt ?? null, ageMs: Math.round(s.ageMs), judgement: s.judgement }
+        ),
+        Effect.orElseSucceed(() => ({ name, pid: null, acquiredAt: null, ageMs: 0, judgement: "unreadable" as const }))
+      )
+    ).pipe(Effect.map((xs) => xs.filter((x) => x !== undefined)))
+    return {
+      enabled: cfg.enabled,
+      configPath: config.configPath,
+      configWarnings: warnings.map((w) => w.message),
+      location,
+      topics: topics.length,
+      skipped,
+      index: { exists: index.exists, lines: index.lines, chars: index.chars, truncated: index.truncated },
+      lastDreamAt: state._tag === "Right" ? state.right.state.lastDreamAt : null,
+      stateSource: state._tag === "Right" ? state.right.source : "unreadable",
+      locks,
+      versions: { node: process.versions.node, pi: piVersion() },
+      selectorModel: cfg.selector.model ?? null
+    }
+  })
+
+export const statusCommand = Command.make("status", { cwd: cwdOption, json: jsonOption }, ({ cwd, json }) =>
+  gather(cwd).pipe(
+    Effect.flatMap((s) =>
+      Effect.gen(function* () {
+        if (json) return yield* printJson(s)
+        const now = Date.now()
+        yield* printLine(`Project memory ${s.enabled ? "on" : "off"}  (${s.configPath})`)
+        yield* printLine(`Project:    ${s.location.projectRoot}`)
+        yield* printLine(`Memory:     ${s.location.memoryDir}`)
+        yield* printLine(`Topics:     ${s.topics}${s.skipped.length > 0 ? ` (${s.skipped.length} skipped: pm scan shows why)` : ""}`)
+        yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} lines, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
+        yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
+        yield* printLine(`Locks:      ${s.locks.length === 0 ? "none held" : s.locks.map((l) => `${l.name} by pid ${l.pid ?? "?"} for ${Math.round(l.ageMs / 1000)}s (${l.judgement})`).join("; ")}`)
+        yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
+        yield* printLine(`Versions:   node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
+      })
+    ),
+    Effect.catchAll((e) => fail(e.message))
+  )
+).pipe(Command.withDescription("Show the project's memory at a glance: directory, topics, last dream, locks, versions"))
+
+export const doctorCommand = Command.make("doctor", { cwd: cwdOption, json: jsonOption }, ({ cwd, json }) =>
+  gather(cwd).pipe(
+    Effect.flatMap((s) =>
+      Effect.gen(function* () {
+        const problems: Array<{ code: string; message: string }> = []
+        for (const w of s.configWarnings) problems.push({ code: "config-invalid", message: w })
+        if (!nodeOk()) problems.push({ code: "node-too-old", message: `Node ${s.versions.node} is older than 22.19, which Pi 1.x needs.` })
+        if (s.versions.pi === null) problems.push({ code: "pi-not-found", message: "The Pi host package is not installed beside pm; model-based recall needs it." })
+        if (!s.enabled) problems.push({ code: "memory-off", message: "Project memory is switched off (config.json enabled: false; /memory on)." })
+        if (s.stateSource === "corrupt" || s.stateSource === "unreadable") problems.push({ code: "state-unreadable", message: `${s.location.memoryRootDir}/state.json cannot be read; the next write replaces it.` })
+        for (const l of s.locks) {
+          if (l.judgement === "stale") problems.push({ code: "lock-stale", message: `${l.name} is held by pid ${l.pid ?? "?"}, which is gone; the next task takes it over.` })
+          if (l.judgement === "holder-alive") problems.push({ code: "lock-overdue", message: `${l.name} is older than its timeout but pid ${l.pid} is still alive; it is never taken from a live process.` })
+        }
+        for (const sk of s.skipped) problems.push({ code: "topic-skipped", message: `${sk.filename}: ${sk.reason}` })
+        if (s.index.truncated) problems.push({ code: "index-truncated", message: "MEMORY.md is over 200 lines or 25,000 characters: only its start is loaded." })
+        const lints = yield* (yield* MemoryStore).lint(s.location.memoryDir)
+        for (const l of lints) for (const p of l.problems) problems.push({ code: p.code, message: `${l.file}: ${p.message}` })
+        if (problems.length > 0) yield* setExit(EXIT_PROBLEMS)
+        if (json) return yield* printJson({ ok: problems.length === 0, problems, status: s })
+        if (problems.length === 0) return yield* printLine(`No problems found in ${s.location.memoryDir}.`)
+        for (const p of problems) yield* printLine(`${p.code}: ${p.message}`)
+      })
+    ),
+    Effect.catchAll((e) => fail(e.message))
+  )
+).pipe(Command.withDescription("Check configuration, versions, locks, state and memory files; exit 1 when anything needs attention"))
