@@ -2,9 +2,9 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect } from "effect"
-import { createRequire } from "node:module"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
 import { LOCK_TIMEOUTS_MS, type LockName } from "../src/limits.ts"
 import { locksDirOf } from "../src/storage.ts"
 import { ConfigService } from "../layers/ConfigService.ts"
@@ -23,7 +23,7 @@ const LOCK_NAMES = Object.keys(LOCK_TIMEOUTS_MS) as ReadonlyArray<LockName>
 const piVersion = (): string | null => {
   try {
     // The package does not export its package.json: find it above the resolved entry.
-    let dir = dirname(createRequire(import.meta.url).resolve("@earendil-works/pi-coding-agent"))
+    let dir = dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")))
     for (; dir !== dirname(dir); dir = dirname(dir)) {
       const file = join(dir, "package.json")
       if (!existsSync(file)) continue
