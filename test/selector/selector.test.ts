@@ -233,7 +233,7 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
         }
       })
       faux.script(async () => {
-        await new Promise((r) => setTimeout(r, 20))
+        await new Promise((r) => setTimeout(r, 200))
         return toolReply(["a.md"])
       })
       const out = yield* select().pipe(Effect.provide(Selector.layer.pipe(Layer.provide(registry))))
