@@ -3,7 +3,7 @@
  * Node 22 strips the types itself, so this runs without a build. Each mode prints JSON lines on stdout.
  */
 import { Effect, Layer } from "effect"
-import { appendFileSync } from "node:fs"
+import { appendFileSync, readFileSync } from "node:fs"
 import { FileSystem } from "../../layers/FileSystem.ts"
 import { LockService } from "../../layers/LockService.ts"
 import { StateStore } from "../../layers/StateStore.ts"
@@ -22,7 +22,8 @@ interface Args {
   readonly maxWaitMs?: number
   readonly memoryDir?: string
   readonly files?: ReadonlyArray<string>
-  readonly contents?: ReadonlyArray<string>
+  /** Files holding the contents to publish (too large for argv). */
+  readonly contentFiles?: ReadonlyArray<string>
 }
 
 const [mode = "", raw = "{}"] = process.argv.slice(2)
@@ -76,7 +77,7 @@ const publishLoop = Effect.gen(function*() {
   const writer = yield* MemoryWriter
   const task = yield* writer.openTask({ memoryDir: args.memoryDir!, cwd: args.memoryDir! })
   const files = args.files ?? []
-  const contents = args.contents ?? []
+  const contents = (args.contentFiles ?? []).map((f) => readFileSync(f, "utf8"))
   for (const file of files) yield* task.recordRead(file, { kind: "text", truncated: false })
   yield* say({ ready: true })
   for (let round = 0;; round++) {
