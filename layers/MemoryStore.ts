@@ -193,23 +193,37 @@ export const makeMemoryStore = Effect.gen(function* () {
       return { files, skipped }
     })
 
+  /**
+   * Parsed headers by path, valid while the file's identity, size and mtime are unchanged. The extension scans on
+   * every request; parsing YAML is most of a scan's cost, and most files do not change between requests.
+   */
+  const headerCache = new Map<string, { readonly key: string; readonly topic: Topic }>()
+  const HEADER_CACHE_MAX = 4 * SCAN_MAX_TOPICS * 4
+
   const readHeader = (memoryDir: string, path: string) =>
-    fs.readRegularFile(path, FRONTMATTER_MAX_BYTES).pipe(
-      Effect.map((read): Topic => {
-        const fm = parseFrontmatter(headerText(read.bytes))
-        return {
-          filename: toPosix(relative(memoryDir, path)),
-          path,
-          name: fm.name,
-          description: fm.description,
-          type: fm.type,
-          fileMtimeMs: read.info.mtimeMs,
-          mtimeMs: fm.modified === undefined ? read.info.mtimeMs : Date.parse(fm.modified),
-          headerProblem: fm.problem
-        }
-      }),
-      Effect.either
-    )
+    Effect.gen(function* () {
+      const info = yield* fs.stat(path)
+      const filename = toPosix(relative(memoryDir, path))
+      const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${filename}`
+      const cached = headerCache.get(path)
+      if (cached !== undefined && cached.key === key && info.kind === "file") return cached.topic
+      const read = yield* fs.readRegularFile(path, FRONTMATTER_MAX_BYTES)
+      const fm = parseFrontmatter(headerText(read.bytes))
+      const topic: Topic = {
+        filename,
+        path,
+        name: fm.name,
+        description: fm.description,
+        type: fm.type,
+        fileMtimeMs: read.info.mtimeMs,
+        mtimeMs: fm.modified === undefined ? read.info.mtimeMs : Date.parse(fm.modified),
+        headerProblem: fm.problem
+      }
+      if (headerCache.size >= HEADER_CACHE_MAX) headerCache.clear()
+      // Keyed by what was read: a file replaced between the stat and the read is simply parsed again next time.
+      headerCache.set(path, { key: `${read.info.dev}:${read.info.ino}:${read.info.size}:${read.info.mtimeMs}:${filename}`, topic })
+      return topic
+    }).pipe(Effect.either)
 
   const scanTopics = Effect.fn("MemoryStore.scanTopics")(function* (memoryDir: string) {
     const listed = yield* listCandidates(memoryDir).pipe(Effect.option)
@@ -229,23 +243,30 @@ export const makeMemoryStore = Effect.gen(function* () {
     return { topics: topics.slice(0, SCAN_MAX_TOPICS), skipped } satisfies ScanResult
   })
 
+  /** Publishes the backfilled index unless one exists; `created` says whether this call's file is the one on disk. */
+  const publishIndex = (memoryDir: string, topics: ReadonlyArray<Topic>) =>
+    Effect.gen(function* () {
+      const path = join(memoryDir, INDEX_FILE)
+      const content = buildBackfillIndex(topics.map((t) => ({ filename: t.filename, title: t.name ?? t.filename.replace(/\.md$/, ""), description: t.description })))
+      if (content === "") return { content: "", created: false }
+      const fail = (e: FsError) => new BackfillError({ path, reason: describeReason(e.reason) })
+      // Write the whole index under a private name, then link it in: the index appears complete or not at all, and
+      // a racing writer's index is never replaced.
+      const temp = join(memoryDir, `.MEMORY.md.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
+      yield* fs.writeFile(temp, content, { flag: "wx" }).pipe(Effect.mapError(fail))
+      const linked = yield* fs.link(temp, path).pipe(
+        Effect.as(true),
+        Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
+        Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore)),
+        Effect.mapError(fail)
+      )
+      if (linked) return { content, created: true }
+      const existing = yield* readIndexFile(memoryDir).pipe(Effect.mapError((e) => new BackfillError({ path, reason: e.reason })))
+      return { content: existing, created: false }
+    })
+
   const backfillIndex = Effect.fn("MemoryStore.backfillIndex")(function* (memoryDir: string, topics: ReadonlyArray<Topic>) {
-    const path = join(memoryDir, INDEX_FILE)
-    const content = buildBackfillIndex(topics.map((t) => ({ filename: t.filename, title: t.name ?? t.filename.replace(/\.md$/, ""), description: t.description })))
-    if (content === "") return ""
-    const fail = (e: FsError) => new BackfillError({ path, reason: describeReason(e.reason) })
-    // Write the whole index under a private name, then link it in: the index appears complete or not at all, and
-    // a racing writer's index is never replaced.
-    const temp = join(memoryDir, `.MEMORY.md.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
-    yield* fs.writeFile(temp, content, { flag: "wx" }).pipe(Effect.mapError(fail))
-    const linked = yield* fs.link(temp, path).pipe(
-      Effect.as(true),
-      Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
-      Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore)),
-      Effect.mapError(fail)
-    )
-    if (linked) return content
-    return yield* readIndexFile(memoryDir).pipe(Effect.mapError((e) => new BackfillError({ path, reason: e.reason })))
+    return (yield* publishIndex(memoryDir, topics)).content
   })
 
   const readIndex = Effect.fn("MemoryStore.readIndex")(function* (memoryDir: string) {
@@ -253,11 +274,18 @@ export const makeMemoryStore = Effect.gen(function* () {
     if (existing._tag === "Right") return { ...trimIndex(existing.right), exists: true, backfilled: false }
     const missing = existing.left.reason === describeReason("NotFound")
     const isLink = yield* fs.lstat(join(memoryDir, INDEX_FILE)).pipe(Effect.option)
+    if (missing && isLink._tag === "Some" && isLink.value.kind !== "symlink") {
+      // Another process published the index between our read and the lstat: read what it wrote.
+      const again = yield* readIndexFile(memoryDir).pipe(Effect.option)
+      if (again._tag === "Some") return { ...trimIndex(again.value), exists: true, backfilled: false }
+    }
     // Only a truly absent index is backfilled: a dangling symlink or a directory named MEMORY.md is left alone.
     if (!missing || isLink._tag === "Some") return { ...trimIndex(""), exists: isLink._tag === "Some", backfilled: false }
     const { topics } = yield* scanTopics(memoryDir)
-    const written = yield* backfillIndex(memoryDir, topics).pipe(Effect.orElseSucceed(() => ""))
-    return { ...trimIndex(written), exists: written !== "", backfilled: written !== "" }
+    const { content, created } = yield* publishIndex(memoryDir, topics).pipe(
+      Effect.orElseSucceed(() => ({ content: "", created: false }))
+    )
+    return { ...trimIndex(content), exists: content !== "", backfilled: created }
   })
 
   const readForRecall = Effect.fn("MemoryStore.readForRecall")(function* (memoryDir: string, filename: string) {

@@ -175,7 +175,36 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
         )
         expect(readFileSync(join(dir, "MEMORY.md"), "utf8")).toBe(racer)
         expect(index.text).toBe(racer.trim())
+        // The index on disk is the racer's: this call did not create it.
+        expect(index).toMatchObject({ exists: true, backfilled: false })
         expect(tempFiles(dir)).toEqual([])
+      })
+    )
+
+    it.effect("reads an index another process published between its failed read and its check", () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        writeTopics(dir, 3)
+        const racer = "- [Racer](racer.md)\n"
+        const base = yield* Effect.provide(FileSystem, FileSystem.layer)
+        let first = true
+        const index = yield* withStore(
+          {
+            readRegularFile: (path, max) => {
+              if (path.endsWith("MEMORY.md") && first) {
+                first = false
+                // Our read misses the file; the racer publishes it right after.
+                return Effect.sync(() => writeFileSync(path, racer, { flag: "wx" })).pipe(
+                  Effect.zipRight(Effect.fail(new FsError({ op: "open", path, reason: "NotFound", detail: "ENOENT" })))
+                )
+              }
+              return base.readRegularFile(path, max)
+            }
+          },
+          (s) => s.readIndex(dir)
+        )
+        expect(index).toMatchObject({ text: racer.trim(), exists: true, backfilled: false, lines: 1 })
+        expect(readFileSync(join(dir, "MEMORY.md"), "utf8")).toBe(racer)
       })
     )
 

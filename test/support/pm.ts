@@ -35,7 +35,7 @@ const sleep = (ms: number): void => {
 
 /** Builds dist/ when missing or older than a source file. Safe to call from every test file. */
 export const ensureBuilt = (): void => {
-  if (isFresh()) return
+  // The check itself runs under the lock: a build in progress has already touched dist/pm.js.
   const lock = join(repoRoot, "dist", ".test-build.lock")
   mkdirSync(dirname(lock), { recursive: true })
   const deadline = Date.now() + 120_000
