@@ -15,11 +15,12 @@ import {
   precheck,
   rejected,
   type ClassifyContext,
+  type DeleteVerdict,
   type Verdict
 } from "../src/bash/classify.ts"
 import { copyTree } from "../src/bash/tree.ts"
 
-export type { ClassifyContext, Verdict } from "../src/bash/classify.ts"
+export type { ClassifyContext, DeleteVerdict, Verdict } from "../src/bash/classify.ts"
 
 export class BashParserLoadError extends Schema.TaggedError<BashParserLoadError>()("BashParserLoadError", {
   /** Which file failed: the tree-sitter runtime or the bash grammar. */
@@ -155,3 +156,38 @@ export class BashGuard extends Context.Tag("pm/BashGuard")<BashGuard, BashGuardS
       parseOnly: () => undefined
     })
 }
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The delete executor
+
+export interface DeleteOutcome {
+  /** What `rm` would print: nothing on success, one `rm: cannot remove ...` line per failed target. */
+  readonly output: string
+  /** 0 when every target was removed (or was missing under -f), else 1. */
+  readonly exitCode: number
+  readonly removed: ReadonlyArray<string>
+}
+
+/**
+ * Carries out a delete verdict through the write pipeline's safe delete (MemoryWriter.remove, which re-checks
+ * containment after resolving links and never follows the final link). Like rm, it goes on after a failed target and
+ * reports each failure. The remover is passed in so this module does not depend on the writer.
+ */
+export const runDelete = <E>(
+  verdict: DeleteVerdict,
+  remove: (path: string, options: { readonly force: boolean }) => Effect.Effect<unknown, E>,
+  describe: (error: E) => string
+): Effect.Effect<DeleteOutcome> =>
+  Effect.gen(function* () {
+    const failures: Array<string> = []
+    const removed: Array<string> = []
+    for (const target of verdict.targets) {
+      yield* remove(target, { force: verdict.force }).pipe(
+        Effect.match({
+          onFailure: (e) => void failures.push(`rm: cannot remove '${target}': ${describe(e)}`),
+          onSuccess: () => void removed.push(target)
+        })
+      )
+    }
+    return { output: failures.map((l) => `${l}\n`).join(""), exitCode: failures.length === 0 ? 0 : 1, removed }
+  })

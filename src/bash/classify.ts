@@ -21,15 +21,17 @@ export interface ClassifyContext {
   readonly cwd: string
 }
 
+export interface DeleteVerdict {
+  readonly verdict: "delete"
+  /** Absolute, normalized paths inside the memory directory, without duplicates, in command order. */
+  readonly targets: ReadonlyArray<string>
+  /** `-f`/`--force`: a missing target is not an error. */
+  readonly force: boolean
+}
+
 export type Verdict =
   | { readonly verdict: "read-only" }
-  | {
-      readonly verdict: "delete"
-      /** Absolute, normalized paths inside the memory directory, without duplicates, in command order. */
-      readonly targets: ReadonlyArray<string>
-      /** `-f`/`--force`: a missing target is not an error. */
-      readonly force: boolean
-    }
+  | DeleteVerdict
   | { readonly verdict: "rejected"; readonly reason: string }
 
 export const READ_ONLY: Verdict = { verdict: "read-only" }
@@ -382,6 +384,7 @@ export const checkDeleteTarget = (
   const path = "/" + segments.join("/")
   const root = posix.resolve(cwd, memoryDir)
   const prefix = root === "/" ? "/" : `${root}/`
+  if (path === root) return reject(`rm target ${show(w)} is the memory directory itself; only .md files in it can be deleted`)
   if (!path.startsWith(prefix)) {
     return reject(`rm target ${show(w)} is outside the memory directory ${root}; only memory files can be deleted`)
   }

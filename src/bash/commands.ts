@@ -470,7 +470,7 @@ export const checkXargs = (cmd: string, args: ReadonlyArray<Word>): string | und
   }
   if (name.value === "xargs") return "`xargs` inside `xargs` is not allowed"
   const nameProblem = checkName(name)
-  if (nameProblem !== undefined) return `\`xargs\` would run ${nameProblem}`
+  if (nameProblem !== undefined) return `\`xargs\` would run a command that is not allowed: ${nameProblem}`
   const rule = ruleFor(name.value)!
   const fixed = rule.check(name.value, rest)
   if (fixed !== undefined) return `\`xargs\` runs ${fixed}`

@@ -27,8 +27,14 @@ interface GitSub {
   readonly form?: (parsed: ParsedArgs, args: ReadonlyArray<Word>) => string | undefined
 }
 
-const sub = (spec: Omit<OptionSpec, "negation" | "badLong"> & { readonly badLong?: Record<string, string> }, form?: GitSub["form"]): GitSub => ({
-  spec: { ...spec, negation: true, badLong: { ...COMMON_BAD_LONG, ...spec.badLong } },
+/** Real git options that are prefixes of forbidden ones: an exact match is that option, not an abbreviation. */
+const COMMON_LONG: Readonly<Record<string, "none">> = { text: "none" }
+
+const sub = (
+  spec: Omit<OptionSpec, "negation" | "badLong"> & { readonly badLong?: Record<string, string> },
+  form?: GitSub["form"]
+): GitSub => ({
+  spec: { ...spec, negation: true, long: { ...COMMON_LONG, ...spec.long }, badLong: { ...COMMON_BAD_LONG, ...spec.badLong } },
   ...(form === undefined ? {} : { form })
 })
 
@@ -245,15 +251,15 @@ const gitGlobals = (args: ReadonlyArray<Word>): number | string => {
       continue
     }
     if (v.startsWith("-c") || (v.length > 1 && v[1] !== "-" && v.includes("c"))) {
-      return `\`git\`: option \`-c\` sets configuration, which can name programs to run (in ${show(w)})`
+      return `\`git\`: option \`-c\` sets configuration, which can name programs to run${v === "-c" ? "" : ` (in ${show(w)})`}`
     }
     if (v === "-p" || (v.length > 1 && v[1] !== "-" && v.includes("p"))) {
-      return `\`git\`: option \`-p\` runs a pager (in ${show(w)})`
+      return `\`git\`: option \`-p\` runs a pager${v === "-p" ? "" : ` (in ${show(w)})`}`
     }
     if (v === "-h") return "`git -h` opens help; ask for a specific subcommand instead"
     const name = v.split("=")[0]!
     for (const [bad, why] of GIT_GLOBAL_BAD) {
-      if (name.length > 2 && bad.startsWith(name)) return `\`git\`: option \`${bad}\` ${why} (in ${show(w)})`
+      if (name.length > 2 && bad.startsWith(name)) return `\`git\`: option \`${bad}\` ${why}${v === bad ? "" : ` (in ${show(w)})`}`
     }
     const withValue = GIT_GLOBAL_WITH_VALUE.find((o) => name === o)
     if (withValue !== undefined) {

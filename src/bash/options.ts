@@ -58,6 +58,9 @@ export interface Rejected {
 
 export const isRejected = (x: unknown): x is Rejected => typeof x === "object" && x !== null && "reject" in x
 
+/** " (in `-roout`)" when the option was spelled inside a longer or escaped word. */
+const inWord = (option: string, word: Word): string => (word.raw === option ? "" : ` (in ${show(word)})`)
+
 const isRisky = (spec: OptionSpec): boolean =>
   spec.risky ?? (spec.badShort !== undefined || spec.badLong !== undefined)
 
@@ -70,7 +73,7 @@ const matchLong = (
 ): { readonly name: string; readonly kind: ArgKind } | Rejected => {
   const bad = spec.badLong
   if (bad !== undefined && Object.hasOwn(bad, name)) {
-    return { reject: `\`${cmd}\`: option \`--${name}\` ${bad[name]} (in ${show(word)})` }
+    return { reject: `\`${cmd}\`: option \`--${name}\` ${bad[name]}${inWord(`--${name}`, word)}` }
   }
   const long = spec.long
   if (long !== undefined && Object.hasOwn(long, name)) return { name, kind: long[name]! }
@@ -82,7 +85,7 @@ const matchLong = (
     for (const b of Object.keys(bad)) {
       if (b.startsWith(name)) {
         return {
-          reject: `\`${cmd}\`: \`--${name}\` abbreviates \`--${b}\`, which ${bad[b]} (in ${show(word)})`
+          reject: `\`${cmd}\`: \`--${name}\` abbreviates \`--${b}\`, which ${bad[b]}${inWord(`--${name}`, word)}`
         }
       }
     }
@@ -158,7 +161,7 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
       const why = spec.badShort?.[c]
       if (why !== undefined && Object.hasOwn(spec.badShort!, c)) {
         return {
-          reject: `\`${cmd}\`: option \`-${c}\` ${why}${v.length > 2 ? ` (in ${show(word)})` : ""}`
+          reject: `\`${cmd}\`: option \`-${c}\` ${why}${inWord(`-${c}`, word)}`
         }
       }
       if (spec.shortArg?.includes(c) === true) {

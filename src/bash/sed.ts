@@ -131,7 +131,7 @@ export const printOnlyScript = (script: string): string | undefined => {
     if (j < 0) return `the sed address at \`${script.slice(i, i + 20)}\` is not a plain line number, \`$\` or /regex/`
     if (script[j] !== "p") {
       const cmd = script[j] ?? "end of script"
-      return `sed command \`${cmd}\` is not allowed with file operands; only -n with printing commands (\`p\`, optionally after line or /regex/ addresses) is`
+      return `sed command \`${cmd}\` is not allowed; sed may run one s/// on its standard input, or -n with printing commands (\`p\`, optionally after line or /regex/ addresses)`
     }
     let k = j + 1
     while (isBlank(script[k])) k++

@@ -264,6 +264,6 @@ export const literalWord = (value: string): Word => ({
 
 /** How a word is shown in a reason: its value, and the source when that differs. */
 export const show = (w: Word): string => {
-  const v = w.value.length > 80 ? `${w.value.slice(0, 77)}...` : w.value
-  return w.raw === w.value || w.raw.length > 80 ? `\`${v}\`` : `\`${v}\` (written \`${w.raw}\`)`
+  const v = w.value.length > 200 ? `${w.value.slice(0, 197)}...` : w.value
+  return w.raw === w.value || w.raw.length > 200 ? `\`${v}\`` : `\`${v}\` (written \`${w.raw}\`)`
 }
