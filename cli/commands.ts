@@ -12,7 +12,7 @@ import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { extensionsFromEnv, loadPiModelBackend } from "../layers/PiModelRuntime.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
-import { Recall } from "../layers/Recall.ts"
+import { passesWhitespaceThreshold, Recall } from "../layers/Recall.ts"
 import { Selector } from "../layers/Selector.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
 
@@ -153,6 +153,12 @@ export const recallCommand = Command.make(
           sessionId: `pm-cli-${sha256Hex24(dir)}`,
           nowMs: Date.now(),
           ...(select.length > 0 ? { select } : {})
+        }
+        if (select.length === 0 && !passesWhitespaceThreshold(query)) {
+          // The selector never runs for such text; say so rather than load a model for nothing.
+          yield* Effect.sync(() => process.stderr.write("pm: note: the selector runs only for text with a space inside it; nothing to recall\n"))
+          const none = { selected: [], injection: "", budgetUsed: 0 }
+          return yield* json ? printJson(none) : printLine("(nothing to inject)")
         }
         if (select.length > 0) {
           const known = new Set((yield* (yield* MemoryStore).scanTopics(dir)).topics.map((t) => t.filename))

@@ -209,7 +209,7 @@ export const makeMemorySession = Effect.gen(function* () {
         nowMs: Date.now()
       })
       for (const w of outcome.warnings) yield* warn(w)
-      if (outcome.called || outcome.selected.length > 0) {
+      if (outcome.answered) {
         const data: RecallEntryData = { query: query.trim(), selected: outcome.selected, budgetUsed: outcome.budgetUsed }
         yield* Ref.update(branchState, (s) => withRecall(s, data))
         yield* host.appendEntry(RECALL_ENTRY, data)

@@ -28,6 +28,8 @@ export interface RecallOutcome {
   readonly warnings: ReadonlyArray<string>
   /** Whether the selector model was asked. */
   readonly called: boolean
+  /** Whether it gave a usable answer (possibly empty): only such turns enter the selector's history. */
+  readonly answered: boolean
   readonly state: BranchRecallState
 }
 
@@ -49,11 +51,13 @@ export const makeRecall = Effect.gen(function* () {
       budgetUsed: 0,
       warnings,
       called,
+      answered: false,
       state: request.state
     })
     let names: ReadonlyArray<string>
     const warnings: Array<string> = []
     let called = false
+    let answered = false
     if (request.select !== undefined) {
       names = request.select
     } else {
@@ -67,10 +71,16 @@ export const makeRecall = Effect.gen(function* () {
         sessionId: request.sessionId
       })
       called = outcome.requests > 0
+      answered = called && outcome.warning === undefined
       if (outcome.warning !== undefined) warnings.push(outcome.warning)
       names = outcome.selected
       if (names.length === 0) {
-        return { ...nothing(warnings, called), state: called ? withRecall(request.state, { query: request.query.trim(), selected: [], budgetUsed: 0 }) : request.state }
+        // A failed request is not history: the model never gave that answer.
+        return {
+          ...nothing(warnings, called),
+          answered,
+          state: answered ? withRecall(request.state, { query: request.query.trim(), selected: [], budgetUsed: 0 }) : request.state
+        }
       }
     }
     const reads: Array<RecalledFile> = []
@@ -86,6 +96,7 @@ export const makeRecall = Effect.gen(function* () {
       budgetUsed: rendering.budgetUsed,
       warnings,
       called,
+      answered: answered || request.select !== undefined,
       state: withRecall(request.state, { query: request.query.trim(), selected: rendering.included, budgetUsed: rendering.budgetUsed })
     } satisfies RecallOutcome
   })

@@ -72,6 +72,8 @@ export interface HarnessOptions {
   /** Files to create in the memory directory before the session starts (relative name -> content). */
   readonly memory?: Record<string, string>
   readonly selector?: SelectorAnswer
+  /** false: the bare host, as a baseline for benchmarks. */
+  readonly extension?: boolean
 }
 
 export interface Harness {
@@ -150,7 +152,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
       agentDir,
       settingsManager,
       modelRuntime,
-      resourceLoaderOptions: { additionalExtensionPaths: [EXTENSION], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
+      resourceLoaderOptions: { additionalExtensionPaths: options.extension === false ? [] : [EXTENSION], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
     } as any)
     const r = await createAgentSessionFromServices({ services, sessionManager, sessionStartEvent, model: faux.getModel("faux-1"), thinkingLevel: "off" } as any)
     return { ...r, services, diagnostics: services.diagnostics }

@@ -82,14 +82,15 @@ describe("Recall: from selection to injection", () => {
     )
   })
 
-  it.effect("a selector failure: no injection, one warning, and the query recorded with an empty answer", () => {
+  it.effect("a selector failure: no injection, one warning, and nothing added to the history", () => {
     const faux = makeFaux()
     faux.script(errorReply("overloaded"))
     return recall(faux, { memoryDir: memoryDir() }).pipe(
       Effect.tap((out) => {
-        expect(out).toMatchObject({ selected: [], injection: "", budgetUsed: 0, called: true })
+        expect(out).toMatchObject({ selected: [], injection: "", budgetUsed: 0, called: true, answered: false })
         expect(out.warnings).toStrictEqual(["Memory recall skipped: the request failed: overloaded."])
-        expect(out.state.history).toStrictEqual([{ query: "how do we release", selected: [] }])
+        // The model never answered this query, so later requests must not show it an answer it did not give.
+        expect(out.state.history).toStrictEqual([])
         expect(out.state.budgetUsed).toBe(0)
       })
     )
