@@ -120,6 +120,24 @@ describe("recall", () => {
     expect(JSON.stringify(injected)).toContain("How releases are tagged and published")
   })
 
+  it("a late selection during a running turn is steered into that same run", async () => {
+    h = await startHarness({
+      memory: { "MEMORY.md": INDEX, "release.md": RELEASE },
+      selector: async () => {
+        await new Promise((r) => setTimeout(r, 2400))
+        return selectAnswer(["release.md"])
+      }
+    })
+    // The main model takes long enough that the run is still going when the selection lands.
+    h.mainDelay = () => new Promise((r) => setTimeout(r, 1500))
+    await h.prompt("how do we release this project")
+    h.mainDelay = undefined
+    const main = h.mainRequests()
+    expect(main.length).toBeGreaterThanOrEqual(2)
+    expect(recallMessages(main[0]!)).toHaveLength(0)
+    expect(JSON.stringify(recallMessages(main[main.length - 1]!))).toContain("How releases are tagged and published")
+  })
+
   it("a queued follow-up message is prefetched when it enters the session, and delivered by steer", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer([]) })
     let release!: () => void
