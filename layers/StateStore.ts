@@ -99,7 +99,8 @@ export interface StateStoreShape {
 export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): StateStoreShape => {
   const stateFile = (paths: StatePaths) => join(paths.rootDir, STATE_FILE)
   const locksDir = (paths: StatePaths) => join(paths.rootDir, "locks")
-  const lockWaitMs = locks.timeoutOf("last-dream-at.lock")
+  // Long enough to outlast a holder that died with the lock: its file turns stale after one timeout.
+  const lockWaitMs = 2 * locks.timeoutOf("last-dream-at.lock") + 1_000
 
   const failed = (op: string, path: string) => (e: { reason: FsReason; detail: string }) =>
     new StateFailed({ op, path, reason: e.reason, detail: e.detail })
