@@ -1,6 +1,5 @@
 /** Output and exit codes for `pm` (DECISIONS D9): JSON on stdout only, one-line errors on stderr. */
-import { Effect } from "effect"
-
+import * as Effect from "effect/Effect"
 export const EXIT_OK = 0
 export const EXIT_PROBLEMS = 1
 export const EXIT_ERROR = 2

@@ -1,7 +1,7 @@
 /** `pm status` (what is there) and `pm doctor` (what is wrong): one glance at a project's memory. */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"

@@ -1,6 +1,6 @@
 /** `/memory`: status, on, off, open. Formatting only; the work is MemorySession's. */
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>

@@ -2,7 +2,7 @@
  * The layer graph shared by the `pm` CLI and the Pi extension. Each entry composes it once, adding what only it
  * has (the CLI: Node's platform context; the extension: host-backed ModelRegistry and Host).
  */
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { ConfigService, type ConfigEnvironment } from "./ConfigService.ts"
 import { Dream } from "./Dream.ts"
 import { Extractor } from "./Extractor.ts"

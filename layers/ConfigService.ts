@@ -2,7 +2,9 @@
  * ConfigService: where the agent directory is, and the decoded user-level `config.json`.
  * Reading never fails: a missing file is the defaults, a broken one the defaults plus warnings.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { decodeConfig, defaultConfig, type DecodedConfig } from "../src/config.ts"

@@ -2,7 +2,10 @@
  * Dream: the periodic background consolidation of a memory directory across sessions.
  * The interface is fixed here; the live implementation arrives with the dream issue.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { NotImplementedYet } from "./NotImplemented.ts"
 
 export class DreamFailed extends Schema.TaggedError<DreamFailed>()("DreamFailed", {

@@ -2,7 +2,10 @@
  * Extractor: after a settled turn, a background agent writes new memories from the conversation.
  * The interface is fixed here; the live implementation arrives with the extraction issue.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { NotImplementedYet } from "./NotImplemented.ts"
 
 export class ExtractionFailed extends Schema.TaggedError<ExtractionFailed>()("ExtractionFailed", {

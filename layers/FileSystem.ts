@@ -3,7 +3,10 @@
  * Our own service rather than @effect/platform's so that fault injection (fail at temp write, rename, cleanup)
  * is one small fake, and so non-blocking opens of FIFOs and devices are explicit.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 

@@ -2,7 +2,8 @@
  * Host: what the memory session needs from Pi, as a service. The extension implements it over the `pi` API and
  * the latest handler context; tests implement it with plain arrays.
  */
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import type { EntryLike } from "../src/recallState.ts"
 
 export type Delivery = "steer" | "nextTurn" | "followUp"

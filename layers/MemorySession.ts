@@ -6,7 +6,16 @@
  * Cancellation is interruption: a new generation (session start, reload, config change, global off, revoked trust)
  * interrupts every prefetch of the old one; an abort signal interrupts the prefetch it belongs to.
  */
-import { Context, Deferred, Duration, Effect, Fiber, FiberSet, Layer, Option, Ref, Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
 import { isAbsolute, join, relative, resolve, sep } from "node:path"
 import { homedir } from "node:os"
 import type { Config } from "../src/config.ts"

@@ -3,7 +3,10 @@
  * memory problems must not block a user's prompt. The lower-level `readIndexFile` and `backfillIndex` keep their
  * typed errors for callers that want them.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { join, relative, sep } from "node:path"
 import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
 import { parseFrontmatter, type MemoryType } from "../src/frontmatter.ts"

@@ -5,8 +5,11 @@
  * Interruption is cancellation: the fiber's abort signal reaches the provider.
  */
 import type { Api, AssistantMessage, Context as PiContext, Model, Tool, Usage } from "@earendil-works/pi-ai"
-import { Context, Effect, Layer, Ref, Schema } from "effect"
-
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 export class ModelUnavailable extends Schema.TaggedError<ModelUnavailable>()("ModelUnavailable", {
   ref: Schema.String,
   message: Schema.String

@@ -1,6 +1,5 @@
 /** The typed failure of a service whose live implementation arrives in a later issue. Nothing calls those yet. */
-import { Schema } from "effect"
-
+import * as Schema from "effect/Schema"
 export class NotImplementedYet extends Schema.TaggedError<NotImplementedYet>()("NotImplementedYet", {
   service: Schema.String
 }) {

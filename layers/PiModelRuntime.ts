@@ -8,7 +8,8 @@
  * no-op. This is how tests put a fake provider behind the CLI, and how a custom provider extension can serve pm.
  */
 import type { Api, Model } from "@earendil-works/pi-ai"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { delimiter, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parseModelRef, type ModelBackend } from "./ModelRegistry.ts"

@@ -2,7 +2,10 @@
  * ProjectLocator: from a working directory to the project's identity and storage (DECISIONS D2-D4).
  * Git is asked with side-effect-free queries; git missing or failing means "not in git", never an error.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { execFile } from "node:child_process"
 import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../src/projectKey.ts"

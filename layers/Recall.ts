@@ -2,7 +2,9 @@
  * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), scan, selection,
  * bounded reads, sanitized rendering, and the next branch state. Shared by `pm recall` and the extension.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { renderRecall, type RecalledFile } from "../src/recall.ts"
 import { budgetExhausted, withRecall, type BranchRecallState } from "../src/recallState.ts"
 import { MemoryStore, type Topic } from "./MemoryStore.ts"

@@ -3,7 +3,9 @@
  * total: every failure becomes an empty selection plus one warning (none for a cancelled request); nothing escapes.
  */
 import type { Api, Message, Model, Tool } from "@earendil-works/pi-ai"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
 import { SELECTOR_MAX_TOKENS } from "../src/limits.ts"
 import { isSuppressed, type BranchRecallState } from "../src/recallState.ts"

@@ -2,8 +2,9 @@
  * The user-level `config.json` under the storage root. Decoded key by key with Schema: a bad key falls back to its
  * default and yields one warning naming the file and the key; the rest of the file still applies.
  */
-import { Either, ParseResult, Schema } from "effect"
-
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 export const ModelRef = Schema.String.pipe(
   Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })
 )

@@ -4,7 +4,7 @@
  * Never throws: every malformed header becomes a typed problem and an empty header.
  */
 import matter from "gray-matter"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { parse as parseYaml } from "yaml"
 
 export const MemoryType = Schema.Literal("user", "feedback", "project", "reference")
