@@ -227,6 +227,20 @@ describe("pm recall --select", () => {
   })
 })
 
+describe("pm recall without --select", () => {
+  it("exits 2 with one stderr line and nothing on stdout when no selector model is available", async () => {
+    const dir = tempDir()
+    writeFileAt(join(dir, "a.md"), topicText({ name: "A", description: "how we build", type: "project" }))
+    for (const extra of [[], ["--model", "nope/none"]]) {
+      const r = await runPm(["recall", "how do we build this", "--json", "--memory-dir", dir, ...extra], tempAgent())
+      expect(r.code, extra.join(" ")).toBe(2)
+      expect(r.stdout).toBe("")
+      expect(r.stderr.trim().split("\n")).toHaveLength(1)
+      expect(r.stderr).toMatch(/^pm: .*model/)
+    }
+  })
+})
+
 describe("usage", () => {
   it("exits 2 with a message on stderr for bad usage", async () => {
     for (const args of [["bogus"], ["scan", "--bogus"], ["recall"], ["project", "--cwd"], ["lint", "--json", "--unknown-flag"]]) {

@@ -6,6 +6,7 @@ import { execFile, execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { tempAgent } from "./tmp.ts"
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 export const pmPath = join(repoRoot, "dist", "pm.js")
@@ -78,9 +79,10 @@ export interface PmOptions {
 
 const childEnv = (options: PmOptions): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" }
-  // Never the real agent dir: a test that forgets agentDir gets an empty temporary-looking path that fails loudly.
-  env["PI_CODING_AGENT_DIR"] = options.agentDir ?? "/nonexistent/pm-test-agent-dir-not-set"
-  if (options.home !== undefined) env["HOME"] = options.home
+  // Never the real agent dir or home: a test that does not name them gets fresh temporary ones.
+  const fresh = options.agentDir === undefined || options.home === undefined ? tempAgent() : undefined
+  env["PI_CODING_AGENT_DIR"] = options.agentDir ?? fresh!.agentDir
+  env["HOME"] = options.home ?? fresh!.home
   for (const [k, v] of Object.entries(options.env ?? {})) {
     if (v === undefined) delete env[k]
     else env[k] = v
