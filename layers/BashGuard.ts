@@ -12,13 +12,17 @@ import { fileURLToPath } from "node:url"
 import { Language, Parser } from "web-tree-sitter"
 import {
   classifyTree,
+  mergedLineBreaks,
   precheck,
   rejected,
   type ClassifyContext,
   type DeleteVerdict,
   type Verdict
 } from "../src/bash/classify.ts"
-import { copyTree } from "../src/bash/tree.ts"
+import { copyTree, type BashNode } from "../src/bash/tree.ts"
+
+/** How many times a command is parsed again after merged line breaks are split (each pass fixes all it finds). */
+const MAX_REPARSES = 8
 
 export type { ClassifyContext, DeleteVerdict, Verdict } from "../src/bash/classify.ts"
 
@@ -112,24 +116,45 @@ const acquireParser: Effect.Effect<Parser, BashParserLoadError> = Effect.tryProm
 // The guard
 
 export const makeClassifier = (parser: Parser): BashGuardShape => {
-  const classifySync = (command: string, context: ClassifyContext): Verdict => {
-    const early = precheck(command)
-    if (early !== undefined) return rejected(early)
-    let tree: ReturnType<Parser["parse"]> = null
+  /** Parses and copies the tree, freeing the parser's copy. */
+  const parseTree = (text: string): { readonly root: BashNode; readonly hasError: boolean } | undefined => {
+    const tree = parser.parse(text)
+    if (tree === null) return undefined
     try {
-      tree = parser.parse(command)
-      if (tree === null) return rejected("the command could not be parsed")
       const cursor = tree.walk()
       try {
-        const root = copyTree(cursor)
-        return classifyTree(command, root, tree.rootNode.hasError, context)
+        return { root: copyTree(cursor), hasError: tree.rootNode.hasError }
       } finally {
         cursor.delete()
       }
+    } finally {
+      tree.delete()
+    }
+  }
+
+  const classifySync = (command: string, context: ClassifyContext): Verdict => {
+    const early = precheck(command)
+    if (early !== undefined) return rejected(early)
+    try {
+      let text = command
+      for (let attempt = 0; attempt <= MAX_REPARSES; attempt++) {
+        const parsed = parseTree(text)
+        if (parsed === undefined) return rejected("the command could not be parsed")
+        if (!parsed.hasError && text.includes("\n")) {
+          const merged = mergedLineBreaks(text, parsed.root)
+          if (merged.length > 0) {
+            // Same length, same offsets: `;` ends the command exactly where bash's newline does.
+            const chars = text.split("")
+            for (const at of merged) chars[at] = ";"
+            text = chars.join("")
+            continue
+          }
+        }
+        return classifyTree(text, parsed.root, parsed.hasError, context)
+      }
+      return rejected("the command's line breaks could not be read unambiguously; join the commands with && or ; on one line")
     } catch (e) {
       return rejected(`the command could not be checked (${e instanceof Error ? e.message : String(e)})`)
-    } finally {
-      tree?.delete()
     }
   }
   return {

@@ -72,6 +72,51 @@ export const syntaxErrorReason = (source: string, root: BashNode): string => {
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
+// Line breaks tree-sitter-bash merged into a command
+
+/** Offset of the first newline in source[from, to) that is not a backslash continuation, or -1. */
+const bareNewlineAt = (source: string, from: number, to: number): number => {
+  for (let i = source.indexOf("\n", from); i >= 0 && i < to; i = source.indexOf("\n", i + 1)) {
+    if (source[i - 1] !== "\\") return i
+  }
+  return -1
+}
+
+const LINE_SCOPED = new Set(["command", "redirected_statement", "file_redirect"])
+
+/**
+ * Newlines the parser read as part of a command although bash ends the command there (tree-sitter-bash sometimes
+ * reads `... |& cut -f1<newline>head x` as one `cut` with more words, without an ERROR). Replacing each with `;` gives
+ * a command bash reads the same way, which the caller parses again. Only called when the source holds a newline.
+ */
+export const mergedLineBreaks = (source: string, root: BashNode): ReadonlyArray<number> => {
+  const found: Array<number> = []
+  const stack: Array<BashNode> = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    const kids = node.children
+    if (LINE_SCOPED.has(node.type)) {
+      for (let i = 1; i < kids.length; i++) {
+        const at = bareNewlineAt(source, kids[i - 1]!.end, kids[i]!.start)
+        if (at >= 0) found.push(at)
+      }
+    } else if (node.type === "list" || node.type === "pipeline") {
+      let prev: BashNode | undefined
+      for (const kid of kids) {
+        if (kid.type === "comment") continue
+        if (kid.named && prev !== undefined && prev.named) {
+          const at = bareNewlineAt(source, prev.end, kid.start)
+          if (at >= 0) found.push(at)
+        }
+        prev = kid
+      }
+    }
+    for (const kid of kids) if (kid.children.length > 0) stack.push(kid)
+  }
+  return found
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
 // Words of one command
 
 const REDIRECTS = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"])
@@ -84,8 +129,35 @@ interface CommandParts {
 
 const CONTINUATION = /^(?:\\\n)+$/
 
+/** A newline that is not part of a backslash-newline continuation. */
+const hasBareNewline = (gap: string): boolean => {
+  for (let i = gap.indexOf("\n"); i >= 0; i = gap.indexOf("\n", i + 1)) {
+    if (gap[i - 1] !== "\\") return true
+  }
+  return false
+}
+
+/**
+ * tree-sitter-bash sometimes recovers from an ambiguity by reading the next line as more words of the current command
+ * (`... | echo a<newline>rm -rf /` as one echo), without an ERROR node. In bash a bare newline always ends a simple
+ * command or redirection, so one between a node's children means the tree does not match what bash will run.
+ */
+const newlineInside = (source: string, node: BashNode): string | undefined => {
+  const kids = node.children
+  for (let i = 1; i < kids.length; i++) {
+    const gap = source.slice(kids[i - 1]!.end, kids[i]!.start)
+    if (gap.length > 0 && hasBareNewline(gap)) {
+      const next = source.slice(kids[i]!.start, Math.min(kids[i]!.end, kids[i]!.start + 40))
+      return `the line break before \`${next}\` was read as part of the previous command, which is not how bash reads it; join the commands with && or ; on one line`
+    }
+  }
+  return undefined
+}
+
 /** Splits a `command` node into resolved words (name first), assignments and redirects. */
 const commandParts = (source: string, node: BashNode): CommandParts | string => {
+  const broken = newlineInside(source, node)
+  if (broken !== undefined) return broken
   const words: Array<Word> = []
   const assignments: Array<BashNode> = []
   const redirects: Array<BashNode> = []
@@ -202,6 +274,8 @@ const checkRedirect = (source: string, node: BashNode): string | undefined => {
     return "here-documents (<<) are not allowed; pipe the text in with echo or printf instead"
   }
   if (node.type === "herestring_redirect") return "here-strings (<<<) are not allowed; pipe the text in with echo or printf instead"
+  const broken = newlineInside(source, node)
+  if (broken !== undefined) return broken
   const raw = source.slice(node.start, node.end)
   if (node.start > 0 && source[node.start - 1] === "}") {
     return `\`{name}${raw}\` assigns a file descriptor to a shell variable; write the redirection without {name}`
@@ -306,12 +380,18 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
       }
       case "list":
       case "pipeline": {
+        let expectOperand = false
         for (let i = node.children.length - 1; i >= 0; i--) {
           const child = node.children[i]!
+          if (child.type === "comment") continue
           if (child.named) {
-            if (child.type !== "comment") stack.push(child)
+            // Operands and operators must alternate; two commands side by side mean the parser merged lines.
+            if (expectOperand) return newlineInside(source, node) ?? "two commands follow each other without an operator"
+            expectOperand = true
+            stack.push(child)
             continue
           }
+          expectOperand = false
           const t = child.type
           if (t === "&&" || t === "||" || t === "|" || t === "|&") continue
           if (t === "&") return "`&` runs a command in the background, which is not allowed; use && or ;"
@@ -320,6 +400,8 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
         break
       }
       case "redirected_statement": {
+        const broken = newlineInside(source, node)
+        if (broken !== undefined) return broken
         for (let i = node.children.length - 1; i >= 0; i--) {
           const child = node.children[i]!
           if (!child.named || child.type === "comment") continue
@@ -349,6 +431,8 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
           if (node.type === "while_statement" && source.startsWith("until", node.start)) {
             return "until loops are not allowed; run single commands joined with && or ||"
           }
+          if (node.type === "for_statement" && source.startsWith("select", node.start)) return "select loops are not allowed"
+          if (source.startsWith("((", node.start)) return "(( )) arithmetic commands are not allowed"
           return reason
         }
         return `\`${snippet(source, node.start, node.end)}\` (${node.type}) is shell syntax the guard does not allow`
@@ -372,6 +456,7 @@ export const checkDeleteTarget = (
   const v = w.value
   const reject = (why: string) => ({ reject: why })
   if (w.tilde) return reject(`rm target ${show(w)} starts with \`~\`, which expands at run time; write the absolute path`)
+  if (/[\u0000-\u001f\u007f]/.test(v)) return reject(`rm target ${show(w)} holds a control character`)
   if (w.glob || WILDCARD.test(v)) return reject(`rm target ${show(w)} holds a wildcard; name each file by its absolute path`)
   if (!v.startsWith("/")) {
     return reject(`rm target ${show(w)} is relative; write the absolute path (${posix.resolve(cwd, v)})`)

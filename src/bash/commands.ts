@@ -287,7 +287,7 @@ const checkPrintf = (cmd: string, args: ReadonlyArray<Word>): string | undefined
   if (first !== undefined && first.value.startsWith("-v")) {
     return `\`${cmd} -v\` assigns a shell variable (it could change PATH for the commands after it); print to stdout instead`
   }
-  if (first !== undefined && first.glob && first.value.startsWith("-")) {
+  if (first !== undefined && (first.leadingGlob || (first.glob && first.value.startsWith("-")))) {
     return `\`${cmd}\`: ${show(first)} holds a wildcard where an option could be; quote it`
   }
   return undefined

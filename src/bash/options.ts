@@ -61,6 +61,16 @@ export const isRejected = (x: unknown): x is Rejected => typeof x === "object" &
 /** " (in `-roout`)" when the option was spelled inside a longer or escaped word. */
 const inWord = (option: string, word: Word): string => (word.raw === option ? "" : ` (in ${show(word)})`)
 
+/**
+ * `--include=*.ts`: a wildcard only in the value of a long option can expand only to names that start with the same
+ * `--name=`, so the option stays the same. Anywhere else (`-r*`, `--pre*`) the expansion could spell another option.
+ */
+const globOnlyInValue = (v: string): boolean => {
+  if (!v.startsWith("--")) return false
+  const eq = v.indexOf("=")
+  return eq > 2 && !/[*?[]/.test(v.slice(0, eq))
+}
+
 const isRisky = (spec: OptionSpec): boolean =>
   spec.risky ?? (spec.badShort !== undefined || spec.badLong !== undefined)
 
@@ -133,7 +143,7 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
       if (closedAt < 0 && spec.stopAtOperand === true) closedAt = i
       continue
     }
-    if (word.glob) {
+    if (word.glob && !globOnlyInValue(v)) {
       return { reject: `\`${cmd}\`: option word ${show(word)} holds a wildcard; write the option literally` }
     }
     if (v === "--") {
