@@ -147,11 +147,19 @@ export const makeMemorySession = Effect.gen(function* () {
 
   const warn = (message: string) => host.notify(message, "warning")
 
+  /** config.json's mtime at activation (-1 when absent): another session's `/memory off` shows up as a change. */
+  const configStamp = yield* Ref.make(-1)
+  const readConfigStamp = fs.stat(config.configPath).pipe(
+    Effect.map((i) => i.mtimeMs),
+    Effect.orElseSucceed(() => -1)
+  )
+
   const activate = Effect.gen(function* () {
     yield* nextGeneration
     yield* Ref.set(snapshot, undefined)
     yield* Ref.set(skipNextUserMessage, false)
     yield* Ref.set(active, undefined)
+    yield* Ref.set(configStamp, yield* readConfigStamp)
     const { config: cfg, warnings } = yield* config.load
     for (const w of warnings) yield* warn(`Project memory: ${w.message}`)
     if (!cfg.enabled) {
@@ -253,6 +261,8 @@ export const makeMemorySession = Effect.gen(function* () {
 
   const beforeAgentStart = (input: BeforeAgentStartInput) =>
     Effect.gen(function* () {
+      // A config change on disk is a reload of ours: a new generation with the new settings.
+      if ((yield* readConfigStamp) !== (yield* Ref.get(configStamp))) yield* activate
       const a = yield* usable
       if (a === undefined) return undefined
       let snap = yield* Ref.get(snapshot)

@@ -318,6 +318,16 @@ describe("/memory", () => {
     expect(lastMain(h).system).toContain("<auto_memory>")
   })
 
+  it("a config.json change made elsewhere takes effect at the next request", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX } })
+    await h.prompt("hello there friend")
+    expect(lastMain(h).system).toContain("<auto_memory>")
+    // Another Pi session (or the user) switches memory off.
+    writeFileSync(join(h.agentDir, "project-memory", "config.json"), JSON.stringify({ enabled: false }))
+    await h.prompt("hello again friend")
+    expect(lastMain(h).system).not.toContain("<auto_memory>")
+  })
+
   it("status names the directory and topic count; open prints the directory", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
     const status = await statusText(h)
