@@ -11,7 +11,7 @@ import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../src/projectKey.ts"
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../src/storage.ts"
 import { ConfigService } from "./ConfigService.ts"
-import { FileSystem } from "./FileSystem.ts"
+import { FileSystem, type FsError } from "./FileSystem.ts"
 
 export class ProjectLocateError extends Schema.TaggedError<ProjectLocateError>()("ProjectLocateError", {
   cwd: Schema.String,
@@ -76,18 +76,25 @@ export const makeProjectLocator = Effect.gen(function* () {
     Effect.gen(function* () {
       const marker = join(dir, PROJECT_ROOT_MARKER)
       yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError((e) => fail(cwd, e.message)))
-      const created = yield* fs.writeFile(marker, `${root}\n`, { flag: "wx" }).pipe(
+      // Written whole under a private name, then linked in: the marker is never seen empty or half written, and
+      // the link fails when another root already holds the key.
+      const temp = join(dir, `${PROJECT_ROOT_MARKER}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
+      const cannotWrite = (e: FsError) => fail(cwd, `cannot write ${marker}: ${e.reason}`)
+      yield* fs.writeFile(temp, `${root}\n`, { flag: "wx" }).pipe(Effect.mapError(cannotWrite))
+      const created = yield* fs.link(temp, marker).pipe(
+        // A file system without hard links: fall back to an exclusive create of the marker itself.
+        Effect.catchIf((e) => e.reason !== "AlreadyExists", () => fs.writeFile(marker, `${root}\n`, { flag: "wx" })),
         Effect.as(true),
         Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
-        Effect.mapError((e) => fail(cwd, `cannot write ${marker}: ${e.reason}`))
+        Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore)),
+        Effect.mapError(cannotWrite)
       )
       if (created) return true
       const recorded = yield* fs.readRegularFile(marker, 64 * 1024).pipe(
         Effect.map((r) => Buffer.from(r.bytes).toString("utf8").replace(/\n$/, "")),
         Effect.mapError((e) => fail(cwd, `cannot read ${marker}: ${e.reason}`))
       )
-      // An empty marker is a racing creator caught between create and write: it can only be for this key's
-      // sanitized form, so treat it as ours rather than fork the project.
+      // An empty marker (left by an older writer that crashed) names no root: the key stays with whoever finds it.
       return recorded === root || recorded === ""
     })
 

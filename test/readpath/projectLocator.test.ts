@@ -2,11 +2,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach } from "vitest"
 import { ConfigService } from "../../layers/ConfigService.ts"
-import { FileSystem } from "../../layers/FileSystem.ts"
+import { FileSystem, FsError } from "../../layers/FileSystem.ts"
 import { ProjectLocator } from "../../layers/ProjectLocator.ts"
 import { projectKeyOf } from "../../src/projectKey.ts"
 import { git, gitRepo, linkedWorktree, tempAgent, tempDir } from "../support/tmp.ts"
@@ -136,6 +136,49 @@ describe("ProjectLocator", () => {
       // Stable on every later call, in either order.
       expect((yield* locate(agentDir, home, second)).projectKey).toBe(b.projectKey)
       expect((yield* locate(agentDir, home, first)).projectKey).toBe(key)
+    })
+  )
+
+  it.live("gives colliding roots distinct, stable keys when they claim the key at the same moment", () =>
+    Effect.gen(function* () {
+      const x = tempDir("pm-collide-race-")
+      const roots = [join(x, "a-b"), join(x, "a_b")] as const
+      for (const r of roots) mkdirSync(r)
+      for (let round = 0; round < 30; round++) {
+        const { agentDir, home } = tempAgent()
+        const all = yield* Effect.all(
+          Array.from({ length: 8 }, (_, i) => Effect.map(locate(agentDir, home, roots[i % 2]!), (l) => [roots[i % 2]!, l] as const)),
+          { concurrency: "unbounded" }
+        )
+        const keysOf = (root: string) => new Set(all.filter(([r]) => r === root).map(([, l]) => l.projectKey))
+        const [k0, k1] = [keysOf(roots[0]), keysOf(roots[1])]
+        expect(k0.size, `round ${round}`).toBe(1)
+        expect(k1.size, `round ${round}`).toBe(1)
+        expect([...k0][0]).not.toBe([...k1][0])
+        for (const [root, l] of all) {
+          expect(readFileSync(join(l.projectDir, ".project-root"), "utf8")).toBe(`${root}\n`)
+          expect(readdirSync(l.projectDir).filter((n) => n.endsWith(".tmp"))).toEqual([])
+        }
+      }
+    })
+  , 60_000)
+
+  it.live("claims the key with an exclusive create where hard links are not supported", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const dir = tempDir("pm-nolink-")
+      const noLinks = ProjectLocator.layer.pipe(
+        Layer.provideMerge(ConfigService.layerWith({ agentDir, home })),
+        Layer.provideMerge(
+          FileSystem.layerWith({ link: (_, path) => Effect.fail(new FsError({ op: "link", path, reason: "PermissionDenied", detail: "EPERM" })) })
+        )
+      )
+      const l = yield* Effect.flatMap(ProjectLocator, (p) => p.locate(dir)).pipe(Effect.provide(noLinks))
+      expect(l.projectKey).toBe(projectKeyOf(dir))
+      expect(readFileSync(join(l.projectDir, ".project-root"), "utf8")).toBe(`${dir}\n`)
+      expect(readdirSync(l.projectDir).filter((n) => n.endsWith(".tmp"))).toEqual([])
+      const again = yield* Effect.flatMap(ProjectLocator, (p) => p.locate(dir)).pipe(Effect.provide(noLinks))
+      expect(again.projectKey).toBe(l.projectKey)
     })
   )
 
