@@ -1,0 +1,237 @@
+/** The pure pieces, without the parser: option reading, sed and awk program checks, delete targets, tree copying. */
+import { describe, expect, it } from "@effect/vitest"
+import { awkProgramProblem } from "../../src/bash/awk.ts"
+import { checkDeleteTarget } from "../../src/bash/classify.ts"
+import { isRejected, scanOptions, type OptionSpec } from "../../src/bash/options.ts"
+import { printOnlyScript, substitutionScript } from "../../src/bash/sed.ts"
+import { copyTree, type CursorLike } from "../../src/bash/tree.ts"
+import { literalWord, type Word } from "../../src/bash/words.ts"
+
+const words = (...vs: ReadonlyArray<string>): ReadonlyArray<Word> => vs.map(literalWord)
+const glob = (v: string): Word => ({ ...literalWord(v), glob: true, leadingGlob: /^[*?[]/.test(v) })
+
+const SORTLIKE: OptionSpec = {
+  shortArg: "kt",
+  badShort: { o: "writes a file" },
+  badLong: { output: "writes a file", "compress-program": "runs a program" },
+  long: { key: "required", "field-separator": "required", "output-delimiter": "required" }
+}
+
+describe("scanOptions", () => {
+  const reason = (spec: OptionSpec, ...vs: ReadonlyArray<string>) => {
+    const r = scanOptions("cmd", words(...vs), spec)
+    return isRejected(r) ? r.reject : undefined
+  }
+
+  it("finds a forbidden short option anywhere in a cluster, and stops at an option that takes the rest", () => {
+    expect(reason(SORTLIKE, "-roout", "x")).toContain("`-o`")
+    expect(reason(SORTLIKE, "-o", "x")).toContain("`-o`")
+    expect(reason(SORTLIKE, "-k1o", "x")).toBeUndefined()
+    expect(reason(SORTLIKE, "-k", "-o")).toBeUndefined()
+    expect(reason(SORTLIKE, "-t", "o", "-ro")).toContain("`-o`")
+  })
+
+  it("reads long options with =, with a separate value, and as unambiguous or forbidden prefixes", () => {
+    expect(reason(SORTLIKE, "--output=x")).toContain("--output")
+    expect(reason(SORTLIKE, "--out=x")).toContain("abbreviates `--output`")
+    expect(reason(SORTLIKE, "--o")).toContain("abbreviates `--output`")
+    expect(reason(SORTLIKE, "--comp", "gzip")).toContain("--compress-program")
+    expect(reason(SORTLIKE, "--output-delimiter=,")).toBeUndefined()
+    expect(reason(SORTLIKE, "--key", "--output")).toBeUndefined()
+  })
+
+  it("stops reading options at --, and (when told) at the first operand", () => {
+    expect(reason(SORTLIKE, "--", "-o", "--output=x")).toBeUndefined()
+    const parsed = scanOptions("awk", words("-F:", "{print}", "-o"), { stopAtOperand: true, badShort: { o: "x" }, shortArg: "F" })
+    expect(isRejected(parsed)).toBe(false)
+    if (!isRejected(parsed)) expect(parsed.operands.map((w) => w.value)).toEqual(["{print}", "-o"])
+  })
+
+  it("treats --no-NAME as switching a forbidden option off only where the program has negations", () => {
+    expect(reason({ ...SORTLIKE, negation: true }, "--no-output")).toBeUndefined()
+    expect(reason({ ...SORTLIKE, negation: true }, "--out")).toContain("abbreviates")
+  })
+
+  it("in strict mode rejects unknown options and ambiguous abbreviations", () => {
+    const strict: OptionSpec = { strict: true, shortFlags: "ab", long: { alpha: "none", also: "none" } }
+    expect(reason(strict, "-ab")).toBeUndefined()
+    expect(reason(strict, "-ac")).toContain("`-c`")
+    expect(reason(strict, "--al")).toContain("ambiguous")
+    expect(reason(strict, "--alp")).toBeUndefined()
+    expect(reason(strict, "--zzz")).toContain("--zzz")
+  })
+
+  it("rejects wildcards that could spell another option, but not a wildcard in a long option's value", () => {
+    const r = (...ws: ReadonlyArray<Word>) => {
+      const p = scanOptions("cmd", ws, SORTLIKE)
+      return isRejected(p) ? p.reject : undefined
+    }
+    expect(r(glob("-[n-p]x"))).toContain("wildcard")
+    expect(r(glob("--out*=x"))).toContain("wildcard")
+    expect(r(glob("*"))).toContain("starts with a wildcard")
+    expect(r(glob("./*"))).toBeUndefined()
+    expect(r(literalWord("--"), glob("*"))).toBeUndefined()
+    expect(r(glob("--key=*"))).toBeUndefined()
+  })
+})
+
+describe("sed scripts (D7)", () => {
+  it.each([
+    ["s/a/b/", undefined],
+    ["s/a/b/g", undefined],
+    ["s|/|_|gI", undefined],
+    ["1,5s/a/b/", undefined],
+    ["s/a\\/b/c/", undefined],
+    ["s/a/b/w out", "writes"],
+    ["s/a/b/e", "executes"],
+    ["s/a/b/;s/c/d/", "single"],
+    ["s/a/b", "not terminated"],
+    ["p", "not a single s///"]
+  ])("substitution %j", (script, problem) => {
+    const r = substitutionScript(script)
+    if (problem === undefined) expect(r).toBeUndefined()
+    else expect(r).toContain(problem)
+  })
+
+  it.each([
+    ["p", undefined],
+    ["1p", undefined],
+    ["1,5p", undefined],
+    ["$p", undefined],
+    ["/re/p;/x/Ip", undefined],
+    ["\\,a/b,p", undefined],
+    ["2~3p", undefined],
+    ["/a/,+2p", undefined],
+    ["1!p", undefined],
+    ["1p\n$p", undefined],
+    ["w out", "`w`"],
+    ["1d", "`d`"],
+    ["1{p}", "`{`"],
+    ["pw x", "unexpected"],
+    ["/a\\/p", "address"],
+    ["", "empty"]
+  ])("print-only %j", (script, problem) => {
+    const r = printOnlyScript(script)
+    if (problem === undefined) expect(r).toBeUndefined()
+    else expect(r).toContain(problem)
+  })
+})
+
+describe("awk programs", () => {
+  it.each([
+    ["{print $1}", undefined],
+    ["$3 > 100", undefined],
+    ["{ if ($1 > $2) print $1 }", undefined],
+    ["{ print ($1 > 2) }", undefined],
+    ["/a|b/ { n++ } END { print n }", undefined],
+    ["{ x = 4 / 2; print x }", undefined],
+    ['{ getline l < "f"; print l }', undefined],
+    ['{ print "a | b > c" }', undefined],
+    ["# system | >\n{print}", undefined],
+    ['{ print > "f" }', "writes"],
+    ['{ print $1, $2 >> "f" }', "writes"],
+    ['{ printf("%s", $1) > "f" }', "writes"],
+    ['{ print $1,\n $2 > "f" }', "writes"],
+    ['{ print | "sh" }', "`|`"],
+    ['{ "date" | getline d }', "`|`"],
+    ['{ print |& "cat" }', "`|`"],
+    ['BEGIN { system("id") }', "system"],
+    ['BEGIN { f = "x"; @f() }', "`@`"],
+    ['@include "x"', "`@`"],
+    ['{ print "unterminated }', "unterminated"],
+    ["{ x = 1 / 2 ; print | \"sh\" ; y = 3 / 4 }", "`|`"]
+  ])("%j", (program, problem) => {
+    const r = awkProgramProblem(program)
+    if (problem === undefined) expect(r).toBeUndefined()
+    else expect(r).toContain(problem)
+  })
+})
+
+describe("delete targets", () => {
+  const MEM = "/m/memory"
+  const target = (v: string, w: Partial<Word> = {}) => checkDeleteTarget({ ...literalWord(v), ...w }, MEM, "/work")
+  it("accepts a plain .md path inside the memory directory, normalizing repeated slashes", () => {
+    expect(target("/m/memory/a.md")).toEqual({ path: "/m/memory/a.md" })
+    expect(target("/m/memory//sub///b.md")).toEqual({ path: "/m/memory/sub/b.md" })
+  })
+  it.each([
+    ["a.md", "relative"],
+    ["/m/memory/*.md", "wildcard"],
+    ["/m/memory/.git/a.md", "protected"],
+    ["/m/memory/sub/.x/a.md", "protected"],
+    ["/m/memory/../a.md", "`..`"],
+    ["/m/memory/./a.md", "`..`"],
+    ["/m/memory-2/a.md", "outside"],
+    ["/m/memory", "memory directory itself"],
+    ["/m/memory/a.MD", ".md"],
+    ["/m/memory/a.md/", "directory"],
+    ["/m/memory/a\nb.md", "control"]
+  ])("rejects %j (%s)", (v, why) => {
+    const r = target(v)
+    expect("reject" in r && r.reject).toContain(why)
+  })
+  it("rejects a tilde path with the reason that it expands", () => {
+    const r = target("~/a.md", { tilde: true })
+    expect("reject" in r && r.reject).toContain("~")
+  })
+})
+
+describe("copyTree", () => {
+  /** A cursor over a nested object tree, like web-tree-sitter's. */
+  interface Fake {
+    readonly type: string
+    readonly kids: ReadonlyArray<Fake>
+  }
+  const cursorOver = (root: Fake): CursorLike => {
+    const path: Array<{ node: Fake; index: number }> = [{ node: root, index: 0 }]
+    const current = () => path[path.length - 1]!.node
+    return {
+      get nodeType() {
+        return current().type
+      },
+      nodeIsNamed: true,
+      nodeIsMissing: false,
+      startIndex: 0,
+      endIndex: 0,
+      gotoFirstChild() {
+        const k = current().kids[0]
+        if (k === undefined) return false
+        path.push({ node: k, index: 0 })
+        return true
+      },
+      gotoNextSibling() {
+        if (path.length < 2) return false
+        const parent = path[path.length - 2]!.node
+        const me = path[path.length - 1]!
+        const next = parent.kids[me.index + 1]
+        if (next === undefined) return false
+        path[path.length - 1] = { node: next, index: me.index + 1 }
+        return true
+      },
+      gotoParent() {
+        if (path.length < 2) return false
+        path.pop()
+        return true
+      }
+    }
+  }
+
+  it("copies shape and order", () => {
+    const tree: Fake = { type: "a", kids: [{ type: "b", kids: [{ type: "c", kids: [] }] }, { type: "d", kids: [] }] }
+    const copy = copyTree(cursorOver(tree))
+    const shape = (n: { type: string; children: ReadonlyArray<any> }): unknown => [n.type, n.children.map(shape)]
+    expect(shape(copy)).toEqual(["a", [["b", [["c", []]]], ["d", []]]])
+  })
+
+  it("copies a chain 100,000 deep without recursion", () => {
+    let deep: Fake = { type: "leaf", kids: [] }
+    for (let i = 0; i < 100_000; i++) deep = { type: "list", kids: [deep, { type: "x", kids: [] }] }
+    let n = copyTree(cursorOver(deep))
+    let depth = 0
+    while (n.children.length > 0) {
+      n = n.children[0]!
+      depth++
+    }
+    expect(depth).toBe(100_000)
+  })
+})
