@@ -258,6 +258,8 @@ export const makeMemoryStore = Effect.gen(function* () {
       const temp = join(memoryDir, `.MEMORY.md.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
       yield* fs.writeFile(temp, content, { flag: "wx" }).pipe(Effect.mapError(fail))
       const linked = yield* fs.link(temp, path).pipe(
+        // A file system without hard links (some network and FUSE mounts): an exclusive create still never clobbers.
+        Effect.catchIf((e) => e.reason !== "AlreadyExists", () => fs.writeFile(path, content, { flag: "wx" })),
         Effect.as(true),
         Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
         Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore)),

@@ -208,6 +208,22 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
       })
     )
 
+    it.effect("backfills with an exclusive create where hard links are not supported", () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        writeTopics(dir, 2)
+        const noLinks = { link: (_: string, path: string) => Effect.fail(new FsError({ op: "link", path, reason: "Unknown", detail: "ENOTSUP" })) }
+        const index = yield* withStore(noLinks, (s) => s.readIndex(dir))
+        expect(index).toMatchObject({ exists: true, backfilled: true, lines: 2 })
+        expect(readFileSync(join(dir, "MEMORY.md"), "utf8")).toContain("(topic-n0001.md)")
+        expect(tempFiles(dir)).toEqual([])
+        // And still never clobbers: a second backfill finds the file and returns it.
+        writeFileSync(join(dir, "MEMORY.md"), "- [Mine](mine.md)\n")
+        const again = yield* withStore(noLinks, (s) => Effect.flatMap(s.scanTopics(dir), ({ topics }) => s.backfillIndex(dir, topics)))
+        expect(again).toBe("- [Mine](mine.md)\n")
+      })
+    )
+
     it.effect("backfillIndex on an existing index returns it unchanged", () =>
       Effect.gen(function* () {
         const dir = tempDir()
