@@ -31,7 +31,8 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
   return all
     .map((row) => {
       const line = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")
-      return line.length > width ? `${line.slice(0, Math.max(10, width - 1))}…` : line
+      // Never cut a surrogate pair: half an emoji prints as a replacement character.
+      return line.length > width ? `${line.slice(0, Math.max(10, width - 1)).replace(/[\uD800-\uDBFF]$/, "")}…` : line
     })
     .join("\n")
 }

@@ -551,6 +551,25 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
       })
     )
 
+    it.effect("a backfilled index passes its own lint, whatever the topic names and descriptions", () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const names = ["my notes (old).md", "100%.md", "c#.md", "项目 😀.md", "sub/deep dir/x.md", `${"long".repeat(30)}.md`]
+        names.forEach((name, i) =>
+          writeFileAt(
+            join(dir, name),
+            topicText({ name: i === 0 ? "[Brackets] in * title" : "😀".repeat(100), description: `${"项e\u0301😀 ".repeat(60)}`, type: "user" })
+          )
+        )
+        const store = yield* MemoryStore
+        const index = yield* store.readIndex(dir)
+        expect(index.backfilled).toBe(true)
+        expect(index.lines).toBe(names.length)
+        const results = yield* store.lint(dir)
+        expect(results.find((r) => r.file === "MEMORY.md")?.problems).toEqual([])
+      })
+    )
+
     it.effect("lints only the named files, relative or absolute, and reports an unreadable one", () =>
       Effect.gen(function* () {
         const dir = tempDir()
