@@ -18,7 +18,7 @@ describe("sanitizeMemoryText: reserved tags (D5)", () => {
     `<\n${tag}>`
   ]
 
-  for (const tag of ["system-reminder", "auto_memory", "auto_memory_index"]) {
+  for (const tag of RESERVED_TAGS) {
     it(`escapes every opening and closing spelling of <${tag}>`, () => {
       for (const s of spellings(tag)) {
         const out = sanitizeMemoryText(`before ${s} after`)
