@@ -13,13 +13,14 @@ import { Language, Parser } from "web-tree-sitter"
 import {
   classifyTree,
   mergedLineBreaks,
+  STRUCTURE_REASONS,
   precheck,
   rejected,
   type ClassifyContext,
   type DeleteVerdict,
   type Verdict
 } from "../src/bash/classify.ts"
-import { copyTree, type BashNode } from "../src/bash/tree.ts"
+import { copyTree, type BashNode, type NodeTypes } from "../src/bash/tree.ts"
 
 /** How many times a command is parsed again after merged line breaks are split (each pass fixes all it finds). */
 const MAX_REPARSES = 8
@@ -115,7 +116,33 @@ const acquireParser: Effect.Effect<Parser, BashParserLoadError> = Effect.tryProm
 // ---------------------------------------------------------------------------------------------------------------------
 // The guard
 
+/** Rejected whatever their content: their children are never looked at, so they are not copied. */
+const OPAQUE_NODES: ReadonlySet<string> = new Set(Object.keys(STRUCTURE_REASONS).filter((t) => t !== "ERROR").concat([
+  "command_substitution",
+  "process_substitution",
+  "arithmetic_expansion",
+  "expansion",
+  "simple_expansion",
+  "heredoc_redirect",
+  "herestring_redirect",
+  "ansi_c_string",
+  "translated_string",
+  "brace_expression"
+]))
+
+/** Type names and namedness by type id, from the language. */
+const nodeTypesOf = (language: Language): NodeTypes => {
+  const names: Array<string> = []
+  const named: Array<boolean> = []
+  for (let id = 0; id < language.nodeTypeCount; id++) {
+    names.push(language.nodeTypeForId(id) ?? "ERROR")
+    named.push(language.nodeTypeIsNamed(id))
+  }
+  return { names, named }
+}
+
 export const makeClassifier = (parser: Parser): BashGuardShape => {
+  const types = nodeTypesOf(parser.language!)
   /** Parses and copies the tree, freeing the parser's copy. */
   const parseTree = (text: string): { readonly root: BashNode; readonly hasError: boolean } | undefined => {
     const tree = parser.parse(text)
@@ -123,7 +150,11 @@ export const makeClassifier = (parser: Parser): BashGuardShape => {
     try {
       const cursor = tree.walk()
       try {
-        return { root: copyTree(cursor), hasError: tree.rootNode.hasError }
+        const copy = copyTree(cursor, types, { opaque: OPAQUE_NODES })
+        if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false }
+        // A syntax error: copy again, completely and with MISSING flags, to word it.
+        cursor.reset(tree.rootNode)
+        return { root: copyTree(cursor, types, { withMissing: true }).root, hasError: true }
       } finally {
         cursor.delete()
       }

@@ -46,9 +46,9 @@ export const MAX_COMMAND_LENGTH = 1_048_576
 /** Checks on the raw text, before parsing. Returns a reason or undefined. */
 export const precheck = (source: string): string | undefined => {
   if (source.length > MAX_COMMAND_LENGTH) return `the command is longer than ${MAX_COMMAND_LENGTH} characters`
-  if (source.trim().length === 0) return "the command is empty"
+  if (!/\S/.test(source)) return "the command is empty"
   if (source.includes("\0")) return "the command holds a NUL character"
-  if (/\$\\\r?\n/.test(source)) {
+  if (source.includes("$\\") && /\$\\\r?\n/.test(source)) {
     return "a `$` followed by a line continuation (`$\\` at the end of a line) hides an expansion; join the line"
   }
   return undefined
@@ -127,7 +127,6 @@ interface CommandParts {
   readonly redirects: ReadonlyArray<BashNode>
 }
 
-const CONTINUATION = /^(?:\\\n)+$/
 
 /** A newline that is not part of a backslash-newline continuation. */
 const hasBareNewline = (gap: string): boolean => {
@@ -154,10 +153,32 @@ const newlineInside = (source: string, node: BashNode): string | undefined => {
   return undefined
 }
 
+const GAP_EMPTY = 0
+const GAP_CONTINUATION = 1
+const GAP_BLANK = 2
+const GAP_NEWLINE = 3
+
+/**
+ * What lies between two sibling nodes, scanned without slicing: nothing (the words touch), only backslash-newline
+ * continuations (they form one word in bash), blanks, or a bare newline (bash ends the command there).
+ */
+const gapKind = (source: string, from: number, to: number): number => {
+  if (from >= to) return GAP_EMPTY
+  let onlyContinuations = true
+  for (let i = from; i < to; i++) {
+    const c = source.charCodeAt(i)
+    if (c === 92 /* \\ */ && source.charCodeAt(i + 1) === 10 && i + 1 < to) {
+      i++
+      continue
+    }
+    onlyContinuations = false
+    if (c === 10) return GAP_NEWLINE
+  }
+  return onlyContinuations ? GAP_CONTINUATION : GAP_BLANK
+}
+
 /** Splits a `command` node into resolved words (name first), assignments and redirects. */
 const commandParts = (source: string, node: BashNode): CommandParts | string => {
-  const broken = newlineInside(source, node)
-  if (broken !== undefined) return broken
   const words: Array<Word> = []
   const assignments: Array<BashNode> = []
   const redirects: Array<BashNode> = []
@@ -168,13 +189,13 @@ const commandParts = (source: string, node: BashNode): CommandParts | string => 
     const isRedirect = REDIRECTS.has(child.type)
     const isAssignment = child.type === "variable_assignment"
     const isWord = !isRedirect && !isAssignment
+    const gap = prev === undefined ? GAP_BLANK : gapKind(source, prev.end, child.start)
+    if (gap === GAP_NEWLINE) return newlineInside(source, node) ?? "a line break inside a command could not be read"
     if (prev !== undefined) {
-      const gap = source.slice(prev.end, child.start)
-      if (gap.length > 0 && CONTINUATION.test(gap)) {
-        if (!(prevWasWord && isWord)) {
-          return `a line continuation joins \`${source.slice(prev.start, prev.end)}\` and \`${source.slice(child.start, child.end)}\` into one word; remove the backslash-newline`
-        }
-      } else if (gap.length === 0 && prevWasWord && isWord) {
+      if (gap === GAP_CONTINUATION && !(prevWasWord && isWord)) {
+        return `a line continuation joins \`${source.slice(prev.start, prev.end)}\` and \`${source.slice(child.start, child.end)}\` into one word; remove the backslash-newline`
+      }
+      if (gap === GAP_EMPTY && prevWasWord && isWord) {
         return `\`${source.slice(prev.start, child.end)}\` runs two words together in a way the guard cannot read; quote the whole word with '...'`
       }
     }
@@ -184,8 +205,7 @@ const commandParts = (source: string, node: BashNode): CommandParts | string => 
       const target = child.type === "command_name" && child.children.length === 1 ? child.children[0]! : child
       const w = target.type === "command_name" ? resolveWord(source, { ...target, type: "concatenation" }) : resolveWord(source, target)
       if (isDynamic(w)) return w.reject
-      const gap = prev === undefined ? "" : source.slice(prev.end, child.start)
-      if (prevWasWord && gap.length > 0 && CONTINUATION.test(gap)) words[words.length - 1] = joinWords(words[words.length - 1]!, w)
+      if (prevWasWord && gap === GAP_CONTINUATION) words[words.length - 1] = joinWords(words[words.length - 1]!, w)
       else words.push(w)
     }
     prev = child
@@ -323,7 +343,7 @@ const checkRedirect = (source: string, node: BashNode): string | undefined => {
 // ---------------------------------------------------------------------------------------------------------------------
 // Read-only path
 
-const STRUCTURE_REASONS: Readonly<Record<string, string>> = {
+export const STRUCTURE_REASONS: Readonly<Record<string, string>> = {
   subshell: "( ... ) subshells are not allowed; run the commands directly, joined with && or ;",
   compound_statement: "{ ...; } groups are not allowed; run the commands directly, joined with && or ;",
   function_definition: "function definitions are not allowed",
@@ -497,6 +517,9 @@ export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext):
     command = child
   }
   if (command === undefined) return undefined
+  // Cheap test first: most commands are not rm, and resolving every word twice would double the work.
+  const nameNode = command.children.find((c) => c.type === "command_name")
+  if (nameNode === undefined || !source.slice(nameNode.start, nameNode.end).includes("r")) return undefined
   const parts = commandParts(source, command)
   if (typeof parts === "string" || parts.redirects.length > 0 || parts.assignments.length > 0) return undefined
   const [name, ...args] = parts.words

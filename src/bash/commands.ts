@@ -426,13 +426,17 @@ const RULES: Readonly<Record<string, CommandRule>> = {
 
 export const ALLOWED_COMMANDS: ReadonlyArray<string> = Object.keys(RULES)
 
-export const ruleFor = (name: string): CommandRule | undefined => (Object.hasOwn(RULES, name) ? RULES[name] : undefined)
+const RULE_MAP: ReadonlyMap<string, CommandRule> = new Map(Object.entries(RULES))
+
+export const ruleFor = (name: string): CommandRule | undefined => RULE_MAP.get(name)
 
 /** The reason a command name is not allowed. */
+const ALLOWLIST_TEXT = ALLOWED_COMMANDS.filter((c) => c !== "gawk" && c !== "mawk").join(", ")
+
 export const notAllowed = (name: string): string => {
   const why = REJECTION_BY_NAME.get(name)
   if (why !== undefined) return `\`${name}\` ${why}`
-  return `\`${name}\` is not on the read-only allowlist (${ALLOWED_COMMANDS.filter((c) => c !== "gawk" && c !== "mawk").join(", ")})`
+  return `\`${name}\` is not on the read-only allowlist (${ALLOWLIST_TEXT})`
 }
 
 /** Checks a command name word: static, a bare name, allowlisted. */

@@ -272,6 +272,7 @@ const gitGlobals = (args: ReadonlyArray<Word>): number | string => {
 }
 
 export const GIT_READ_ONLY = Object.keys(GIT_SUBCOMMANDS)
+const GIT_ALLOWED_TEXT = GIT_READ_ONLY.join(", ")
 
 const parseGit = (
   args: ReadonlyArray<Word>
@@ -282,7 +283,7 @@ const parseGit = (
   if (name === undefined) return { index, parsed: undefined }
   const entry = Object.hasOwn(GIT_SUBCOMMANDS, name.value) ? GIT_SUBCOMMANDS[name.value] : undefined
   if (entry === undefined) {
-    return `\`git ${name.value}\` is not a read-only git query; allowed: ${GIT_READ_ONLY.join(", ")} (branch, tag, config, stash, remote, reflog, worktree and notes only in their listing forms)`
+    return `\`git ${name.value}\` is not a read-only git query; allowed: ${GIT_ALLOWED_TEXT} (branch, tag, config, stash, remote, reflog, worktree and notes only in their listing forms)`
   }
   const rest = args.slice(index + 1)
   const parsed = scanOptions(`git ${name.value}`, rest, entry.spec)
@@ -326,6 +327,10 @@ const GH_ACTIONS: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   org: ["list"]
 }
 
+const GH_ALLOWED_TEXT = Object.entries(GH_ACTIONS)
+  .map(([g, a]) => (a === null ? `gh ${g}` : `gh ${g} ${a.join("|")}`))
+  .join(", ")
+
 const GH_SPEC: OptionSpec = {
   shortArg: "RLqtSAlsBabH",
   badShort: { w: "opens a web browser" },
@@ -339,9 +344,7 @@ export const checkGh = (_cmd: string, args: ReadonlyArray<Word>): string | undef
   if (group === undefined) return "`gh` needs a query such as `gh pr list` or `gh issue view N`"
   const actions = Object.hasOwn(GH_ACTIONS, group.value) ? GH_ACTIONS[group.value] : undefined
   if (actions === undefined) {
-    return `\`gh ${group.value}\` is not an allowed read-only query; allowed: ${Object.entries(GH_ACTIONS)
-      .map(([g, a]) => (a === null ? `gh ${g}` : `gh ${g} ${a.join("|")}`))
-      .join(", ")}`
+    return `\`gh ${group.value}\` is not an allowed read-only query; allowed: ${GH_ALLOWED_TEXT}`
   }
   let rest = args.slice(1)
   if (actions !== null) {

@@ -21,14 +21,19 @@ export interface BashNode {
 
 /** The part of web-tree-sitter's TreeCursor the copy needs (structural, so this module stays free of the runtime). */
 export interface CursorLike {
-  readonly nodeType: string
-  readonly nodeIsNamed: boolean
+  readonly nodeTypeId: number
   readonly nodeIsMissing: boolean
   readonly startIndex: number
   readonly endIndex: number
   gotoFirstChild(): boolean
   gotoNextSibling(): boolean
   gotoParent(): boolean
+}
+
+/** Type names and namedness by type id, read once from the language (each cursor getter is a call into wasm). */
+export interface NodeTypes {
+  readonly names: ReadonlyArray<string>
+  readonly named: ReadonlyArray<boolean>
 }
 
 interface MutableNode {
@@ -40,33 +45,91 @@ interface MutableNode {
   children: Array<MutableNode>
 }
 
-const nodeAt = (cursor: CursorLike): MutableNode => ({
-  type: cursor.nodeType,
-  named: cursor.nodeIsNamed,
-  missing: cursor.nodeIsMissing,
-  start: cursor.startIndex,
-  end: cursor.endIndex,
-  children: []
-})
+export interface CopiedTree {
+  readonly root: BashNode
+  /**
+   * The copy met an ERROR node or a zero-width leaf (which is what a MISSING node looks like). Only then does the
+   * caller need to ask the parser whether the tree has an error, which costs a few wasm calls.
+   */
+  readonly suspicious: boolean
+}
+
+export interface CopyOptions {
+  /** Ask each node whether the parser inserted it (one more wasm call per node); for wording syntax errors. */
+  readonly withMissing?: boolean
+  /** Node types whose children are not copied (the guard rejects them whatever they hold). */
+  readonly opaque?: ReadonlySet<string>
+}
+
+/** Named node types that are single tokens: never asked for children. Anonymous nodes are tokens too. */
+export const TOKEN_TYPES: ReadonlySet<string> = new Set([
+  "word",
+  "raw_string",
+  "number",
+  "variable_name",
+  "file_descriptor",
+  "comment",
+  "string_content",
+  "ansi_c_string",
+  "special_variable_name",
+  "test_operator",
+  "heredoc_start",
+  "regex",
+  "extglob_pattern"
+])
 
 /**
  * Copies the tree under the cursor's current node. Iterative, so a list nested ten thousand levels deep (which
  * tree-sitter-bash builds for `a && b && c ...`) cannot exhaust the JavaScript stack.
+ *
+ * Every cursor getter is a call into wasm, so the copy asks as little as it can: the type id of each node, and the
+ * range of leaves only. An inner node spans exactly its children (tree-sitter keeps leading whitespace out of a
+ * node's range), so its range is its first child's start and last child's end.
  */
-export const copyTree = (cursor: CursorLike): BashNode => {
-  const root = nodeAt(cursor)
+export const copyTree = (cursor: CursorLike, types: NodeTypes, options: CopyOptions = {}): CopiedTree => {
+  const withMissing = options.withMissing === true
+  const opaque = options.opaque
+  let suspicious = false
+  const make = (): MutableNode => {
+    const id = cursor.nodeTypeId
+    const type = types.names[id]
+    if (type === undefined || type === "ERROR") suspicious = true
+    return {
+      type: type ?? "ERROR",
+      named: types.named[id] ?? true,
+      missing: withMissing ? cursor.nodeIsMissing : false,
+      start: 0,
+      end: 0,
+      children: []
+    }
+  }
+  const leaf = (node: MutableNode): void => {
+    node.start = cursor.startIndex
+    node.end = cursor.endIndex
+    if (node.start === node.end) suspicious = true
+  }
+  const close = (node: MutableNode): void => {
+    node.start = node.children[0]!.start
+    node.end = node.children[node.children.length - 1]!.end
+  }
+  const root = make()
+  if (!cursor.gotoFirstChild()) {
+    leaf(root)
+    return { root, suspicious }
+  }
   const stack: Array<MutableNode> = [root]
-  if (!cursor.gotoFirstChild()) return root
   for (;;) {
-    const node = nodeAt(cursor)
+    const node = make()
     stack[stack.length - 1]!.children.push(node)
-    if (cursor.gotoFirstChild()) {
+    if (node.named && !TOKEN_TYPES.has(node.type) && opaque?.has(node.type) !== true && cursor.gotoFirstChild()) {
       stack.push(node)
       continue
     }
+    leaf(node)
     while (!cursor.gotoNextSibling()) {
-      if (stack.length === 1 || !cursor.gotoParent()) return root
-      stack.pop()
+      close(stack.pop()!)
+      if (stack.length === 0) return { root, suspicious }
+      cursor.gotoParent()
     }
   }
 }

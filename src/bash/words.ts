@@ -216,9 +216,20 @@ const braceExpansion = (pieces: ReadonlyArray<Piece>): boolean => {
   return false
 }
 
+/** Characters that make a bare word more than its own text: escapes, expansions, globs, braces, tilde. */
+const SPECIAL = /[\\$`*?[{~]/
+
 /** Resolves one argument node (word, string, concatenation ...) to its static value, or says why it cannot. */
 export const resolveWord = (source: string, node: BashNode): Word | Dynamic => {
   const raw = source.slice(node.start, node.end)
+  if ((node.type === "word" || node.type === "number") && !SPECIAL.test(raw)) {
+    // The common case: a plain word is its own value.
+    return { value: raw, raw, start: node.start, end: node.end, glob: false, leadingGlob: false, quoted: false, tilde: false }
+  }
+  if (node.type === "raw_string") {
+    const value = raw.slice(1, -1)
+    return { value, raw, start: node.start, end: node.end, glob: false, leadingGlob: false, quoted: true, tilde: false }
+  }
   const needsPieces = raw.includes("{")
   const b = new Builder(needsPieces)
   const r = addPiece(b, source, node, true)

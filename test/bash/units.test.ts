@@ -4,7 +4,7 @@ import { awkProgramProblem } from "../../src/bash/awk.ts"
 import { checkDeleteTarget } from "../../src/bash/classify.ts"
 import { isRejected, scanOptions, type OptionSpec } from "../../src/bash/options.ts"
 import { printOnlyScript, substitutionScript } from "../../src/bash/sed.ts"
-import { copyTree, type CursorLike } from "../../src/bash/tree.ts"
+import { copyTree, type BashNode, type CursorLike } from "../../src/bash/tree.ts"
 import { literalWord, type Word } from "../../src/bash/words.ts"
 
 const words = (...vs: ReadonlyArray<string>): ReadonlyArray<Word> => vs.map(literalWord)
@@ -182,17 +182,17 @@ describe("copyTree", () => {
     readonly type: string
     readonly kids: ReadonlyArray<Fake>
   }
+  const TYPES = { names: ["a", "b", "c", "d", "leaf", "list", "x"], named: [true, true, true, false, true, true, false] }
   const cursorOver = (root: Fake): CursorLike => {
     const path: Array<{ node: Fake; index: number }> = [{ node: root, index: 0 }]
     const current = () => path[path.length - 1]!.node
     return {
-      get nodeType() {
-        return current().type
+      get nodeTypeId() {
+        return TYPES.names.indexOf(current().type)
       },
-      nodeIsNamed: true,
       nodeIsMissing: false,
       startIndex: 0,
-      endIndex: 0,
+      endIndex: 1,
       gotoFirstChild() {
         const k = current().kids[0]
         if (k === undefined) return false
@@ -218,15 +218,15 @@ describe("copyTree", () => {
 
   it("copies shape and order", () => {
     const tree: Fake = { type: "a", kids: [{ type: "b", kids: [{ type: "c", kids: [] }] }, { type: "d", kids: [] }] }
-    const copy = copyTree(cursorOver(tree))
-    const shape = (n: { type: string; children: ReadonlyArray<any> }): unknown => [n.type, n.children.map(shape)]
-    expect(shape(copy)).toEqual(["a", [["b", [["c", []]]], ["d", []]]])
+    const copy = copyTree(cursorOver(tree), TYPES).root
+    const shape = (n: BashNode): unknown => [n.type, n.named, n.children.map(shape)]
+    expect(shape(copy)).toEqual(["a", true, [["b", true, [["c", true, []]]], ["d", false, []]]])
   })
 
   it("copies a chain 100,000 deep without recursion", () => {
     let deep: Fake = { type: "leaf", kids: [] }
     for (let i = 0; i < 100_000; i++) deep = { type: "list", kids: [deep, { type: "x", kids: [] }] }
-    let n = copyTree(cursorOver(deep))
+    let n = copyTree(cursorOver(deep), TYPES).root
     let depth = 0
     while (n.children.length > 0) {
       n = n.children[0]!

@@ -1,0 +1,131 @@
+/**
+ * BashGuard throughput: commands classified per second over the corpus (test/fixtures/bash-corpus.jsonl), against
+ * the bare tree-sitter parse of the same commands in the same run, and the parser's cold load time (runtime wasm +
+ * bash grammar + one Parser) measured in fresh processes. Target: the guard costs less than twice the bare parse.
+ *
+ *   node bench/bashguard.ts [rounds]     (default 30 rounds over the corpus after 5 warm-up rounds; BENCH_RUNS works)
+ */
+import { Effect, Exit, Layer, Scope } from "effect"
+import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { BashGuard, type BashGuardShape } from "../layers/BashGuard.ts"
+
+const CTX = { memoryDir: "/home/alice/.pi/agent/project-memory/projects/-home-alice-app/memory", cwd: "/home/alice/app" }
+const ROUNDS = Number(process.argv[2] ?? process.env["BENCH_RUNS"] ?? 30)
+const WARMUP = 5
+const COLD_PROCESSES = 5
+
+if (process.argv[2] === "--cold") {
+  // Child mode: one cold load (build the layer once, classify one command), printed in milliseconds.
+  const t = performance.now()
+  await Effect.runPromise(
+    Effect.scoped(Effect.flatMap(Layer.build(BashGuard.layer), (ctx) => ctx.unsafeMap.get(BashGuard.key).classify("ls", CTX)))
+  )
+  process.stdout.write(`${performance.now() - t}\n`)
+  process.exit(0)
+}
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)] ?? Number.NaN
+}
+
+const corpus: ReadonlyArray<string> = readFileSync(
+  fileURLToPath(new URL("../test/fixtures/bash-corpus.jsonl", import.meta.url)),
+  "utf8"
+)
+  .split("\n")
+  .filter((l) => l.trim().length > 0)
+  .map((l) => (JSON.parse(l) as { command: string }).command)
+
+let long = "cat file0.md"
+for (let i = 1; long.length < 100 * 1024; i++) long += `${i % 2 === 0 ? " && " : " | "}${i % 3 === 0 ? `cat file${i}.md` : "grep -n 'tödö 🎉'"}`
+
+// Keep the guard's scope open for the whole run.
+const scope = await Effect.runPromise(Scope.make())
+const start = performance.now()
+const guard = await Effect.runPromise(
+  Effect.map(Layer.buildWithScope(BashGuard.layer, scope), (ctx) => ctx.unsafeMap.get(BashGuard.key) as BashGuardShape)
+)
+const firstLoadMs = performance.now() - start
+
+const colds: Array<number> = []
+for (let i = 0; i < COLD_PROCESSES; i++) {
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--cold"], { encoding: "utf8" })
+  const ms = Number(r.stdout.trim())
+  if (Number.isFinite(ms)) colds.push(ms)
+}
+
+// Guard the optimiser from dropping work.
+let sink = 0
+const parseAll = (cmds: ReadonlyArray<string>) => {
+  for (const c of cmds) guard.parseOnly(c)
+}
+const classifyAll = (cmds: ReadonlyArray<string>) => {
+  for (const c of cmds) sink += guard.classifySync(c, CTX).verdict.length
+}
+
+const time = (f: () => void): number => {
+  const t = performance.now()
+  f()
+  return performance.now() - t
+}
+
+interface Row {
+  readonly name: string
+  readonly count: number
+  readonly parseMs: Array<number>
+  readonly guardMs: Array<number>
+}
+
+const rows: Array<Row> = [
+  { name: `corpus (${corpus.length} commands)`, count: corpus.length, parseMs: [], guardMs: [] },
+  { name: "one 100 KB command", count: 1, parseMs: [], guardMs: [] }
+]
+const inputs: ReadonlyArray<ReadonlyArray<string>> = [corpus, [long]]
+
+for (let round = 0; round < WARMUP + ROUNDS; round++) {
+  rows.forEach((row, i) => {
+    // Alternate the order so neither side always runs on a warmer cache.
+    const [p, g] =
+      round % 2 === 0
+        ? [time(() => parseAll(inputs[i]!)), time(() => classifyAll(inputs[i]!))]
+        : (() => {
+            const gg = time(() => classifyAll(inputs[i]!))
+            return [time(() => parseAll(inputs[i]!)), gg] as const
+          })()
+    if (round >= WARMUP) {
+      row.parseMs.push(p)
+      row.guardMs.push(g)
+    }
+  })
+}
+
+const fmt = (n: number, digits = 1) => n.toFixed(digits)
+const lines: Array<ReadonlyArray<string>> = [["input", "bare parse µs/cmd", "guard µs/cmd", "guard cmds/s", "guard / parse"]]
+for (const row of rows) {
+  const p = median(row.parseMs)
+  const g = median(row.guardMs)
+  lines.push([
+    row.name,
+    fmt((p * 1000) / row.count),
+    fmt((g * 1000) / row.count),
+    fmt((row.count / g) * 1000, 0),
+    `${fmt(g / p, 2)}x`
+  ])
+}
+const widths = lines[0]!.map((_, c) => Math.max(...lines.map((l) => l[c]!.length)))
+const print = (l: ReadonlyArray<string>) => console.log(l.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  "))
+print(lines[0]!)
+print(widths.map((w) => "-".repeat(w)))
+for (const l of lines.slice(1)) print(l)
+console.log("")
+console.log(
+  `cold load (wasm runtime + bash grammar + parser): median ${fmt(median(colds))} ms over ${colds.length} fresh processes (min ${fmt(Math.min(...colds))}, max ${fmt(Math.max(...colds))}); this process: ${fmt(firstLoadMs)} ms`
+)
+console.log(`median of ${ROUNDS} rounds after ${WARMUP} warm-up rounds; Node ${process.version}; target: guard / parse < 2x`)
+if (sink < 0) console.log(sink)
+const worst = Math.max(...rows.map((r) => median(r.guardMs) / median(r.parseMs)))
+process.exitCode = worst < 2 ? 0 : 1
+await Effect.runPromise(Scope.close(scope, Exit.void))
