@@ -22,7 +22,7 @@ import { indexLinkTargets, lintIndex, lintTopic, type LintProblem } from "../src
 import { buildBackfillIndex, trimIndex, type IndexWindow } from "../src/memoryIndex.ts"
 import { recallWindow, type RecallWindow } from "../src/recallWindow.ts"
 import { INDEX_FILE } from "../src/storage.ts"
-import { FileSystem, type FsError, type FsReason } from "./FileSystem.ts"
+import { FileSystem, type FileInfo, type FsError, type FsReason } from "./FileSystem.ts"
 
 export class IndexReadError extends Schema.TaggedError<IndexReadError>()("IndexReadError", {
   path: Schema.String,
@@ -203,9 +203,9 @@ export const makeMemoryStore = Effect.gen(function* () {
   const headerCache = new Map<string, { readonly key: string; readonly topic: Topic }>()
   const HEADER_CACHE_MAX = 4 * SCAN_MAX_TOPICS * 4
 
-  const readHeader = (memoryDir: string, path: string) =>
+  /** The header of one file whose stat is known: from the cache when unchanged, else read and parsed. */
+  const readHeader = (memoryDir: string, path: string, info: FileInfo) =>
     Effect.gen(function* () {
-      const info = yield* fs.stat(path)
       const filename = toPosix(relative(memoryDir, path))
       const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${filename}`
       const cached = headerCache.get(path)
@@ -228,21 +228,39 @@ export const makeMemoryStore = Effect.gen(function* () {
       return topic
     }).pipe(Effect.either)
 
+  const byNewest = <T extends { readonly mtimeMs: number; readonly filename: string }>(a: T, b: T): number =>
+    b.mtimeMs - a.mtimeMs || (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0)
+
   const scanTopics = Effect.fn("MemoryStore.scanTopics")(function* (memoryDir: string) {
     const listed = yield* listCandidates(memoryDir).pipe(Effect.option)
     if (listed._tag === "None") return { topics: [], skipped: [] } satisfies ScanResult
     const { files, skipped } = listed.value
-    const results = yield* Effect.forEach(files, (path) => readHeader(memoryDir, path), { concurrency: SCAN_CONCURRENCY })
-    const topics: Array<Topic> = []
-    results.forEach((r, i) => {
-      if (r._tag === "Right") topics.push(r.right)
-      else skipped.push({ filename: toPosix(relative(memoryDir, files[i]!)), reason: describeReason(r.left.reason) })
+    const skip = (path: string, reason: string) => skipped.push({ filename: toPosix(relative(memoryDir, path)), reason })
+    // Stat everything (cheap), then read headers newest first only until 200 topics are found: with 1,000 files
+    // the 800 oldest are never opened or parsed.
+    const stats = yield* Effect.forEach(files, (path) => fs.stat(path).pipe(Effect.either), { concurrency: SCAN_CONCURRENCY })
+    const candidates: Array<{ readonly path: string; readonly info: FileInfo; readonly mtimeMs: number; readonly filename: string }> = []
+    stats.forEach((r, i) => {
+      const path = files[i]!
+      if (r._tag === "Left") skip(path, describeReason(r.left.reason))
+      else candidates.push({ path, info: r.right, mtimeMs: r.right.mtimeMs, filename: toPosix(relative(memoryDir, path)) })
     })
-    topics.sort((a, b) => b.fileMtimeMs - a.fileMtimeMs || (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0))
-    for (const dropped of topics.slice(SCAN_MAX_TOPICS)) {
-      skipped.push({ filename: dropped.filename, reason: `older than the ${SCAN_MAX_TOPICS} newest topics` })
+    candidates.sort(byNewest)
+    const topics: Array<Topic> = []
+    let next = 0
+    while (topics.length < SCAN_MAX_TOPICS && next < candidates.length) {
+      const batch = candidates.slice(next, next + Math.max(SCAN_CONCURRENCY, SCAN_MAX_TOPICS - topics.length))
+      next += batch.length
+      const results = yield* Effect.forEach(batch, (c) => readHeader(memoryDir, c.path, c.info), { concurrency: SCAN_CONCURRENCY })
+      results.forEach((r, i) => {
+        if (r._tag === "Right") topics.push(r.right)
+        else skip(batch[i]!.path, describeReason(r.left.reason))
+      })
     }
-    skipped.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0))
+    topics.sort((x, y) => byNewest({ mtimeMs: x.fileMtimeMs, filename: x.filename }, { mtimeMs: y.fileMtimeMs, filename: y.filename }))
+    const older = [...topics.slice(SCAN_MAX_TOPICS).map((t) => t.filename), ...candidates.slice(next).map((c) => c.filename)]
+    for (const filename of older) skipped.push({ filename, reason: `older than the ${SCAN_MAX_TOPICS} newest topics` })
+    skipped.sort((x, y) => (x.filename < y.filename ? -1 : x.filename > y.filename ? 1 : 0))
     return { topics: topics.slice(0, SCAN_MAX_TOPICS), skipped } satisfies ScanResult
   })
 

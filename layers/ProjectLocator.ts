@@ -30,18 +30,30 @@ interface GitAnswer {
   readonly commonDir: string
 }
 
+/**
+ * Read-only query: no optional locks, no pager, no prompts. Repository-selecting variables (set by git hooks, for
+ * instance) are dropped, so the project is always the repository that contains the directory.
+ */
+const gitEnv = (): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" }
+  for (const name of ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"]) {
+    delete env[name]
+  }
+  return env
+}
+
 const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
   Effect.async<GitAnswer | undefined>((resume, signal) => {
     execFile(
       "git",
-      ["rev-parse", "--show-toplevel", "--git-common-dir"],
+      // safe.directory: a repository owned by another user is still this project (the query only reads).
+      ["-c", "safe.directory=*", "rev-parse", "--show-toplevel", "--git-common-dir"],
       {
         cwd,
         signal,
         timeout: 10_000,
         windowsHide: true,
-        // Read-only query: no optional locks, no pager, no prompts.
-        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" }
+        env: gitEnv()
       },
       (error, stdout) => {
         if (error) return resume(Effect.succeed(undefined))

@@ -23,8 +23,11 @@ const rootOf = (agentDir: string, home: string, cwd: string) =>
   Effect.flatMap(ProjectLocator, (l) => l.projectRootOf(cwd)).pipe(Effect.provide(locatorLayer(agentDir, home)))
 
 const savedPath = process.env["PATH"]
+const savedGitDir = process.env["GIT_DIR"]
 afterEach(() => {
   process.env["PATH"] = savedPath
+  if (savedGitDir === undefined) delete process.env["GIT_DIR"]
+  else process.env["GIT_DIR"] = savedGitDir
 })
 
 describe("ProjectLocator", () => {
@@ -45,6 +48,16 @@ describe("ProjectLocator", () => {
       })
       expect(l.memoryRootDir).toBe(join(storageRoot, "memory-roots", l.memoryRootHash))
       expect(readFileSync(join(l.projectDir, ".project-root"), "utf8")).toBe(`${repo}\n`)
+    })
+  )
+
+  it.live("ignores a GIT_DIR in the environment (as inside a git hook): the project is the repository holding cwd", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const other = gitRepo()
+      process.env["GIT_DIR"] = join(other, ".git")
+      expect(yield* rootOf(agentDir, home, join(repo, "sub"))).toBe(repo)
     })
   )
 
