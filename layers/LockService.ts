@@ -9,7 +9,13 @@
  * Takeover happens only when the file is older than the lock's timeout AND its holder's process is gone, and only
  * through the `<name>.recover` arbitration file, so two recoverers cannot both win. See docs/concurrency.md.
  */
-import { Clock, Context, Deferred, Effect, Layer, Schema, Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { LOCK_TIMEOUTS_MS, type LockName } from "../src/limits.ts"

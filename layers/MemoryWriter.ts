@@ -7,7 +7,11 @@
  * over an existing file or an exclusive `link` for a new one, and the temp file removed whatever happens. After a
  * successful write the lint runs and its findings come back with the result. See docs/concurrency.md.
  */
-import { Context, Effect, Layer, Schedule, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import { basename, dirname, join, resolve } from "node:path"
 import {

@@ -5,7 +5,10 @@
  * change was based on, write a temp file beside it, rename it over. A changed version fails with StateConflict.
  * When the shared file does not exist yet, the legacy `projects/<key>/state.json` is read as the starting point.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import {

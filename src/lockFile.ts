@@ -2,8 +2,7 @@
  * Lock files: what is written inside one, how to read it back, and when a lock someone else holds may be taken
  * over. Pure; the I/O lives in layers/LockService.ts.
  */
-import { Schema } from "effect"
-
+import * as Schema from "effect/Schema"
 /** The JSON inside `locks/<name>` and `locks/<name>.recover`. */
 export const LockRecord = Schema.Struct({
   /** A positive integer: `process.kill(0 | negative, 0)` would address process groups. */

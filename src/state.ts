@@ -2,8 +2,7 @@
  * The shared consolidation state, `memory-roots/<hash>/state.json`, and its legacy source,
  * `projects/<key>/state.json`. Pure: parsing, encoding and the two dream operations as state transitions.
  */
-import { Schema } from "effect"
-
+import * as Schema from "effect/Schema"
 /** Epoch milliseconds. Older files may carry an ISO string; both decode to a number. */
 const Instant = Schema.Union(
   Schema.Number,
