@@ -150,11 +150,11 @@ export const makeClassifier = (parser: Parser): BashGuardShape => {
     try {
       const cursor = tree.walk()
       try {
-        const copy = copyTree(cursor, types, { opaque: OPAQUE_NODES })
+        const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
         if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false }
         // A syntax error: copy again, completely and with MISSING flags, to word it.
         cursor.reset(tree.rootNode)
-        return { root: copyTree(cursor, types, { withMissing: true }).root, hasError: true }
+        return { root: copyTree(cursor, types, text, { withMissing: true }).root, hasError: true }
       } finally {
         cursor.delete()
       }

@@ -82,11 +82,11 @@ export const TOKEN_TYPES: ReadonlySet<string> = new Set([
  * Copies the tree under the cursor's current node. Iterative, so a list nested ten thousand levels deep (which
  * tree-sitter-bash builds for `a && b && c ...`) cannot exhaust the JavaScript stack.
  *
- * Every cursor getter is a call into wasm, so the copy asks as little as it can: the type id of each node, and the
- * range of leaves only. An inner node spans exactly its children (tree-sitter keeps leading whitespace out of a
+ * Every cursor getter is a call into wasm, so the copy asks as little as it can: the type id of each node, the
+ * range of named leaves, the start of anonymous tokens. An inner node spans exactly its children (tree-sitter keeps leading whitespace out of a
  * node's range), so its range is its first child's start and last child's end.
  */
-export const copyTree = (cursor: CursorLike, types: NodeTypes, options: CopyOptions = {}): CopiedTree => {
+export const copyTree = (cursor: CursorLike, types: NodeTypes, source: string, options: CopyOptions = {}): CopiedTree => {
   const withMissing = options.withMissing === true
   const opaque = options.opaque
   let suspicious = false
@@ -104,9 +104,17 @@ export const copyTree = (cursor: CursorLike, types: NodeTypes, options: CopyOpti
     }
   }
   const leaf = (node: MutableNode): void => {
-    node.start = cursor.startIndex
+    const start = cursor.startIndex
+    node.start = start
+    if (!node.named && !withMissing && source.startsWith(node.type, start)) {
+      // An anonymous node is a literal token (`&&`, `;`, `>`): where the source holds its text, that text is the
+      // token, and its end needs no wasm call. Otherwise (a token the scanner widened, or one the parser inserted)
+      // ask for the real end, which is zero-width for an inserted one.
+      node.end = start + node.type.length
+      return
+    }
     node.end = cursor.endIndex
-    if (node.start === node.end) suspicious = true
+    if (start === node.end) suspicious = true
   }
   const close = (node: MutableNode): void => {
     node.start = node.children[0]!.start

@@ -218,7 +218,7 @@ describe("copyTree", () => {
 
   it("copies shape and order", () => {
     const tree: Fake = { type: "a", kids: [{ type: "b", kids: [{ type: "c", kids: [] }] }, { type: "d", kids: [] }] }
-    const copy = copyTree(cursorOver(tree), TYPES).root
+    const copy = copyTree(cursorOver(tree), TYPES, "dx").root
     const shape = (n: BashNode): unknown => [n.type, n.named, n.children.map(shape)]
     expect(shape(copy)).toEqual(["a", true, [["b", true, [["c", true, []]]], ["d", false, []]]])
   })
@@ -226,7 +226,7 @@ describe("copyTree", () => {
   it("copies a chain 100,000 deep without recursion", () => {
     let deep: Fake = { type: "leaf", kids: [] }
     for (let i = 0; i < 100_000; i++) deep = { type: "list", kids: [deep, { type: "x", kids: [] }] }
-    let n = copyTree(cursorOver(deep), TYPES).root
+    let n = copyTree(cursorOver(deep), TYPES, "x").root
     let depth = 0
     while (n.children.length > 0) {
       n = n.children[0]!
