@@ -10,7 +10,8 @@
  *
  * Free of @effect/cli: the command definition in cli/main.ts passes its parsed options here.
  */
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { resolve } from "node:path"
 import { BashGuard, type BashGuardShape, type ClassifyContext, type Verdict } from "../layers/BashGuard.ts"
 

@@ -10,6 +10,7 @@ import { sha256Hex24 } from "../src/projectKey.ts"
 import { emptyRecallState } from "../src/recallState.ts"
 import type { ProjectLocation } from "../src/storage.ts"
 import { ConfigService } from "../layers/ConfigService.ts"
+import { runBashCheck } from "./bashCheck.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { extensionsFromEnv, loadPiModelBackend } from "../layers/PiModelRuntime.ts"
@@ -196,3 +197,20 @@ const unusedRegistry = ModelRegistry.fromBackend({
   fallback: () => undefined,
   complete: () => Promise.reject(new Error("no model in --select mode"))
 })
+
+export const bashCheckCommand = Command.make(
+  "bash-check",
+  { ...common, memoryDir: memoryDirOption, command: Args.text({ name: "COMMAND" }).pipe(Args.optional) },
+  ({ cwd, json, memoryDir, command }) =>
+    orFail(
+      Effect.gen(function* () {
+        const dir = yield* memoryDirOf(cwd, memoryDir)
+        const code = yield* runBashCheck({ cwd, json, memoryDir: dir, command: Option.getOrUndefined(command), stdin: process.stdin })
+        yield* setExit(code)
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Classify a background-agent shell command: read-only, delete or rejected (exit 1 when rejected); without COMMAND, JSON Lines on stdin"
+  )
+)

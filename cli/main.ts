@@ -8,13 +8,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { coreLayer } from "../layers/App.ts"
-import { lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
+import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
 import { doctorCommand, statusCommand } from "./status.ts"
 import { EXIT_ERROR, printError } from "./output.ts"
 
 const pm = Command.make("pm").pipe(
   Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
-  Command.withSubcommands([projectCommand, scanCommand, lintCommand, recallCommand, statusCommand, doctorCommand])
+  Command.withSubcommands([projectCommand, scanCommand, lintCommand, recallCommand, bashCheckCommand, statusCommand, doctorCommand])
 )
 
 const cli = Command.run(pm, { name: "pm", version: "0.1.0" })

@@ -5,7 +5,10 @@
  * built and deleted when its scope closes. Classification itself is synchronous and pure (src/bash/classify.ts);
  * `classify` wraps it for Effect callers, `classifySync` serves hot loops (bash-check over a corpus, the bench).
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
