@@ -22,6 +22,7 @@ export const formatStatus = (s: SessionStatus): string => {
     `Index:            ${s.indexLines} lines, ${s.indexChars} characters`,
     `Recall budget:    ${s.budgetUsed} of 61440 units used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
+    `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
     `Background tasks: extraction and dream are not available yet`
   ].join("\n")
 }

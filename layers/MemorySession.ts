@@ -42,6 +42,7 @@ import { MemoryStore } from "./MemoryStore.ts"
 import { ModelRegistry, type UsageTotals } from "./ModelRegistry.ts"
 import { ProjectLocator } from "./ProjectLocator.ts"
 import { Recall, type RecallOutcome } from "./Recall.ts"
+import { StateStore } from "./StateStore.ts"
 
 /** The hidden message type of recalled memories (excluded from recall's own input). */
 export const RECALL_MESSAGE = "pm-memory-recall"
@@ -81,6 +82,8 @@ export interface SessionStatus {
   readonly budgetUsed: number
   readonly usage: UsageTotals
   readonly generation: number
+  /** Epoch ms of the last consolidation attempt, from the shared state. */
+  readonly lastDreamAt: number | null
 }
 
 export interface MemorySessionShape {
@@ -130,6 +133,7 @@ export const makeMemorySession = Effect.gen(function* () {
   const store = yield* MemoryStore
   const recall = yield* Recall
   const registry = yield* ModelRegistry
+  const stateStore = yield* StateStore
   const scope = yield* Effect.scope
 
   const generation = yield* Ref.make(0)
@@ -358,10 +362,14 @@ export const makeMemorySession = Effect.gen(function* () {
       usage,
       generation: yield* Ref.get(generation)
     }
-    if (a === undefined) return { ...base, topics: 0, indexLines: 0, indexChars: 0 } satisfies SessionStatus
+    if (a === undefined) return { ...base, topics: 0, indexLines: 0, indexChars: 0, lastDreamAt: null } satisfies SessionStatus
     const { topics } = yield* store.scanTopics(a.location.memoryDir)
     const index = yield* store.readIndexFile(a.location.memoryDir).pipe(Effect.map(trimIndex), Effect.orElseSucceed(() => trimIndex("")))
-    return { ...base, topics: topics.length, indexLines: index.lines, indexChars: index.chars } satisfies SessionStatus
+    const lastDreamAt = yield* stateStore.read({ rootDir: a.location.memoryRootDir, legacyFile: a.location.legacyStatePath }).pipe(
+      Effect.map((snap) => snap.state.lastDreamAt),
+      Effect.orElseSucceed(() => null)
+    )
+    return { ...base, topics: topics.length, indexLines: index.lines, indexChars: index.chars, lastDreamAt } satisfies SessionStatus
   })
 
   const setEnabled = (enabled: boolean) =>
@@ -390,6 +398,6 @@ export class MemorySession extends Context.Tag("pm/MemorySession")<MemorySession
   static readonly layer: Layer.Layer<
     MemorySession,
     never,
-    Host | FileSystem | ConfigService | ProjectLocator | MemoryStore | Recall | ModelRegistry
+    Host | FileSystem | ConfigService | ProjectLocator | MemoryStore | Recall | ModelRegistry | StateStore
   > = Layer.scoped(MemorySession, makeMemorySession)
 }

@@ -333,6 +333,7 @@ describe("/memory", () => {
     const status = await statusText(h)
     expect(status).toContain(h.memoryDir)
     expect(status).toMatch(/Topics: +1/)
+    expect(status).toMatch(/Last dream: +never/)
     const before = h.notifications.length
     await h.prompt("/memory open")
     expect(h.notifications.slice(before).map((n) => n.message)).toContain(h.memoryDir)
