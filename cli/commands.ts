@@ -24,12 +24,14 @@ const cwdOption = Options.directory("cwd").pipe(
   Options.withDefault(".")
 )
 const jsonOption = Options.boolean("json").pipe(Options.withDescription("Machine-readable output on stdout"))
+/** `--cwd` and `--json`, which every subcommand takes (DECISIONS D9). */
+export const commonOptions = { cwd: cwdOption, json: jsonOption }
 const memoryDirOption = Options.directory("memory-dir").pipe(
   Options.withDescription("Read this memory directory instead of the project's"),
   Options.optional
 )
 
-const common = { cwd: cwdOption, json: jsonOption }
+const common = commonOptions
 
 /** Locates the project, reporting config warnings on stderr (never on stdout, which may be JSON). */
 const locate = (cwd: string) =>

@@ -1,6 +1,5 @@
 /** `pm status` (what is there) and `pm doctor` (what is wrong): one glance at a project's memory. */
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
@@ -12,10 +11,9 @@ import { LockService } from "../layers/LockService.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import { StateStore } from "../layers/StateStore.ts"
+import { commonOptions } from "./commands.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
-const cwdOption = Options.directory("cwd").pipe(Options.withDescription("Project directory (default: the current directory)"), Options.withDefault("."))
-const jsonOption = Options.boolean("json").pipe(Options.withDescription("Machine-readable output on stdout"))
 
 const LOCK_NAMES = Object.keys(LOCK_TIMEOUTS_MS) as ReadonlyArray<LockName>
 
@@ -79,7 +77,7 @@ const gather = (cwd: string) =>
     }
   })
 
-export const statusCommand = Command.make("status", { cwd: cwdOption, json: jsonOption }, ({ cwd, json }) =>
+export const statusCommand = Command.make("status", commonOptions, ({ cwd, json }) =>
   gather(cwd).pipe(
     Effect.flatMap((s) =>
       Effect.gen(function* () {
@@ -100,7 +98,7 @@ export const statusCommand = Command.make("status", { cwd: cwdOption, json: json
   )
 ).pipe(Command.withDescription("Show the project's memory at a glance: directory, topics, last dream, locks, versions"))
 
-export const doctorCommand = Command.make("doctor", { cwd: cwdOption, json: jsonOption }, ({ cwd, json }) =>
+export const doctorCommand = Command.make("doctor", commonOptions, ({ cwd, json }) =>
   gather(cwd).pipe(
     Effect.flatMap((s) =>
       Effect.gen(function* () {
