@@ -6,6 +6,7 @@
  * Cancellation is interruption: a new generation (session start, reload, config change, global off, revoked trust)
  * interrupts every prefetch of the old one; an abort signal interrupts the prefetch it belongs to.
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -253,7 +254,10 @@ export const makeMemorySession = Effect.gen(function* () {
             yield* host.sendHidden(RECALL_MESSAGE, outcome.injection, idle ? "nextTurn" : "steer")
           }
         } else yield* Deferred.succeed(done, outcome)
-      })
+      }).pipe(
+        // An interrupted prefetch (abort, new generation) releases whoever waits on it at once.
+        Effect.onInterrupt(() => Deferred.interrupt(done))
+      )
       const fiber = yield* FiberSet.run(prefetches, work)
       if (signal !== undefined) {
         const onAbort = () => Effect.runFork(Fiber.interrupt(fiber))
@@ -292,7 +296,14 @@ export const makeMemorySession = Effect.gen(function* () {
       // Finished between the timeout and the hand-over: use it now.
       const outcome = yield* Deferred.await(pending.done)
       return outcome.injection === "" ? undefined : { content: outcome.injection }
-    }).pipe(Effect.catchAllCause((cause) => warn(`Project memory: recall failed (${String(cause).split("\n")[0]})`).pipe(Effect.as(undefined))))
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        // A cancelled recall is silent; anything else is one warning, and the prompt goes ahead either way.
+        Cause.isInterruptedOnly(cause)
+          ? Effect.succeed(undefined)
+          : warn(`Project memory: recall failed (${Cause.pretty(cause).split("\n")[0]})`).pipe(Effect.as(undefined))
+      )
+    )
 
   const userMessageEntered = (text: string) =>
     Effect.gen(function* () {

@@ -1,0 +1,118 @@
+/** MemorySession with a plain-array Host and the fake provider: the prefetch state machine in isolation. */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { coreLayer } from "../../layers/App.ts"
+import { Host, type HostShape } from "../../layers/Host.ts"
+import { MemorySession } from "../../layers/MemorySession.ts"
+import { Recall } from "../../layers/Recall.ts"
+import { makeFaux, toolReply } from "../selector/faux.ts"
+import { gitRepo, tempAgent } from "../support/tmp.ts"
+
+interface Sent {
+  readonly customType: string
+  readonly content: string
+  readonly deliverAs: string
+}
+
+const setup = () => {
+  const agent = tempAgent()
+  const repo = gitRepo()
+  const sent: Array<Sent> = []
+  const entries: Array<{ type: string; customType: string; data: unknown }> = []
+  const notes: Array<string> = []
+  const host: HostShape = {
+    cwd: Effect.succeed(repo),
+    sessionId: Effect.succeed("session-1"),
+    isTrusted: Effect.succeed(true),
+    isIdle: Effect.succeed(false),
+    branch: Effect.sync(() => entries),
+    notify: (message) => Effect.sync(() => void notes.push(message)),
+    appendEntry: (customType, data) => Effect.sync(() => void entries.push({ type: "custom", customType, data })),
+    sendHidden: (customType, content, deliverAs) => Effect.sync(() => void sent.push({ customType, content, deliverAs }))
+  }
+  const faux = makeFaux()
+  const core = coreLayer({ agentDir: agent.agentDir, home: agent.home })
+  const layer = MemorySession.layer.pipe(
+    Layer.provide(Recall.layer),
+    Layer.provide(faux.selector),
+    Layer.provideMerge(faux.registry),
+    Layer.provideMerge(Layer.succeed(Host, host)),
+    Layer.provideMerge(core)
+  )
+  return { agent, repo, sent, entries, notes, faux, layer }
+}
+
+const withMemory = (s: ReturnType<typeof setup>) =>
+  Effect.gen(function* () {
+    const session = yield* MemorySession
+    yield* session.start
+    const status = yield* session.status
+    const dir = status.location!.memoryDir
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, "release.md"), "---\nname: Release\ndescription: How we release\nmetadata:\n  type: project\n---\nTag and publish.\n")
+    return { session, dir }
+  })
+
+describe("MemorySession prefetch", () => {
+  it.live("an abort during the wait releases the request at once, with no injection and no late delivery", () => {
+    const s = setup()
+    s.faux.script(() => new Promise((resolve) => setTimeout(() => resolve(toolReply(["release.md"])), 1500)))
+    return Effect.gen(function* () {
+      const { session } = yield* withMemory(s)
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 100)
+      const started = Date.now()
+      const result = yield* session.beforeAgentStart({ prompt: "how do we release", sections: {}, signal: controller.signal })
+      expect(result).toBeUndefined()
+      expect(Date.now() - started).toBeLessThan(1000)
+      yield* Effect.sleep("1800 millis")
+      expect(s.sent).toEqual([])
+      expect(s.notes).toEqual([])
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.live("a result within 2 s is returned for injection and recorded as a custom entry", () => {
+    const s = setup()
+    s.faux.script(toolReply(["release.md"]))
+    return Effect.gen(function* () {
+      const { session, dir } = yield* withMemory(s)
+      const sections: Record<string, string> = {}
+      const result = yield* session.beforeAgentStart({ prompt: "how do we release", sections, signal: undefined })
+      expect(result?.content).toContain(join(dir, "release.md"))
+      expect(sections["auto_memory"]).toContain(dir)
+      expect(s.entries.map((e) => e.customType)).toEqual(["pm-recall"])
+      expect(s.sent).toEqual([])
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.live("a result after 2 s is steered while the agent runs", () => {
+    const s = setup()
+    s.faux.script(() => new Promise((resolve) => setTimeout(() => resolve(toolReply(["release.md"])), 2300)))
+    return Effect.gen(function* () {
+      const { session } = yield* withMemory(s)
+      const result = yield* session.beforeAgentStart({ prompt: "how do we release", sections: {}, signal: undefined })
+      expect(result).toBeUndefined()
+      yield* Effect.sleep("800 millis")
+      expect(s.sent).toHaveLength(1)
+      expect(s.sent[0]).toMatchObject({ customType: "pm-memory-recall", deliverAs: "steer" })
+      expect(s.sent[0]!.content).toContain("Tag and publish.")
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.live("a new generation interrupts a prefetch in flight: nothing is delivered", () => {
+    const s = setup()
+    s.faux.script(() => new Promise((resolve) => setTimeout(() => resolve(toolReply(["release.md"])), 600)))
+    return Effect.gen(function* () {
+      const { session } = yield* withMemory(s)
+      yield* session.userMessageEntered("how do we release this")
+      yield* Effect.sleep("100 millis")
+      yield* session.reconfigure
+      yield* Effect.sleep("900 millis")
+      expect(s.sent).toEqual([])
+      expect(s.entries).toEqual([])
+    }).pipe(Effect.provide(s.layer))
+  })
+})
