@@ -147,7 +147,7 @@ export const makeMemorySession = Effect.gen(function* () {
   // Prefetch fibers live in the layer's scope: closing the runtime interrupts whatever is still running.
   const prefetches = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
 
-  /** Ends every prefetch of the current generation and opens the next one. */
+  /** Interrupts every prefetch of the current generation and counts the next one. */
   const nextGeneration = FiberSet.clear(prefetches).pipe(Effect.zipRight(Ref.updateAndGet(generation, (g) => g + 1)))
 
   const warn = (message: string) => host.notify(message, "warning")
@@ -189,7 +189,7 @@ export const makeMemorySession = Effect.gen(function* () {
     yield* Ref.set(branchState, rebuildRecallState(yield* host.branch))
   })
 
-  /** Active and trusted, or nothing. Trust is read at the moment of use (D8); losing it starts a new generation. */
+  /** Active and trusted, or nothing. Trust is read at the moment of use (D8); losing it interrupts the prefetches. */
   const usable = Effect.gen(function* () {
     const a = yield* Ref.get(active)
     if (a === undefined) return undefined
@@ -239,7 +239,7 @@ export const makeMemorySession = Effect.gen(function* () {
       return outcome
     })
 
-  /** Starts a prefetch in the current generation; `onLate` delivers a result nobody waited for. */
+  /** Starts a prefetch in the current generation. A result nobody waits for any more is delivered by the fiber. */
   const startPrefetch = (a: Active, query: string, signal: AbortSignal | undefined) =>
     Effect.gen(function* () {
       const done = yield* Deferred.make<RecallOutcome>()
