@@ -4,6 +4,7 @@ import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -21,7 +22,19 @@ const cli = Command.run(pm, { name: "pm", version: "0.1.0" })
 
 const layer = Layer.mergeAll(coreLayer(), NodeContext.layer, CliConfig.layer({ showBuiltIns: false }))
 
-const program = cli(process.argv).pipe(Effect.provide(layer))
+/** Help and usage errors are styled for a terminal; piped, or with NO_COLOR set, they are plain text. */
+const plain = !process.stdout.isTTY || (process.env["NO_COLOR"] ?? "") !== ""
+const ANSI = /\u001b\[[0-9;]*m/g
+const strip = (args: ReadonlyArray<unknown>) => args.map((a) => (typeof a === "string" ? a.replace(ANSI, "") : a))
+const plainConsoleOf = (c: Console.Console): Console.Console => ({
+  ...c,
+  unsafe: { ...c.unsafe, log: (...args) => c.unsafe.log(...strip(args)), error: (...args) => c.unsafe.error(...strip(args)) },
+  log: (...args) => c.log(...strip(args)),
+  error: (...args) => c.error(...strip(args))
+})
+
+const run = cli(process.argv).pipe(Effect.provide(layer))
+const program = plain ? Effect.flatMap(Effect.console, (c) => Effect.withConsole(run, plainConsoleOf(c))) : run
 
 Effect.runPromiseExit(program).then((exit) => {
   if (Exit.isFailure(exit)) {

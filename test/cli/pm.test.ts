@@ -251,10 +251,12 @@ describe("usage", () => {
   })
 
   it("prints help for pm and every subcommand with exit 0", async () => {
-    for (const sub of [[], ["project"], ["scan"], ["lint"], ["recall"]]) {
-      const r = await runPm([...sub, "--help"], tempAgent())
+    for (const sub of [[], ["project"], ["scan"], ["lint"], ["recall"], ["bash-check"], ["status"], ["doctor"]]) {
+      // Piped and with NO_COLOR unset: still plain text, no terminal escapes.
+      const r = await runPm([...sub, "--help"], { ...tempAgent(), env: { NO_COLOR: undefined, FORCE_COLOR: undefined } })
       expect(r.code, sub.join(" ")).toBe(0)
       expect(r.stdout).toContain("USAGE")
+      expect(r.stdout).not.toMatch(ANSI)
       for (const name of sub) expect(r.stdout).toContain(name)
       expect(r.stdout).toContain("--cwd")
     }
