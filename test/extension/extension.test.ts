@@ -297,6 +297,18 @@ describe("broken memory never blocks the prompt", () => {
     expect(h.notifications.some((n) => n.level === "warning" && n.message.includes("Project memory is off"))).toBe(true)
   })
 
+  it("a configured selector model Pi does not know means no recall this turn and one warning", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer(["release.md"]) })
+    writeFileSync(join(h.agentDir, "project-memory", "config.json"), JSON.stringify({ selector: { model: "nowhere/no-model" } }))
+    await h.prompt("how do we release this project")
+    expect(h.mainRequests()).toHaveLength(1)
+    expect(h.selectorRequests()).toHaveLength(0)
+    expect(recallMessages(lastMain(h))).toHaveLength(0)
+    const warnings = h.notifications.filter((n) => n.message.includes("nowhere/no-model"))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.level).toBe("warning")
+  })
+
   it("a selector that returns garbage leaves the prompt alone and warns once", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => fauxAssistantMessage("not json at all") })
     await h.prompt("how do we release this project")
