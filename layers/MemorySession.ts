@@ -34,6 +34,7 @@ import {
   type BranchRecallState,
   type RecallEntryData
 } from "../src/recallState.ts"
+import { sanitizeMemoryText } from "../src/sanitize.ts"
 import { stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
 import { ConfigService } from "./ConfigService.ts"
@@ -113,7 +114,10 @@ interface Active {
 
 interface Snapshot {
   readonly rules: string
+  /** The trimmed index as read: what a later read is compared with to notice a change. */
   readonly index: string
+  /** The index as injected: sanitized (DECISIONS D5), so memory text cannot close or open one of our sections. */
+  readonly indexSection: string
 }
 
 const isInside = (dir: string, path: string): boolean => {
@@ -216,7 +220,12 @@ export const makeMemorySession = Effect.gen(function* () {
   const buildSnapshot = (a: Active) =>
     Effect.gen(function* () {
       const index = yield* store.readIndex(a.location.memoryDir)
-      return { rules: memoryRulesPrompt(a.location.memoryDir), index: index.text } satisfies Snapshot
+      const clean = sanitizeMemoryText(index.text).trim()
+      return {
+        rules: memoryRulesPrompt(a.location.memoryDir),
+        index: index.text,
+        indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean
+      } satisfies Snapshot
     })
 
   /** Runs one recall and folds its result into the branch state (as a delta: concurrent prefetches all count). */
@@ -279,7 +288,7 @@ export const makeMemorySession = Effect.gen(function* () {
         yield* Ref.set(snapshot, snap)
       }
       input.sections["auto_memory"] = snap.rules
-      input.sections["auto_memory_index"] = snap.index === "" ? EMPTY_INDEX_TEXT : snap.index
+      input.sections["auto_memory_index"] = snap.indexSection
       // The snapshot is reused byte for byte; a changed index only adds a notice after it.
       const current = yield* store.readIndexFile(a.location.memoryDir).pipe(
         Effect.map((raw) => trimIndex(raw).text),
