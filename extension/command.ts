@@ -1,6 +1,6 @@
 /** `/memory`: status, on, off, open. Formatting only; the work is MemorySession's. */
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
@@ -44,7 +44,9 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void) =
       }
       case "on":
       case "off": {
-        await run((s) => s.setEnabled(sub === "on"))
+        // A failed save was already reported as a warning by `run`: claiming success would be false.
+        const saved = await run((s) => Effect.as(s.setEnabled(sub === "on"), true))
+        if (saved !== true) return
         ctx.ui.notify(`Project memory is ${sub} (saved in config.json for every project).`, "info")
         return
       }

@@ -340,6 +340,17 @@ describe("/memory", () => {
     expect(lastMain(h).system).not.toContain("<auto_memory>")
   })
 
+  it("off that cannot be saved says so and never claims success", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX } })
+    // config.json as a directory: the atomic rename onto it fails.
+    mkdirSync(join(h.agentDir, "project-memory", "config.json"), { recursive: true })
+    const before = h.notifications.length
+    await h.prompt("/memory off")
+    const said = h.notifications.slice(before)
+    expect(said.map((n) => n.message).join("\n")).not.toContain("Project memory is off")
+    expect(said.some((n) => n.level === "warning")).toBe(true)
+  })
+
   it("status names the directory and topic count; open prints the directory", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
     const status = await statusText(h)
