@@ -17,7 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
-import { isAbsolute, join, relative, resolve, sep } from "node:path"
+import { isAbsolute, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
 import type { Config } from "../src/config.ts"
 import { SELECTOR_WAIT_MS } from "../src/limits.ts"
@@ -37,6 +37,7 @@ import {
 import { sanitizeMemoryText } from "../src/sanitize.ts"
 import { stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
+import { resolveToolPath } from "../src/toolPath.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "./FileSystem.ts"
 import { Host } from "./Host.ts"
@@ -204,12 +205,12 @@ export const makeMemorySession = Effect.gen(function* () {
     return a
   })
 
-  /** Filenames the model may use for memory files: the configured and the canonical spelling, `~` expanded. */
+  /** A tool's `path` as Pi resolves it, inside the memory directory (configured or canonical spelling), or undefined. */
   const memoryFileOf = (a: Active, cwd: string, rawPath: unknown): Effect.Effect<string | undefined> =>
     Effect.gen(function* () {
       if (typeof rawPath !== "string" || rawPath === "") return undefined
-      const cleaned = rawPath.replace(/^@/, "").replace(/^~(?=$|\/)/, homedir())
-      const abs = resolve(cwd, cleaned)
+      const abs = resolveToolPath(rawPath, cwd, homedir())
+      if (abs === undefined) return undefined
       const real = yield* fs.realpath(abs).pipe(Effect.orElseSucceed(() => abs))
       for (const [dir, path] of [[a.location.memoryDir, abs], [a.canonicalMemoryDir, real], [a.canonicalMemoryDir, abs]] as const) {
         if (isInside(dir, path)) return relative(dir, path).split(sep).join("/")

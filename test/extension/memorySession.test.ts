@@ -2,7 +2,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { pathToFileURL } from "node:url"
 import { join } from "node:path"
 import { coreLayer } from "../../layers/App.ts"
 import { Host, type HostShape } from "../../layers/Host.ts"
@@ -17,7 +18,7 @@ interface Sent {
   readonly deliverAs: string
 }
 
-const setup = () => {
+const setup = (options: { readonly trusted?: boolean } = {}) => {
   const agent = tempAgent()
   const repo = gitRepo()
   const sent: Array<Sent> = []
@@ -26,7 +27,7 @@ const setup = () => {
   const host: HostShape = {
     cwd: Effect.succeed(repo),
     sessionId: Effect.succeed("session-1"),
-    isTrusted: Effect.succeed(true),
+    isTrusted: Effect.succeed(options.trusted ?? true),
     isIdle: Effect.succeed(false),
     branch: Effect.sync(() => entries),
     notify: (message) => Effect.sync(() => void notes.push(message)),
@@ -136,6 +137,28 @@ describe("MemorySession system prompt", () => {
       expect(index).not.toMatch(/[\u202E\u0000\u200B]/)
       // Unchanged on disk: no change notice, even though the injected text differs from the raw text.
       expect(sections["auto_memory_notice"]).toBeUndefined()
+    }).pipe(Effect.provide(s.layer))
+  })
+})
+
+describe("MemorySession trust (D8)", () => {
+  it.live("an untrusted project's read of a memory file is blocked however Pi would spell the path", () => {
+    const s = setup({ trusted: false })
+    return Effect.gen(function* () {
+      const { session, dir } = yield* withMemory(s)
+      // A link with a space in its name: Pi turns a no-break space in a path into a plain space.
+      symlinkSync(dir, join(s.repo, "my mem"))
+      for (const path of [
+        join(dir, "release.md"),
+        `@${join(dir, "release.md")}`,
+        pathToFileURL(join(dir, "release.md")).href,
+        "my\u00A0mem/release.md",
+        "my mem/release.md"
+      ]) {
+        const verdict = yield* session.toolCall("read", { path })
+        expect(verdict?.block, path).toBe(true)
+      }
+      expect(yield* session.toolCall("read", { path: join(s.repo, "README.md") })).toBeUndefined()
     }).pipe(Effect.provide(s.layer))
   })
 })
