@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
@@ -265,8 +266,9 @@ export const makeMemorySession = Effect.gen(function* () {
           }
         } else yield* Deferred.succeed(done, outcome)
       }).pipe(
-        // An interrupted prefetch (abort, new generation) releases whoever waits on it at once.
-        Effect.onInterrupt(() => Deferred.interrupt(done))
+        // An interrupted prefetch (abort, new generation) releases whoever waits on it at once, and so does one that
+        // died (a host call that threw): the waiter then reports it instead of sitting out the 2 s for nothing.
+        Effect.onExit((exit) => (Exit.isFailure(exit) ? Deferred.failCause(done, exit.cause) : Effect.void))
       )
       const fiber = yield* FiberSet.run(prefetches, work)
       if (signal !== undefined) {

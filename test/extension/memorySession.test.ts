@@ -18,7 +18,7 @@ interface Sent {
   readonly deliverAs: string
 }
 
-const setup = (options: { readonly trusted?: boolean } = {}) => {
+const setup = (options: { readonly trusted?: boolean; readonly appendThrows?: boolean } = {}) => {
   const agent = tempAgent()
   const repo = gitRepo()
   const sent: Array<Sent> = []
@@ -31,7 +31,11 @@ const setup = (options: { readonly trusted?: boolean } = {}) => {
     isIdle: Effect.succeed(false),
     branch: Effect.sync(() => entries),
     notify: (message) => Effect.sync(() => void notes.push(message)),
-    appendEntry: (customType, data) => Effect.sync(() => void entries.push({ type: "custom", customType, data })),
+    appendEntry: (customType, data) =>
+      Effect.sync(() => {
+        if (options.appendThrows) throw new Error("stale extension context")
+        entries.push({ type: "custom", customType, data })
+      }),
     sendHidden: (customType, content, deliverAs) => Effect.sync(() => void sent.push({ customType, content, deliverAs }))
   }
   const faux = makeFaux()
@@ -72,6 +76,20 @@ describe("MemorySession prefetch", () => {
       yield* Effect.sleep("1800 millis")
       expect(s.sent).toEqual([])
       expect(s.notes).toEqual([])
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.live("a prefetch that dies releases the request at once with one warning", () => {
+    const s = setup({ appendThrows: true })
+    s.faux.script(toolReply(["release.md"]))
+    return Effect.gen(function* () {
+      const { session } = yield* withMemory(s)
+      const started = Date.now()
+      const result = yield* session.beforeAgentStart({ prompt: "how do we release", sections: {}, signal: undefined })
+      expect(result).toBeUndefined()
+      expect(Date.now() - started).toBeLessThan(1000)
+      expect(s.notes).toHaveLength(1)
+      expect(s.notes[0]).toMatch(/recall failed.*stale extension context/)
     }).pipe(Effect.provide(s.layer))
   })
 
