@@ -108,7 +108,7 @@ export default function piProjectMemory(pi: ExtensionAPI): void {
   })
   pi.on("session_tree", async (_event, ctx) => {
     hold(ctx)
-    await session((s) => s.rebuild)
+    await session((s) => s.branchChanged)
   })
   pi.on("session_shutdown", async (_event, ctx) => {
     hold(ctx)

@@ -92,8 +92,13 @@ export interface SessionStatus {
 
 export interface MemorySessionShape {
   readonly start: Effect.Effect<void>
-  /** Compaction or branch navigation: drop the prompt snapshot, rebuild the branch state from entries. */
+  /** Compaction: drop the prompt snapshot, rebuild the branch state from entries. */
   readonly rebuild: Effect.Effect<void>
+  /**
+   * Branch navigation: as `rebuild`, and prefetches still running for messages of the branch left behind are
+   * interrupted, so their results are neither delivered into nor charged to the new branch.
+   */
+  readonly branchChanged: Effect.Effect<void>
   /** Config reload or switch: a new generation, without a new session. */
   readonly reconfigure: Effect.Effect<void>
   readonly shutdown: Effect.Effect<void>
@@ -405,6 +410,7 @@ export const makeMemorySession = Effect.gen(function* () {
   return {
     start: activate,
     rebuild,
+    branchChanged: FiberSet.clear(prefetches).pipe(Effect.zipRight(rebuild)),
     reconfigure: activate,
     shutdown: nextGeneration.pipe(Effect.zipRight(Ref.set(active, undefined))),
     beforeAgentStart,

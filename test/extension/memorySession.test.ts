@@ -121,6 +121,20 @@ describe("MemorySession prefetch", () => {
     }).pipe(Effect.provide(s.layer))
   })
 
+  it.live("branch navigation interrupts a prefetch of the branch left behind: nothing delivered or charged", () => {
+    const s = setup()
+    s.faux.script(() => new Promise((resolve) => setTimeout(() => resolve(toolReply(["release.md"])), 600)))
+    return Effect.gen(function* () {
+      const { session } = yield* withMemory(s)
+      yield* session.userMessageEntered("how do we release this")
+      yield* Effect.sleep("100 millis")
+      yield* session.branchChanged
+      yield* Effect.sleep("900 millis")
+      expect(s.sent).toEqual([])
+      expect(s.entries).toEqual([])
+    }).pipe(Effect.provide(s.layer))
+  })
+
   it.live("a new generation interrupts a prefetch in flight: nothing is delivered", () => {
     const s = setup()
     s.faux.script(() => new Promise((resolve) => setTimeout(() => resolve(toolReply(["release.md"])), 600)))
