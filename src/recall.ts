@@ -34,7 +34,8 @@ export const renderRecall = (files: ReadonlyArray<RecalledFile>, nowMs: number):
   let used = 0
   for (const file of files) {
     const text = sanitizeMemoryText(file.window.text).trim()
-    const note = file.window.truncated ? recallTruncationNote(file.window, file.path) : ""
+    // The note names the path, which is memory-controlled like the heading: sanitized too, and charged as sent.
+    const note = file.window.truncated ? sanitizeMemoryText(recallTruncationNote(file.window, file.path)) : ""
     const cost = text.length + note.length
     if (text === "" && note === "") continue
     used += cost
