@@ -5,7 +5,7 @@
  * any position; or only where the command no longer reads options, which the rule locates).
  */
 import { checkAwk, AWK_SPEC } from "./awk.ts"
-import { checkDocker, checkGh, checkGit, gitOptionsClosedAt } from "./git.ts"
+import { checkDocker, checkGh, checkGit, dockerOptionsClosedAt, ghOptionsClosedAt, gitOptionsClosedAt } from "./git.ts"
 import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
 import { checkSed, SED_SPEC, substitutionScript } from "./sed.ts"
 import { show, type Word } from "./words.ts"
@@ -67,6 +67,7 @@ const GREP: OptionSpec = {
 
 const RG: OptionSpec = {
   shortArg: "ABCdEefgjMmrtT",
+  shortFlags: "abcFHhiIlLnNopPqsSuUvVwx0.",
   negation: true,
   badShort: { z: "runs decompression programs on compressed files (--search-zip)" },
   badLong: {
@@ -112,9 +113,12 @@ const RG: OptionSpec = {
     ].map((k) => [k, "required" as const])
   )
 }
+// ripgrep takes no abbreviations: `--ignore` is a flag of its own (the negation of --no-ignore), not `--ignore-file`;
+// the guard reads any abbreviation as an option whose value it cannot know.
 
 const FD: OptionSpec = {
   shortArg: "deEtScjo",
+  shortFlags: "HIusigFalLp0qh1V",
   badShort: { x: "runs a command for each result (--exec)", X: "runs a command on the results (--exec-batch)" },
   badLong: { exec: "runs a command for each result", "exec-batch": "runs a command on the results" },
   long: Object.fromEntries(
@@ -147,6 +151,7 @@ const FD: OptionSpec = {
 
 const TREE: OptionSpec = {
   shortArg: "LPIHT",
+  shortFlags: "adlfxpsughDFqNQrtvUcSnCAJXi",
   badShort: {
     o: "writes its output to a file",
     R: "writes 00Tree.html files into the directories it lists"
@@ -157,6 +162,7 @@ const TREE: OptionSpec = {
 
 const SORT: OptionSpec = {
   shortArg: "ktST",
+  shortFlags: "bdfgiMhnRrVcCmsuz",
   badShort: { o: "writes its output to a file" },
   badLong: { output: "writes its output to a file", "compress-program": "runs a compression program" },
   long: {
@@ -218,9 +224,10 @@ const DATE: OptionSpec = {
 
 const FILE: OptionSpec = {
   shortArg: "eFfmP",
+  shortFlags: "bcdEhiIklLNnprsSvz0",
   badShort: { C: "compiles a magic file and writes the result (--compile)" },
   badLong: { compile: "compiles a magic file and writes the result" },
-  long: { exclude: "required", "exclude-quiet": "required", separator: "required", "files-from": "required", magic_file: "required", parameter: "required" }
+  long: { exclude: "required", "exclude-quiet": "required", separator: "required", "files-from": "required", "magic-file": "required", parameter: "required" }
 }
 
 const TAIL: OptionSpec = {
@@ -419,8 +426,8 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   date: never({ check: specRule(DATE, checkDate).check }, "input words could become an operand that sets the clock"),
   cd: never({ check: specRule(CD, checkCd).check }, "cd is a shell builtin; xargs cannot run it"),
   git: { check: checkGit, xargs: gitOptionsClosedAt },
-  gh: { check: checkGh, xargs: (args) => args.findIndex((w, i) => i > 0 && w.value === "--") },
-  docker: { check: checkDocker, xargs: (args) => args.findIndex((w, i) => i > 0 && w.value === "--") },
+  gh: { check: checkGh, xargs: ghOptionsClosedAt },
+  docker: { check: checkDocker, xargs: dockerOptionsClosedAt },
   xargs: never({ check: (cmd, args) => checkXargs(cmd, args) }, "`xargs` inside `xargs` is not allowed")
 }
 

@@ -27,8 +27,37 @@ interface GitSub {
   readonly form?: (parsed: ParsedArgs, args: ReadonlyArray<Word>) => string | undefined
 }
 
-/** Real git options that are prefixes of forbidden ones: an exact match is that option, not an abbreviation. */
-const COMMON_LONG: Readonly<Record<string, "none">> = { text: "none" }
+/**
+ * Real git options that are prefixes of forbidden ones (an exact match is that option, not an abbreviation), and
+ * common options known to take no separate value, so that a `--` after them surely ends the options (every other
+ * unknown option may take the next word, even a `--`, as its value).
+ */
+const COMMON_LONG: Readonly<Record<string, "none" | "optional">> = {
+  text: "none",
+  stat: "optional",
+  numstat: "none",
+  shortstat: "none",
+  "name-only": "none",
+  "name-status": "none",
+  oneline: "none",
+  graph: "none",
+  all: "none",
+  patch: "none",
+  cached: "none",
+  staged: "none",
+  raw: "none",
+  summary: "none",
+  reverse: "none",
+  follow: "none",
+  "first-parent": "none",
+  merges: "none",
+  decorate: "optional",
+  "abbrev-commit": "none",
+  color: "optional",
+  "word-diff": "optional",
+  porcelain: "optional",
+  short: "none"
+}
 
 const sub = (
   spec: Omit<OptionSpec, "negation" | "badLong"> & { readonly badLong?: Record<string, string> },
@@ -38,9 +67,13 @@ const sub = (
   ...(form === undefined ? {} : { form })
 })
 
-/** Log/diff family: short options that take a value. Attached-only ones are read as taking the next word, which at
- *  worst hides an operand; no git short option in these commands writes or executes. */
+/** Log/diff family: short options that take the next word as their value (exactly these: a letter listed here that
+ *  git reads as a flag would hide the next word from the checks). */
 const LOG_SHORT_ARG = "nLSGO"
+/** Log/diff family: short flags and attached-only options (`-M50%`), which never take the next word. Unlisted letters
+ *  (`-I`, `-l`) may, so a `--` right after them does not end the options. */
+const LOG_SHORT_FLAGS = "0123456789pusztrmcbwWEFiPDRqgaMCBXU"
+const LOG: Omit<OptionSpec, "negation" | "badLong"> = { shortArg: LOG_SHORT_ARG, shortFlags: LOG_SHORT_FLAGS }
 
 const operandsOnlyWith =
   (what: string, listOptions: ReadonlyArray<string>) =>
@@ -54,9 +87,23 @@ const onlyActions =
   (parsed: ParsedArgs): string | undefined => {
     const action = parsed.operands[0]
     if (action === undefined) return bare ? undefined : `\`git ${what}\` needs one of: ${allowed.join(", ")}`
+    if (parsed.uncertain.has(action)) {
+      return `\`git ${what}\`: ${show(action)} may be the value of the option before it; put options after \`git ${what} ${allowed.join("|")}\``
+    }
     if (allowed.includes(action.value)) return undefined
     return `\`git ${what} ${action.value}\` changes the repository; only \`git ${what} ${allowed.join("|")}\` is allowed`
   }
+
+/** Options of git branch and tag that take the next word as their value (--contains also when it is the last word). */
+const BRANCH_TAG_VALUES: Readonly<Record<string, "required">> = {
+  format: "required",
+  sort: "required",
+  contains: "required",
+  "no-contains": "required",
+  merged: "required",
+  "no-merged": "required",
+  "points-at": "required"
+}
 
 const BRANCH_LIST = ["--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-v", "--verbose"]
 const TAG_LIST = ["--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-n"]
@@ -67,6 +114,9 @@ const configForm = (parsed: ParsedArgs): string | undefined => {
   if (hasOption(parsed, ...CONFIG_READ)) return undefined
   const first = parsed.operands[0]
   if (first === undefined) return "`git config` needs a name to read, or --list"
+  if (parsed.uncertain.has(first)) {
+    return `\`git config\`: ${show(first)} may be the value of the option before it; write --name=VALUE`
+  }
   if (first.value === "get" || first.value === "list") return undefined
   if (["set", "unset", "rename-section", "remove-section", "edit"].includes(first.value)) {
     return `\`git config ${first.value}\` changes configuration; only reading (get, list, --get, --list) is allowed`
@@ -76,16 +126,17 @@ const configForm = (parsed: ParsedArgs): string | undefined => {
 }
 
 const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
-  status: sub({ shortArg: "u" }),
-  log: sub({ shortArg: LOG_SHORT_ARG }),
-  show: sub({ shortArg: LOG_SHORT_ARG }),
-  diff: sub({ shortArg: LOG_SHORT_ARG }),
-  "diff-tree": sub({ shortArg: LOG_SHORT_ARG }),
-  "diff-files": sub({ shortArg: LOG_SHORT_ARG }),
-  "diff-index": sub({ shortArg: LOG_SHORT_ARG }),
-  "range-diff": sub({ shortArg: LOG_SHORT_ARG }),
-  whatchanged: sub({ shortArg: LOG_SHORT_ARG }),
-  shortlog: sub({ shortArg: LOG_SHORT_ARG }),
+  status: sub({ shortOptArg: "uM", shortFlags: "sbvz" }),
+  log: sub(LOG),
+  show: sub(LOG),
+  diff: sub(LOG),
+  "diff-tree": sub(LOG),
+  "diff-files": sub(LOG),
+  "diff-index": sub(LOG),
+  "range-diff": sub(LOG),
+  whatchanged: sub(LOG),
+  // shortlog's own -n is a flag (--numbered), not a count
+  shortlog: sub({ shortFlags: "nsec" }),
   blame: sub({ shortArg: "LS" }),
   annotate: sub({ shortArg: "LS" }),
   describe: sub({}),
@@ -137,7 +188,8 @@ const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
         track: "sets up tracking for a new branch",
         "create-reflog": "creates a reflog",
         "recurse-submodules": "creates branches in submodules"
-      }
+      },
+      long: BRANCH_TAG_VALUES
     },
     operandsOnlyWith("branch", BRANCH_LIST)
   ),
@@ -168,17 +220,23 @@ const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
         cleanup: "creates a tag",
         "create-reflog": "creates a reflog",
         trailer: "creates a tag"
-      }
+      },
+      long: BRANCH_TAG_VALUES
     },
     operandsOnlyWith("tag", TAG_LIST)
   ),
-  stash: sub({ stopAtOperand: true }, onlyActions("stash", ["list", "show"], false)),
-  reflog: sub({ stopAtOperand: true }, onlyActions("reflog", ["show", "list", "exists"], true)),
-  worktree: sub({ stopAtOperand: true }, onlyActions("worktree", ["list"], false)),
-  notes: sub({ stopAtOperand: true }, onlyActions("notes", ["list", "show"], true)),
+  // `stash list`, `stash show` and `reflog show` pass their options on to git log / diff (--output, --ext-diff ...):
+  // the words after the action are read like log's.
+  stash: sub(LOG, onlyActions("stash", ["list", "show"], false)),
+  reflog: sub(LOG, onlyActions("reflog", ["show", "list", "exists"], true)),
+  worktree: sub({}, onlyActions("worktree", ["list"], false)),
+  notes: sub({}, onlyActions("notes", ["list", "show"], true)),
   remote: sub({}, (parsed) => {
     const action = parsed.operands[0]
     if (action === undefined) return undefined
+    if (parsed.uncertain.has(action)) {
+      return `\`git remote\`: ${show(action)} may be the value of the option before it; put options after the action`
+    }
     if (action.value === "get-url") return undefined
     if (action.value === "show") {
       return hasOption(parsed, "-n")
@@ -189,7 +247,31 @@ const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
   }),
   config: sub(
     {
-      shortArg: "f",
+      shortArg: "ft",
+      shortFlags: "lz",
+      long: {
+        file: "required",
+        blob: "required",
+        type: "required",
+        default: "required",
+        comment: "required",
+        get: "none",
+        "get-all": "none",
+        "get-regexp": "none",
+        "get-urlmatch": "none",
+        "get-color": "none",
+        "get-colorbool": "none",
+        list: "none",
+        global: "none",
+        system: "none",
+        local: "none",
+        worktree: "none",
+        "name-only": "none",
+        "show-origin": "none",
+        "show-scope": "none",
+        includes: "none",
+        null: "none"
+      },
       badShort: { e: "opens an editor on the configuration" },
       badLong: {
         edit: "opens an editor on the configuration",
@@ -339,26 +421,38 @@ const GH_SPEC: OptionSpec = {
   risky: true
 }
 
-export const checkGh = (_cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+const parseGh = (args: ReadonlyArray<Word>): { readonly offset: number; readonly parsed: ParsedArgs } | string => {
   const group = args[0]
   if (group === undefined) return "`gh` needs a query such as `gh pr list` or `gh issue view N`"
   const actions = Object.hasOwn(GH_ACTIONS, group.value) ? GH_ACTIONS[group.value] : undefined
   if (actions === undefined) {
     return `\`gh ${group.value}\` is not an allowed read-only query; allowed: ${GH_ALLOWED_TEXT}`
   }
-  let rest = args.slice(1)
+  let offset = 1
   if (actions !== null) {
     const action = args[1]
     if (action === undefined || !actions.includes(action.value)) {
       return `\`gh ${group.value}${action === undefined ? "" : ` ${action.value}`}\` is not read-only; allowed: gh ${group.value} ${actions.join("|")}`
     }
-    rest = args.slice(2)
+    offset = 2
   }
   // `-t` only prints the token under `gh auth status`; elsewhere it takes a value (templates, titles are not here).
   const spec: OptionSpec =
     group.value === "auth" ? { ...GH_SPEC, badShort: { ...GH_SPEC.badShort, t: "prints the authentication token" } } : GH_SPEC
-  const parsed = scanOptions(`gh ${group.value}`, rest, spec)
-  return isRejected(parsed) ? parsed.reject : undefined
+  const parsed = scanOptions(`gh ${group.value}`, args.slice(offset), spec)
+  return isRejected(parsed) ? parsed.reject : { offset, parsed }
+}
+
+export const checkGh = (_cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const r = parseGh(args)
+  return typeof r === "string" ? r : undefined
+}
+
+/** For xargs: the index in args after which appended words can no longer be options (a `--` that surely ends them,
+ *  not one a flag such as `-R` takes as its value), or -1. */
+export const ghOptionsClosedAt = (args: ReadonlyArray<Word>): number => {
+  const r = parseGh(args)
+  return typeof r === "string" || r.parsed.closedAt < 0 ? -1 : r.offset + r.parsed.closedAt
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -391,7 +485,7 @@ const DOCKER_SPEC: OptionSpec = {
   risky: true
 }
 
-export const checkDocker = (_cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+const parseDocker = (args: ReadonlyArray<Word>): { readonly offset: number; readonly parsed: ParsedArgs } | string => {
   let i = 0
   for (; i < args.length; i++) {
     const v = args[i]!.value
@@ -411,21 +505,32 @@ export const checkDocker = (_cmd: string, args: ReadonlyArray<Word>): string | u
     return `\`docker ${top.value}\` is not an allowed read-only query; allowed: ps, images, inspect, logs, version, info, top, port, history, diff, stats --no-stream, and the ls/inspect forms of image, container, network, volume, context, system df, compose ps|ls|images|logs|top`
   }
   let verb = top.value
-  let rest = args.slice(i + 1)
+  let offset = i + 1
   if (subs !== null) {
     const s = args[i + 1]
     if (s === undefined || !subs.includes(s.value)) {
       return `\`docker ${top.value}${s === undefined ? "" : ` ${s.value}`}\` is not read-only; allowed: docker ${top.value} ${subs.join("|")}`
     }
     verb = s.value
-    rest = args.slice(i + 2)
+    offset = i + 2
   }
   const spec: OptionSpec =
     verb === "logs" ? { ...DOCKER_SPEC, shortArg: "n", badShort: { f: "follows the log forever" } } : DOCKER_SPEC
-  const parsed = scanOptions(`docker ${verb}`, rest, spec)
+  const parsed = scanOptions(`docker ${verb}`, args.slice(offset), spec)
   if (isRejected(parsed)) return parsed.reject
   if (verb === "stats" && !hasOption(parsed, "--no-stream")) {
     return "`docker stats` streams forever; add --no-stream"
   }
-  return undefined
+  return { offset, parsed }
+}
+
+export const checkDocker = (_cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const r = parseDocker(args)
+  return typeof r === "string" ? r : undefined
+}
+
+/** For xargs: as ghOptionsClosedAt. */
+export const dockerOptionsClosedAt = (args: ReadonlyArray<Word>): number => {
+  const r = parseDocker(args)
+  return typeof r === "string" || r.parsed.closedAt < 0 ? -1 : r.offset + r.parsed.closedAt
 }

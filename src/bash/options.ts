@@ -6,6 +6,11 @@
  * The reading errs towards rejection: an unknown character in a cluster is read as a flag (so the rest of the cluster
  * is still checked), and a prefix of any forbidden long option is rejected even where the program would call it
  * ambiguous.
+ *
+ * Where the guard cannot know whether an option takes a value (an option it does not know, or an abbreviation in a
+ * non-strict spec, whose program may have an exact option of that name), it never takes the next word as the value:
+ * that word is read as an option again, and is marked `uncertain` (it may be a value, so it cannot switch a command
+ * into a harmless form), and a `--` there does not end the options (the program may take it as the value).
  */
 import { show, type Word } from "./words.ts"
 
@@ -16,7 +21,8 @@ export interface OptionSpec {
   readonly shortArg?: string
   /** Short options whose value is optional and only attached (`-i[SUFFIX]`). */
   readonly shortOptArg?: string
-  /** Short flags known to take no value; only consulted when `strict`. */
+  /** Short flags known to take no value. With `strict`, the only other short options allowed; otherwise they tell
+   *  the guard that such a flag at the end of a cluster cannot take the next word as its value. */
   readonly shortFlags?: string
   /** Known long options (without `--`). */
   readonly long?: Readonly<Record<string, ArgKind>>
@@ -50,6 +56,8 @@ export interface ParsedArgs {
   readonly closed: boolean
   /** Index (into the input words) where options ended, or -1. */
   readonly closedAt: number
+  /** Words right after an option the guard could not tell takes a value: each may be that option's value. */
+  readonly uncertain: ReadonlySet<Word>
 }
 
 export interface Rejected {
@@ -80,16 +88,16 @@ const matchLong = (
   spec: OptionSpec,
   name: string,
   word: Word
-): { readonly name: string; readonly kind: ArgKind } | Rejected => {
+): { readonly name: string; readonly kind: ArgKind; readonly certain: boolean } | Rejected => {
   const bad = spec.badLong
   if (bad !== undefined && Object.hasOwn(bad, name)) {
     return { reject: `\`${cmd}\`: option \`--${name}\` ${bad[name]}${inWord(`--${name}`, word)}` }
   }
   const long = spec.long
-  if (long !== undefined && Object.hasOwn(long, name)) return { name, kind: long[name]! }
+  if (long !== undefined && Object.hasOwn(long, name)) return { name, kind: long[name]!, certain: true }
   if (spec.negation === true && name.startsWith("no-")) {
     // `--no-ext-diff` switches a forbidden option off: harmless. Its value (if any) is ignored by the program.
-    return { name, kind: "none" }
+    return { name, kind: "none", certain: true }
   }
   if (bad !== undefined) {
     for (const b of Object.keys(bad)) {
@@ -109,7 +117,9 @@ const matchLong = (
         count++
       }
     }
-    if (count === 1) return { name: found!, kind: long[found!]! }
+    // Only a strict spec lists every option, so only there is a unique prefix surely that option: elsewhere the
+    // program may have an exact option of that name (rg's flag `--ignore` beside `--ignore-file FILE`).
+    if (count === 1) return { name: found!, kind: long[found!]!, certain: spec.strict === true }
     if (count > 1 && spec.strict === true) {
       return { reject: `\`${cmd}\`: \`--${name}\` is an ambiguous abbreviation; spell the option out` }
     }
@@ -117,7 +127,7 @@ const matchLong = (
   if (spec.strict === true) {
     return { reject: `\`${cmd}\`: option \`--${name}\` is not one this guard knows to be read-only for ${cmd}` }
   }
-  return { name, kind: "none" }
+  return { name, kind: "none", certain: false }
 }
 
 /**
@@ -128,11 +138,17 @@ const matchLong = (
 export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: OptionSpec): ParsedArgs | Rejected => {
   const options: Array<ParsedOption> = []
   const operands: Array<Word> = []
+  const uncertain = new Set<Word>()
   const risky = isRisky(spec)
   let closedAt = -1
+  /** The previous word is an option that may take this word as its value (the guard could not tell). */
+  let pending = false
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!
     const v = word.value
+    const maybeValue = pending && closedAt < 0
+    pending = false
+    if (maybeValue) uncertain.add(word)
     if (closedAt >= 0 || v.length < 2 || v[0] !== "-") {
       if (closedAt < 0 && risky && word.leadingGlob) {
         return {
@@ -140,14 +156,15 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
         }
       }
       operands.push(word)
-      if (closedAt < 0 && spec.stopAtOperand === true) closedAt = i
+      if (closedAt < 0 && spec.stopAtOperand === true && !maybeValue) closedAt = i
       continue
     }
     if (word.glob && !globOnlyInValue(v)) {
       return { reject: `\`${cmd}\`: option word ${show(word)} holds a wildcard; write the option literally` }
     }
     if (v === "--") {
-      closedAt = i
+      // After an option that may take a value, `--` may be that value: options go on.
+      if (!maybeValue) closedAt = i
       continue
     }
     if (v[1] === "-") {
@@ -158,9 +175,11 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
       let value: Word | undefined
       if (eq >= 0) {
         value = { ...word, value: v.slice(eq + 1) }
-      } else if (m.kind === "required") {
+      } else if (m.kind === "required" && m.certain && !maybeValue) {
         value = words[i + 1]
         i++
+      } else if (m.kind === "required" || !m.certain) {
+        pending = true
       }
       options.push({ name: `--${m.name}`, value, word })
       continue
@@ -178,6 +197,7 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
         const rest = v.slice(j + 1)
         let value: Word | undefined
         if (rest.length > 0) value = { ...word, value: rest }
+        else if (maybeValue) pending = true
         else {
           value = words[i + 1]
           i++
@@ -190,17 +210,21 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
         options.push({ name: `-${c}`, value: rest.length > 0 ? { ...word, value: rest } : undefined, word })
         break
       }
-      if (spec.strict === true && spec.shortFlags?.includes(c) !== true) {
+      const knownFlag = spec.shortFlags?.includes(c) === true
+      if (spec.strict === true && !knownFlag) {
         return {
           reject: `\`${cmd}\`: option \`-${c}\`${v.length > 2 ? ` (in ${show(word)})` : ""} is not one this guard knows to be read-only for ${cmd}`
         }
       }
+      // An unknown last letter may be an option that takes the next word as its value.
+      if (!knownFlag && j === v.length - 1) pending = true
       options.push({ name: `-${c}`, value: undefined, word })
     }
   }
-  return { options, operands, closed: closedAt >= 0, closedAt }
+  return { options, operands, closed: closedAt >= 0, closedAt, uncertain }
 }
 
-/** True when the parsed options include one of the names (canonical spellings). */
+/** True when the parsed options include one of the names (canonical spellings), each given certainly as an option,
+ *  not possibly as the value of the option before it: every caller uses it to allow a harmless form. */
 export const hasOption = (parsed: ParsedArgs, ...names: ReadonlyArray<string>): boolean =>
-  parsed.options.some((o) => names.includes(o.name))
+  parsed.options.some((o) => names.includes(o.name) && !parsed.uncertain.has(o.word))
