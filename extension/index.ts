@@ -88,7 +88,7 @@ export default function piProjectMemory(pi: ExtensionAPI): void {
   })
   pi.on("agent_settled", async (event, ctx) => {
     hold(ctx)
-    if (event.aborted) await session((s) => s.abortPrefetches)
+    await session((s) => s.settled(event.aborted))
   })
   pi.on("tool_call", async (event, ctx) => {
     hold(ctx)

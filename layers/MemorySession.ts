@@ -105,7 +105,8 @@ export interface MemorySessionShape {
   readonly beforeAgentStart: (input: BeforeAgentStartInput) => Effect.Effect<{ readonly content: string } | undefined>
   /** A user message that entered the session (queued or streamed): prefetch for it, deliver by steer. */
   readonly userMessageEntered: (text: string) => Effect.Effect<void>
-  readonly abortPrefetches: Effect.Effect<void>
+  /** The agent settled: a pending "already prefetched" mark is stale now; an aborted run also ends its prefetches. */
+  readonly settled: (aborted: boolean) => Effect.Effect<void>
   readonly toolCall: (toolName: string, input: Record<string, unknown>) => Effect.Effect<ToolBlock | undefined>
   readonly toolResult: (event: ToolResultEvent) => Effect.Effect<ToolResultPatch | undefined>
   readonly status: Effect.Effect<SessionStatus>
@@ -201,14 +202,14 @@ export const makeMemorySession = Effect.gen(function* () {
   })
 
   /** Active and trusted, or nothing. Trust is read at the moment of use (D8); losing it interrupts the prefetches. */
+  const wasTrusted = yield* Ref.make(true)
   const usable = Effect.gen(function* () {
     const a = yield* Ref.get(active)
     if (a === undefined) return undefined
-    if (!(yield* host.isTrusted)) {
-      yield* FiberSet.clear(prefetches)
-      return undefined
-    }
-    return a
+    const trusted = yield* host.isTrusted
+    // Losing trust is a new generation: whatever the old one started is interrupted.
+    if ((yield* Ref.getAndSet(wasTrusted, trusted)) && !trusted) yield* nextGeneration
+    return trusted ? a : undefined
   })
 
   /** A tool's `path` as Pi resolves it, inside the memory directory (configured or canonical spelling), or undefined. */
@@ -256,11 +257,12 @@ export const makeMemorySession = Effect.gen(function* () {
     })
 
   /** Starts a prefetch in the current generation. A result nobody waits for any more is delivered by the fiber. */
-  const startPrefetch = (a: Active, query: string, signal: AbortSignal | undefined) =>
+  const startPrefetch = (a: Active, query: string, signal: AbortSignal | undefined, initial: "waiting" | "late") =>
     Effect.gen(function* () {
       const done = yield* Deferred.make<RecallOutcome>()
-      // "waiting": the request still waits; "late": it gave up, so the fiber delivers by steer itself.
-      const mode = yield* Ref.make<"waiting" | "late" | "taken">("waiting")
+      // "waiting": the request still waits; "late": nobody waits (any more), so the fiber delivers by steer itself.
+      // The mode exists before the fiber starts, so even an instant result finds the right one.
+      const mode = yield* Ref.make<"waiting" | "late" | "taken">(initial)
       const work = Effect.gen(function* () {
         const outcome = yield* runRecall(a, query)
         const late = yield* Ref.modify(mode, (m) => [m === "late", "taken" as const])
@@ -305,7 +307,7 @@ export const makeMemorySession = Effect.gen(function* () {
       if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(a.location.memoryDir)
 
       yield* Ref.set(skipNextUserMessage, true)
-      const pending = yield* startPrefetch(a, input.prompt, input.signal)
+      const pending = yield* startPrefetch(a, input.prompt, input.signal, "waiting")
       const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
       if (Option.isSome(inTime)) return inTime.value.injection === "" ? undefined : { content: inTime.value.injection }
       const late = yield* Ref.modify(pending.mode, (m) => (m === "taken" ? [false, m] : [true, "late" as const]))
@@ -327,8 +329,7 @@ export const makeMemorySession = Effect.gen(function* () {
       if (yield* Ref.getAndSet(skipNextUserMessage, false)) return
       const a = yield* usable
       if (a === undefined) return
-      const pending = yield* startPrefetch(a, text, undefined)
-      yield* Ref.set(pending.mode, "late")
+      yield* startPrefetch(a, text, undefined, "late")
     })
 
   const toolCall = (toolName: string, input: Record<string, unknown>) =>
@@ -415,7 +416,8 @@ export const makeMemorySession = Effect.gen(function* () {
     shutdown: nextGeneration.pipe(Effect.zipRight(Ref.set(active, undefined))),
     beforeAgentStart,
     userMessageEntered,
-    abortPrefetches: FiberSet.clear(prefetches),
+    settled: (aborted) =>
+      Ref.set(skipNextUserMessage, false).pipe(Effect.zipRight(aborted ? FiberSet.clear(prefetches) : Effect.void)),
     toolCall,
     toolResult,
     status,

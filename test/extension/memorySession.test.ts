@@ -19,6 +19,7 @@ interface Sent {
 }
 
 const setup = (options: { readonly trusted?: boolean; readonly appendThrows?: boolean } = {}) => {
+  const trust = { value: options.trusted ?? true }
   const agent = tempAgent()
   const repo = gitRepo()
   const sent: Array<Sent> = []
@@ -27,7 +28,7 @@ const setup = (options: { readonly trusted?: boolean; readonly appendThrows?: bo
   const host: HostShape = {
     cwd: Effect.succeed(repo),
     sessionId: Effect.succeed("session-1"),
-    isTrusted: Effect.succeed(options.trusted ?? true),
+    isTrusted: Effect.sync(() => trust.value),
     isIdle: Effect.succeed(false),
     branch: Effect.sync(() => entries),
     notify: (message) => Effect.sync(() => void notes.push(message)),
@@ -47,7 +48,7 @@ const setup = (options: { readonly trusted?: boolean; readonly appendThrows?: bo
     Layer.provideMerge(Layer.succeed(Host, host)),
     Layer.provideMerge(core)
   )
-  return { agent, repo, sent, entries, notes, faux, layer }
+  return { agent, repo, sent, entries, notes, faux, layer, trust }
 }
 
 const withMemory = (s: ReturnType<typeof setup>) =>
@@ -191,6 +192,39 @@ describe("MemorySession trust (D8)", () => {
         expect(verdict?.block, path).toBe(true)
       }
       expect(yield* session.toolCall("read", { path: join(s.repo, "README.md") })).toBeUndefined()
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.live("revoked trust is a new generation: the prefetch in flight is interrupted and nothing is delivered", () => {
+    const s = setup()
+    s.faux.script(() => new Promise((resolve) => setTimeout(() => resolve(toolReply(["release.md"])), 500)))
+    return Effect.gen(function* () {
+      const { session } = yield* withMemory(s)
+      const before = (yield* session.status).generation
+      yield* session.userMessageEntered("how do we release this")
+      yield* Effect.sleep("100 millis")
+      s.trust.value = false
+      expect(yield* session.beforeAgentStart({ prompt: "anything else here", sections: {}, signal: undefined })).toBeUndefined()
+      expect((yield* session.status).generation).toBe(before + 1)
+      yield* Effect.sleep("700 millis")
+      expect(s.sent).toEqual([])
+      expect(s.entries).toEqual([])
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.live("a settled run clears the already-prefetched mark, so the next queued message is prefetched", () => {
+    const s = setup()
+    s.faux.script(toolReply([]), toolReply(["release.md"]))
+    return Effect.gen(function* () {
+      const { session } = yield* withMemory(s)
+      // The request's own user message never entered the session (the run failed first).
+      yield* session.beforeAgentStart({ prompt: "first request here", sections: {}, signal: undefined })
+      yield* session.settled(false)
+      yield* session.userMessageEntered("how do we release this")
+      yield* Effect.sleep("500 millis")
+      expect(s.faux.requests).toHaveLength(2)
+      expect(s.sent).toHaveLength(1)
+      expect(s.sent[0]!.content).toContain("Tag and publish.")
     }).pipe(Effect.provide(s.layer))
   })
 })
