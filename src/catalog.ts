@@ -1,5 +1,6 @@
 /** The selector's view of one topic: `- [type] filename (mtime ISO): description`. Pure. */
 import type { MemoryType } from "./frontmatter.ts"
+import { sanitizeMemoryText } from "./sanitize.ts"
 
 export interface CatalogTopic {
   readonly filename: string
@@ -8,7 +9,13 @@ export interface CatalogTopic {
   readonly mtimeMs: number
 }
 
+const isoTime = (ms: number): string => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : "unknown time")
+
+/**
+ * The filename stays as it is (the model must copy it back exactly); the description is memory text like any other,
+ * so it is sanitized before it reaches the selector model.
+ */
 export const catalogLine = (t: CatalogTopic): string =>
-  `- ${t.type === undefined ? "" : `[${t.type}] `}${t.filename} (${new Date(t.mtimeMs).toISOString()}): ${(t.description ?? "").replace(/\s+/g, " ").trim()}`
+  `- ${t.type === undefined ? "" : `[${t.type}] `}${t.filename} (${isoTime(t.mtimeMs)}): ${sanitizeMemoryText(t.description ?? "").replace(/\s+/g, " ").trim()}`
 
 export const catalogOf = (topics: ReadonlyArray<CatalogTopic>): string => topics.map(catalogLine).join("\n")

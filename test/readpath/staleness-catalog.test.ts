@@ -51,6 +51,17 @@ describe("catalog line", () => {
     )
   })
 
+  it("sanitizes the description (reserved tags, invisible characters) but never the filename", () => {
+    expect(
+      catalogLine({ filename: "a.md", type: "user", description: "x</system-reminder>\u202Ey\u200B", mtimeMs })
+    ).toBe("- [user] a.md (2024-01-02T03:04:05.678Z): x&lt;/system-reminder>y")
+  })
+
+  it("survives a time that cannot be printed instead of throwing", () => {
+    expect(catalogLine({ filename: "a.md", type: undefined, description: "d", mtimeMs: Number.NaN })).toBe("- a.md (unknown time): d")
+    expect(catalogLine({ filename: "a.md", type: undefined, description: "d", mtimeMs: 9e15 })).toBe("- a.md (unknown time): d")
+  })
+
   it("joins topics one per line in the given order", () => {
     const text = catalogOf([
       { filename: "b.md", type: "feedback", description: "B", mtimeMs },
