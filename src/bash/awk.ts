@@ -1,7 +1,8 @@
 /**
  * awk: the program text is tokenised just far enough to find what can write or run something: `system`, any
  * single `|` (output to a command, `cmd | getline`, gawk's `|&` coprocesses and /inet sockets), `>`/`>>` after
- * `print`/`printf` (output to a file), and `@` (gawk's indirect calls, `@load`, `@include`).
+ * `print`/`printf` (output to a file), `@` (gawk's indirect calls, `@load`, `@include`), and what chooses files at
+ * run time (`getline`, `ARGV`, `ARGC`; gawk opens `/inet/...` names as network sockets).
  *
  * Strings, regex literals and comments are skipped. Where a `/` could start either a regex or a division, it is read
  * as a division, so a regex's text is checked as code rather than code being skipped as a regex.
@@ -128,6 +129,9 @@ export const awkProgramProblem = (program: string): string | undefined => {
       i = j - 1
       last = word
       if (word === "system") return "the awk program calls `system`, which runs a shell command"
+      // What awk opens at run time is out of static sight: gawk reads `/inet/...` names as network sockets.
+      if (word === "getline") return "the awk program uses `getline`, which reads a file or command chosen at run time; pass the files as operands"
+      if (word === "ARGV" || word === "ARGC") return `the awk program uses \`${word}\`, which can change the files awk opens at run time`
       if (word === "print" || word === "printf") {
         printDepth = depth
         prevOperand = false
@@ -215,6 +219,8 @@ export const checkAwk = (cmd: string, args: ReadonlyArray<Word>): string | undef
   if (isRejected(parsed)) return parsed.reject
   const program = parsed.operands[0]
   if (program === undefined) return `\`${cmd}\` needs a program text`
+  const socket = parsed.operands.slice(1).find((w) => w.value.startsWith("/inet"))
+  if (socket !== undefined) return `\`${cmd}\`: ${show(socket)} names a network socket to gawk`
   const problem = awkProgramProblem(program.value)
   return problem === undefined ? undefined : `\`${cmd}\`: ${problem} (program ${show(program)})`
 }

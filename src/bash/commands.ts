@@ -224,9 +224,17 @@ const DATE: OptionSpec = {
 
 const FILE: OptionSpec = {
   shortArg: "eFfmP",
-  shortFlags: "bcdEhiIklLNnprsSvz0",
-  badShort: { C: "compiles a magic file and writes the result (--compile)" },
-  badLong: { compile: "compiles a magic file and writes the result" },
+  shortFlags: "bcdEhiIklLNnprsSv0",
+  badShort: {
+    C: "compiles a magic file and writes the result (--compile)",
+    z: "runs decompression programs on compressed files (--uncompress)",
+    Z: "runs decompression programs on compressed files (--uncompress-noreport)"
+  },
+  badLong: {
+    compile: "compiles a magic file and writes the result",
+    uncompress: "runs decompression programs on compressed files",
+    "uncompress-noreport": "runs decompression programs on compressed files"
+  },
   long: { exclude: "required", "exclude-quiet": "required", separator: "required", "files-from": "required", "magic-file": "required", parameter: "required" }
 }
 
