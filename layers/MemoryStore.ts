@@ -15,6 +15,8 @@ import {
   FRONTMATTER_MAX_LINES,
   RECALL_MAX_BYTES,
   SCAN_CONCURRENCY,
+  SCAN_MAX_DEPTH,
+  SCAN_MAX_DIRECTORIES,
   SCAN_MAX_TOPICS,
   SKIPPED_DIRECTORIES
 } from "../src/limits.ts"
@@ -156,10 +158,16 @@ export const makeMemoryStore = Effect.gen(function* () {
       const files: Array<string> = []
       const skipped: Array<SkippedEntry> = []
       const seenDirs = new Set<string>()
-      const walk = (dir: string, isRoot: boolean): Effect.Effect<void, FsError> =>
+      const walk = (dir: string, depth: number): Effect.Effect<void, FsError> =>
         Effect.gen(function* () {
+          const isRoot = depth === 0
           const id = yield* fs.stat(dir).pipe(Effect.map((s) => `${s.dev}:${s.ino}`))
           if (seenDirs.has(id)) return
+          if (depth > SCAN_MAX_DEPTH || seenDirs.size >= SCAN_MAX_DIRECTORIES) {
+            const why = depth > SCAN_MAX_DEPTH ? `more than ${SCAN_MAX_DEPTH} folders deep` : `beyond the first ${SCAN_MAX_DIRECTORIES} folders`
+            skipped.push({ filename: `${toPosix(relative(memoryDir, dir))}/`, reason: `not scanned: ${why}` })
+            return
+          }
           seenDirs.add(id)
           const entries = yield* fs.readDirectory(dir).pipe(
             Effect.catchAll((e) => {
@@ -185,14 +193,14 @@ export const makeMemoryStore = Effect.gen(function* () {
               if (entry.name.endsWith(".md")) {
                 skipped.push({ filename: toPosix(relative(memoryDir, path)), reason: "a directory" })
               }
-              yield* walk(path, false)
+              yield* walk(path, depth + 1)
             } else if (entry.name.endsWith(".md") && entry.name !== INDEX_FILE) {
               if (kind === "file") files.push(path)
               else skipped.push({ filename: toPosix(relative(memoryDir, path)), reason: `not a regular file (${kind})` })
             }
           }
         })
-      yield* walk(memoryDir, true)
+      yield* walk(memoryDir, 0)
       return { files, skipped }
     })
 

@@ -13,6 +13,12 @@ export const SCAN_MAX_TOPICS = 200
 export const SCAN_CONCURRENCY = 16
 export const FRONTMATTER_MAX_LINES = 30
 export const FRONTMATTER_MAX_BYTES = 65_536
+/**
+ * Ours, not the spec's: bounds on the walk, so a memory directory that is (or links to) a huge tree cannot turn a
+ * scan into a crawl. Topics live at most a few folders deep.
+ */
+export const SCAN_MAX_DEPTH = 16
+export const SCAN_MAX_DIRECTORIES = 1_000
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git", ".hg", ".svn", ".bzr", ".jj", ".sl"])
 
 /** One topic recalled into context. */

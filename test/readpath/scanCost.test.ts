@@ -2,6 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { FileSystem, FsError, makeNodeFileSystem } from "../../layers/FileSystem.ts"
 import { MemoryStore } from "../../layers/MemoryStore.ts"
@@ -78,5 +79,33 @@ describe("scan cost", () => {
       expect(result.topics.map((t) => t.filename)).toEqual(written.slice(4, 204).map((w) => w.filename).reverse())
       expect(result.skipped).toContainEqual({ filename: written[204]!.filename, reason: "permission denied" })
     }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("scan bounds", () => {
+  it.effect("folders deeper than 16 levels are reported, not walked; 16 levels are walked", () => {
+    const dir = tempDir()
+    let deep = dir
+    for (let level = 1; level <= 17; level++) {
+      deep = join(deep, `d${level}`)
+      writeFileAt(join(deep, `at-${level}.md`), "---\nname: x\ndescription: y\n---\n")
+    }
+    return Effect.gen(function* () {
+      const { topics, skipped } = yield* (yield* MemoryStore).scanTopics(dir)
+      const found = new Set(topics.map((t) => t.filename.split("/").at(-1)))
+      expect(found.has("at-16.md")).toBe(true)
+      expect(found.has("at-17.md")).toBe(false)
+      expect(skipped.filter((s) => s.reason.includes("more than 16 folders deep"))).toHaveLength(1)
+    }).pipe(Effect.provide(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer))))
+  })
+
+  it.effect("at most 1,000 folders are walked; the rest are reported", () => {
+    const dir = tempDir()
+    for (let i = 0; i < 1_005; i++) mkdirSync(join(dir, `f${i}`))
+    return Effect.gen(function* () {
+      const { skipped } = yield* (yield* MemoryStore).scanTopics(dir)
+      // The root counts as the first folder.
+      expect(skipped.filter((s) => s.reason.includes("beyond the first 1000 folders"))).toHaveLength(6)
+    }).pipe(Effect.provide(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer))))
   })
 })
