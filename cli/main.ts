@@ -13,6 +13,14 @@ import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanComma
 import { doctorCommand, statusCommand } from "./status.ts"
 import { EXIT_ERROR, printError } from "./output.ts"
 
+// A reader that stops early (`pm scan | head`) is not an error: stop quietly instead of dying on EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : 0)
+    throw error
+  })
+}
+
 const pm = Command.make("pm").pipe(
   Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
   Command.withSubcommands([projectCommand, scanCommand, lintCommand, recallCommand, bashCheckCommand, statusCommand, doctorCommand])

@@ -27,3 +27,28 @@ describe("age", () => {
     expect(age(now + 60_000, now)).toBe("now")
   })
 })
+
+describe("a reader that stops early", () => {
+  it("pm scan | head ends quietly, without an EPIPE trace", async () => {
+    const { spawn } = await import("node:child_process")
+    const { pmPath } = await import("../support/pm.ts")
+    const { tempAgent, tempDir, writeTopics } = await import("../support/tmp.ts")
+    const dir = tempDir()
+    // Enough output (200 topics and 2,800 skipped lines) to overflow the pipe after the reader is gone.
+    writeTopics(dir, 3000)
+    const agent = tempAgent()
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [pmPath, "scan", "--memory-dir", dir], {
+        env: { ...process.env, PI_CODING_AGENT_DIR: agent.agentDir, HOME: agent.home }
+      })
+      let stderr = ""
+      child.stderr.on("data", (d) => (stderr += d))
+      // Read one chunk, then close our end, as `head -1` does.
+      child.stdout.once("data", () => child.stdout.destroy())
+      child.on("close", (code) => resolve({ code, stderr }))
+    })
+    expect(result.stderr).not.toContain("EPIPE")
+    expect(result.stderr).not.toContain("Unhandled")
+    expect(result.code).toBe(0)
+  })
+})
