@@ -335,15 +335,16 @@ export const makeMemoryStore = Effect.gen(function* () {
       Effect.catchAll((e) =>
         Effect.succeed<FileLint>({
           file: filename,
-          problems: [{ code: "frontmatter-invalid", message: `${filename} cannot be read: ${describeReason(e.reason)}.` }]
+          problems: [{ code: "file-unreadable", message: `${filename} cannot be read: ${describeReason(e.reason)}.` }]
         })
       )
     )
   }
 
+  /** The index's problems, with its links checked against the topics; undefined when there is no index at all. */
   const lintIndexFile = (memoryDir: string, known: ReadonlySet<string>) =>
     readIndexFile(memoryDir).pipe(
-      Effect.map((content): FileLint => {
+      Effect.map((content): FileLint | undefined => {
         const missing = indexLinkTargets(content)
           .filter((t) => !/^[a-z]+:/i.test(t) && !t.startsWith("#"))
           .map((t) => safeDecodeURI(t).replace(/^\.\//, ""))
@@ -351,19 +352,35 @@ export const makeMemoryStore = Effect.gen(function* () {
           .map((t) => ({ code: "index-link-missing" as const, message: `MEMORY.md links to ${t}, which is not a readable topic file.` }))
         return { file: INDEX_FILE, problems: [...lintIndex(content), ...missing] }
       }),
-      Effect.orElseSucceed((): FileLint => ({ file: INDEX_FILE, problems: [] }))
+      Effect.catchAll((e) =>
+        Effect.succeed<FileLint | undefined>(
+          e.reason === describeReason("NotFound")
+            ? undefined
+            : { file: INDEX_FILE, problems: [{ code: "file-unreadable", message: `MEMORY.md cannot be read: ${e.reason}.` }] }
+        )
+      )
     )
+
+  const knownTopics = (memoryDir: string) =>
+    scanTopics(memoryDir).pipe(Effect.map(({ topics }) => new Set(topics.map((t) => t.filename))))
 
   const lint = Effect.fn("MemoryStore.lint")(function* (memoryDir: string, files?: ReadonlyArray<string>) {
     if (files !== undefined && files.length > 0) {
-      return yield* Effect.forEach(files, (f) => (f === INDEX_FILE ? lintIndexFile(memoryDir, new Set()) : lintOne(memoryDir, f)), {
-        concurrency: SCAN_CONCURRENCY
-      })
+      return yield* Effect.forEach(
+        files,
+        (f) =>
+          f === INDEX_FILE || f === join(memoryDir, INDEX_FILE)
+            ? Effect.flatMap(knownTopics(memoryDir), (known) => lintIndexFile(memoryDir, known)).pipe(
+                Effect.map((r): FileLint => r ?? { file: INDEX_FILE, problems: [{ code: "file-unreadable", message: "MEMORY.md does not exist." }] })
+              )
+            : lintOne(memoryDir, f),
+        { concurrency: SCAN_CONCURRENCY }
+      )
     }
     const { topics } = yield* scanTopics(memoryDir)
     const topicLints = yield* Effect.forEach(topics, (t) => lintOne(memoryDir, t.path), { concurrency: SCAN_CONCURRENCY })
     const indexLint = yield* lintIndexFile(memoryDir, new Set(topics.map((t) => t.filename)))
-    return [indexLint, ...topicLints]
+    return indexLint === undefined ? topicLints : [indexLint, ...topicLints]
   })
 
   return {

@@ -107,7 +107,7 @@ export const makeModelRegistry = (backend: ModelBackend) =>
         if (ref === undefined) {
           const model = backend.fallback()
           return model === undefined
-            ? Effect.fail(new ModelUnavailable({ ref: "(default)", message: "no model is configured: set selector.model in config.json or choose a model in Pi" }))
+            ? Effect.fail(new ModelUnavailable({ ref: "(default)", message: "no model is configured: pass --model provider/id (pm), set selector.model in config.json, or choose a default model in Pi" }))
             : Effect.succeed(model)
         }
         const parsed = parseModelRef(ref)

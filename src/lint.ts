@@ -26,6 +26,7 @@ export type LintCode =
   | "index-line-too-long"
   | "index-line-not-link"
   | "index-link-missing"
+  | "file-unreadable"
 
 export interface LintProblem {
   readonly code: LintCode

@@ -579,8 +579,23 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
         expect(results.map((r) => [r.file, r.problems.map((p) => p.code)])).toEqual([
           ["a.md", ["frontmatter-missing"]],
           ["b.md", []],
-          ["missing.md", ["frontmatter-invalid"]]
+          ["missing.md", ["file-unreadable"]]
         ])
+      })
+    )
+
+    it.effect("MEMORY.md named explicitly is checked against the real topics; without an index the full lint omits it", () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        writeFileAt(join(dir, "a.md"), topicText({ name: "A", description: "a", type: "user" }))
+        const store = yield* MemoryStore
+        expect((yield* store.lint(dir)).map((r) => r.file)).toEqual(["a.md"])
+        expect(yield* store.lint(dir, ["MEMORY.md"])).toEqual([
+          { file: "MEMORY.md", problems: [{ code: "file-unreadable", message: "MEMORY.md does not exist." }] }
+        ])
+        writeFileAt(join(dir, "MEMORY.md"), "- [A](a.md) - a\n- [Gone](gone.md) - gone\n")
+        const explicit = yield* store.lint(dir, ["MEMORY.md"])
+        expect(explicit[0]!.problems.map((p) => p.message)).toEqual(["MEMORY.md links to gone.md, which is not a readable topic file."])
       })
     )
   })
