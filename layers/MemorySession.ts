@@ -50,7 +50,6 @@ import { StateStore } from "./StateStore.ts"
 
 /** The hidden message type of recalled memories (excluded from recall's own input). */
 export const RECALL_MESSAGE = "pm-memory-recall"
-export const MEMORY_NOTICE_MESSAGE = "pm-memory-notice"
 
 export interface ToolBlock {
   readonly block: true
@@ -126,6 +125,8 @@ interface Snapshot {
   readonly index: string
   /** The index as injected: sanitized (DECISIONS D5), so memory text cannot close or open one of our sections. */
   readonly indexSection: string
+  /** MEMORY.md's identity, size and mtime before it was read: while unchanged, the file need not be read again. */
+  readonly indexStamp: string
 }
 
 const isInside = (dir: string, path: string): boolean => {
@@ -225,14 +226,23 @@ export const makeMemorySession = Effect.gen(function* () {
       return undefined
     })
 
+  const indexStampOf = (a: Active) =>
+    fs.stat(join(a.location.memoryDir, INDEX_FILE)).pipe(
+      Effect.map((i) => `${i.dev}:${i.ino}:${i.size}:${i.mtimeMs}`),
+      Effect.orElseSucceed(() => "missing")
+    )
+
   const buildSnapshot = (a: Active) =>
     Effect.gen(function* () {
+      // Stamped before the read: a change racing the read shows up as a new stamp on the next request.
+      const indexStamp = yield* indexStampOf(a)
       const index = yield* store.readIndex(a.location.memoryDir)
       const clean = sanitizeMemoryText(index.text).trim()
       return {
         rules: memoryRulesPrompt(a.location.memoryDir),
         index: index.text,
-        indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean
+        indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean,
+        indexStamp
       } satisfies Snapshot
     })
 
@@ -299,12 +309,15 @@ export const makeMemorySession = Effect.gen(function* () {
       }
       input.sections["auto_memory"] = snap.rules
       input.sections["auto_memory_index"] = snap.indexSection
-      // The snapshot is reused byte for byte; a changed index only adds a notice after it.
-      const current = yield* store.readIndexFile(a.location.memoryDir).pipe(
-        Effect.map((raw) => trimIndex(raw).text),
-        Effect.orElseSucceed(() => "")
-      )
-      if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(a.location.memoryDir)
+      // The snapshot is reused byte for byte; a changed index only adds a notice after it. The file is read again
+      // only when its stat says it may have changed.
+      if ((yield* indexStampOf(a)) !== snap.indexStamp) {
+        const current = yield* store.readIndexFile(a.location.memoryDir).pipe(
+          Effect.map((raw) => trimIndex(raw).text),
+          Effect.orElseSucceed(() => "")
+        )
+        if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(a.location.memoryDir)
+      }
 
       yield* Ref.set(skipNextUserMessage, true)
       const pending = yield* startPrefetch(a, input.prompt, input.signal, "waiting")

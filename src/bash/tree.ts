@@ -144,16 +144,3 @@ export const copyTree = (cursor: CursorLike, types: NodeTypes, source: string, o
 
 /** Source text of a node. */
 export const textOf = (source: string, node: BashNode): string => source.slice(node.start, node.end)
-
-/** Named children, skipping comments. */
-export const namedChildren = (node: BashNode): ReadonlyArray<BashNode> =>
-  node.children.filter((c) => c.named && c.type !== "comment")
-
-/** Builds a node by hand (tests). */
-export const makeNode = (
-  type: string,
-  start: number,
-  end: number,
-  children: ReadonlyArray<BashNode> = [],
-  named = true
-): BashNode => ({ type, named, missing: false, start, end, children })

@@ -122,36 +122,23 @@ describe("MemorySession prefetch", () => {
     }).pipe(Effect.provide(s.layer))
   })
 
-  it.live("branch navigation interrupts a prefetch of the branch left behind: nothing delivered or charged", () => {
+  it.live.each([
+    ["branch navigation (the prefetch belongs to the branch left behind)", "branchChanged"],
+    ["a new generation (config reload)", "reconfigure"]
+  ] as const)("%s interrupts a prefetch in flight: nothing delivered or charged", ([, event]) => {
     const s = setup()
     s.faux.script(() => new Promise((resolve) => setTimeout(() => resolve(toolReply(["release.md"])), 600)))
     return Effect.gen(function* () {
       const { session } = yield* withMemory(s)
       yield* session.userMessageEntered("how do we release this")
       yield* Effect.sleep("100 millis")
-      yield* session.branchChanged
+      yield* session[event]
       yield* Effect.sleep("900 millis")
       expect(s.sent).toEqual([])
       expect(s.entries).toEqual([])
     }).pipe(Effect.provide(s.layer))
   })
 
-  it.live("a new generation interrupts a prefetch in flight: nothing is delivered", () => {
-    const s = setup()
-    s.faux.script(() => new Promise((resolve) => setTimeout(() => resolve(toolReply(["release.md"])), 600)))
-    return Effect.gen(function* () {
-      const { session } = yield* withMemory(s)
-      yield* session.userMessageEntered("how do we release this")
-      yield* Effect.sleep("100 millis")
-      yield* session.reconfigure
-      yield* Effect.sleep("900 millis")
-      expect(s.sent).toEqual([])
-      expect(s.entries).toEqual([])
-    }).pipe(Effect.provide(s.layer))
-  })
-})
-
-describe("MemorySession system prompt", () => {
   it.live("the index is sanitized before it enters the system prompt (D5)", () => {
     const s = setup()
     return Effect.gen(function* () {
