@@ -31,8 +31,10 @@ const common = {
 
 mkdirSync(join(root, "dist"), { recursive: true })
 await Promise.all([
-  build({ ...common, entryPoints: [join(root, "cli/main.ts")], outfile: join(root, "dist/pm.js"),
-    banner: { js: "#!/usr/bin/env node\n" + banner.js } }),
+  // `dist/pm.js` is a small launcher that checks the Node version before it loads the CLI (`dist/pm-main.js`).
+  build({ ...common, entryPoints: [join(root, "cli/launcher.ts")], outfile: join(root, "dist/pm.js"),
+    external: [...external, "./pm-main.js"], banner: { js: "#!/usr/bin/env node" } }),
+  build({ ...common, entryPoints: [join(root, "cli/main.ts")], outfile: join(root, "dist/pm-main.js") }),
   build({ ...common, entryPoints: [join(root, "extension/index.ts")], outfile: join(root, "dist/extension.js") })
 ])
 chmodSync(join(root, "dist/pm.js"), 0o755)

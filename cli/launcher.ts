@@ -1,0 +1,47 @@
+/**
+ * `pm`'s executable: checks the Node version before loading the CLI, whose modules need Node >= 22.19 and would
+ * otherwise fail with a module-linking trace. On an older Node it re-runs itself under the Node 22 that
+ * `scripts/node22.mjs` keeps in its cache (installed by `npm install` on such a machine), or says in one line what
+ * is needed. Nothing here may need a newer Node than the one it is checking for.
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
+import * as Module from "node:module"
+import { homedir } from "node:os"
+import { join } from "node:path"
+
+const NEEDED_MAJOR = 22
+const NEEDED_MINOR = 19
+
+const recentEnough = (version: string): boolean => {
+  const [major = 0, minor = 0] = version.split(".").map(Number)
+  return major > NEEDED_MAJOR || (major === NEEDED_MAJOR && minor >= NEEDED_MINOR)
+}
+
+const cache = process.env["PM_NODE_CACHE"] || join(homedir(), ".cache", "pi-project-memory", "node22")
+const nodePackage = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`
+
+const cachedNode = (): string => {
+  const bin = join(cache, "node_modules", nodePackage, "bin")
+  return process.platform === "win32" ? join(bin, "node.exe") : join(bin, "node")
+}
+
+if (recentEnough(process.versions.node)) {
+  // Compiled code of the bundle is cached across runs (Node >= 22.1): a faster cold start for every command.
+  ;(Module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
+  // A computed specifier: the bundler leaves the CLI as its own file, loaded only after the check above.
+  const main = "./pm-main.js"
+  await import(main)
+} else {
+  const node = cachedNode()
+  if (process.env["PM_REEXEC"] !== "1" && existsSync(node)) {
+    process.stderr.write(`pm: Node ${process.version} is older than ${NEEDED_MAJOR}.${NEEDED_MINOR}; running under ${node}\n`)
+    const result = spawnSync(node, process.argv.slice(1), { stdio: "inherit", env: { ...process.env, PM_REEXEC: "1" } })
+    process.exit(result.status ?? 1)
+  }
+  process.stderr.write(
+    `pm: needs Node >= ${NEEDED_MAJOR}.${NEEDED_MINOR}, found ${process.version}; install Node 22, or fetch one ` +
+      `for pm with: npm install --prefix ${cache} ${nodePackage}@22\n`
+  )
+  process.exit(2)
+}
