@@ -18,7 +18,21 @@ const external = [
 const banner = {
   js: "import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);"
 }
+// gray-matter loads js-yaml for its default engine, and js-yaml loads esprima from node_modules at run time. We parse
+// YAML with the `yaml` package through our own engines, so js-yaml is replaced by a stub that refuses to be used.
+const noJsYaml = {
+  name: "no-js-yaml",
+  setup(b) {
+    b.onResolve({ filter: /^js-yaml$/ }, () => ({ path: "js-yaml", namespace: "no-js-yaml" }))
+    b.onLoad({ filter: /.*/, namespace: "no-js-yaml" }, () => ({
+      contents: "const refuse = () => { throw new Error('js-yaml is not bundled: frontmatter uses the yaml engine') };" +
+        "module.exports = { safeLoad: refuse, safeDump: refuse, load: refuse, dump: refuse };",
+      loader: "js"
+    }))
+  }
+}
 const common = {
+  plugins: [noJsYaml],
   bundle: true,
   platform: "node",
   format: "esm",
