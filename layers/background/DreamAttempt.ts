@@ -1,0 +1,157 @@
+/**
+ * DreamAttempt: deciding that a dream is due and running one attempt around a consolidation task, with the
+ * attempt-time rules. The task itself (the restricted background agent) is passed in, so these rules are the same
+ * whatever runs it, and are tested on their own.
+ *
+ * - The cheap time check comes first; the session-directory scan only when time is due, and at most once per
+ *   interval per process.
+ * - `dream.lock` is taken without waiting (busy means another process is dreaming: skip).
+ * - `lastDreamAt = now` is recorded by compare-and-swap at once, against the state version the decision was based on.
+ * - It is kept when the task returns (with changes, none, or an API error) or is interrupted, and rolled back by
+ *   compare-and-swap only when the task fails during the fork step without being interrupted.
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { join } from "node:path"
+import {
+  DEFAULT_DREAM_THRESHOLDS,
+  eligibleAt,
+  recentSessions,
+  rollsBackAttemptTime,
+  timeIsDue,
+  type DreamDecision,
+  type DreamTaskEnd,
+  type DreamThresholds
+} from "../../src/background/dreamSchedule.ts"
+import type { DreamAttempt as AttemptTicket } from "../../src/state.ts"
+import { LockService } from "../LockService.ts"
+import { StateStore, type StatePaths } from "../StateStore.ts"
+import { SessionScanner } from "./SessionScanner.ts"
+
+/** A consolidation task that failed. `phase` says whether it failed while the forked agent ran or afterwards. */
+export class DreamTaskFailed extends Schema.TaggedError<DreamTaskFailed>()("DreamTaskFailed", {
+  phase: Schema.Literal("fork", "completion"),
+  reason: Schema.String
+}) {}
+
+export class DreamCheckFailed extends Schema.TaggedError<DreamCheckFailed>()("DreamCheckFailed", {
+  reason: Schema.String
+}) {}
+
+export interface DreamCheckRequest {
+  readonly paths: StatePaths
+  readonly sessionDir: string
+  readonly currentSessionId: string | undefined
+  readonly thresholds?: DreamThresholds
+  readonly belongsToProject?: (cwd: string | undefined) => Effect.Effect<boolean>
+}
+
+/** The decision, with the state version it was based on (the compare-and-swap expects it). */
+export type DreamCheck = DreamDecision & { readonly stateVersion: number; readonly lastDreamAt: number | null }
+
+export interface DreamRunRequest<A> {
+  readonly paths: StatePaths
+  /** Recent session ids for the task prompt (from the check, or a fresh scan when run by hand). */
+  readonly sessions: ReadonlyArray<string>
+  /** The version the decision was based on; omitted when run by hand (`/memory dream`). */
+  readonly expectedVersion?: number
+  readonly task: (sessions: ReadonlyArray<string>) => Effect.Effect<A, DreamTaskFailed>
+}
+
+export type DreamRunOutcome<A> =
+  | { readonly _tag: "Ran"; readonly value: A; readonly attemptAt: number }
+  | { readonly _tag: "Busy" }
+  /** Another process recorded an attempt between the check and this run. */
+  | { readonly _tag: "Superseded" }
+  | {
+    readonly _tag: "Failed"
+    readonly end: DreamTaskEnd
+    readonly reason: string
+    /** Whether `lastDreamAt` went back to its previous value. */
+    readonly rolledBack: boolean
+  }
+
+export interface DreamAttemptShape {
+  readonly check: (request: DreamCheckRequest) => Effect.Effect<DreamCheck, DreamCheckFailed>
+  readonly run: <A>(request: DreamRunRequest<A>) => Effect.Effect<DreamRunOutcome<A>, DreamCheckFailed>
+}
+
+const reasonOf = (e: { readonly message: string }) => new DreamCheckFailed({ reason: e.message })
+
+export const makeDreamAttempt = Effect.gen(function*() {
+  const state = yield* StateStore
+  const locks = yield* LockService
+  const scanner = yield* SessionScanner
+
+  const check = Effect.fn("DreamAttempt.check")(function*(request: DreamCheckRequest) {
+    const thresholds = request.thresholds ?? DEFAULT_DREAM_THRESHOLDS
+    const snapshot = yield* state.read(request.paths).pipe(Effect.mapError(reasonOf))
+    const { lastDreamAt, version } = snapshot.state
+    const base = { stateVersion: version, lastDreamAt }
+    const now = yield* Clock.currentTimeMillis
+    if (!timeIsDue(lastDreamAt, now, thresholds)) {
+      return { _tag: "NotYet", eligibleAt: eligibleAt(lastDreamAt, thresholds), ...base } satisfies DreamCheck
+    }
+    const scan = yield* scanner.scan({
+      sessionDir: request.sessionDir,
+      intervalMs: thresholds.scanIntervalMs,
+      ...(request.belongsToProject !== undefined ? { belongsToProject: request.belongsToProject } : {})
+    }).pipe(
+      // A session directory that does not exist yet holds no other sessions.
+      Effect.catchTag("FsError", (e) =>
+        e.reason === "NotFound" ? Effect.succeed({ _tag: "Scanned" as const, files: [], skipped: 0 }) : Effect.fail(reasonOf(e)))
+    )
+    if (scan._tag === "Throttled") return { _tag: "ScanThrottled", nextScanAt: scan.nextScanAt, ...base } satisfies DreamCheck
+    const sessions = recentSessions(scan.files, { lastDreamAt, currentSessionId: request.currentSessionId })
+    if (sessions.length < thresholds.minSessions) {
+      return { _tag: "TooFewSessions", found: sessions.length, needed: thresholds.minSessions, ...base } satisfies DreamCheck
+    }
+    return { _tag: "Due", sessions, ...base } satisfies DreamCheck
+  })
+
+  const run = <A>(request: DreamRunRequest<A>): Effect.Effect<DreamRunOutcome<A>, DreamCheckFailed> => {
+    const attempt = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const recorded = yield* state.recordDreamAttempt(
+        request.paths,
+        now,
+        request.expectedVersion !== undefined ? { expectedVersion: request.expectedVersion } : {}
+      ).pipe(
+        Effect.map((ticket): AttemptTicket | undefined => ticket),
+        Effect.catchTag("StateConflict", () => Effect.succeed(undefined)),
+        Effect.mapError(reasonOf)
+      )
+      if (recorded === undefined) return { _tag: "Superseded" } satisfies DreamRunOutcome<A>
+      const ticket = recorded
+      const exit = yield* Effect.exit(request.task(request.sessions))
+      if (Exit.isSuccess(exit)) return { _tag: "Ran", value: exit.value, attemptAt: ticket.at } satisfies DreamRunOutcome<A>
+      const end: DreamTaskEnd = Cause.isInterruptedOnly(exit.cause)
+        ? "aborted"
+        : Cause.failureOption(exit.cause).pipe((o) => (o._tag === "Some" && o.value.phase === "completion" ? "failed-after-completion" : "failed-in-fork"))
+      const reason = end === "aborted" ? "interrupted" : Cause.pretty(exit.cause).split("\n")[0] ?? "failed"
+      const rolledBack = rollsBackAttemptTime(end)
+        ? yield* state.rollbackDreamAttempt(request.paths, ticket).pipe(Effect.mapError(reasonOf))
+        : false
+      if (end === "aborted") return yield* Effect.interrupt
+      return { _tag: "Failed", end, reason, rolledBack } satisfies DreamRunOutcome<A>
+    })
+    return locks.withLock(join(request.paths.rootDir, "locks"), "dream.lock", () => attempt).pipe(
+      Effect.map((outcome): DreamRunOutcome<A> => (outcome._tag === "Done" ? outcome.value : { _tag: "Busy" })),
+      Effect.catchTags({ LockFailed: (e) => Effect.fail(reasonOf(e)), LockLost: (e) => Effect.fail(reasonOf(e)) })
+    )
+  }
+
+  return { check, run } satisfies DreamAttemptShape
+})
+
+export class DreamAttempt extends Context.Tag("pm/DreamAttempt")<DreamAttempt, DreamAttemptShape>() {
+  static readonly layer: Layer.Layer<DreamAttempt, never, StateStore | LockService | SessionScanner> = Layer.effect(
+    DreamAttempt,
+    makeDreamAttempt
+  )
+}
