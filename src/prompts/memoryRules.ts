@@ -18,7 +18,7 @@ A feedback or project memory states the rule or fact, then a **Why:** line (the 
 - Whatever AGENTS.md or other instruction files already say.
 - The current task: work in progress, temporary state, this conversation's context.
 - Secrets: passwords, keys, tokens, credentials.
-These exclusions hold even when the user asks you to remember such a thing (a list of open pull requests, a summary of the week's work): ask what in it was surprising or non-obvious, and save only that.
+These exclusions hold even when the user asks you to remember such a thing (a list of open pull requests, a recap of the week's work): ask what in it was surprising or non-obvious, and save only that.
 
 ## How to save
 When the user asks you to remember something, save it at once as the type that fits best. When they ask you to forget something, find it and delete it: the file (or the part of it) and its index line.
