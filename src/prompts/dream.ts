@@ -62,7 +62,7 @@ When a feedback or project memory covers the same ground as AGENTS.md:
 Delete memories that are stale, wrong or superseded by another file, and when two files disagree, fix the wrong one. Then rewrite \`MEMORY.md\` to at most ${maxLines} lines and ${maxChars.toLocaleString("en-US")} characters: pointers only, one per line as \`- [Title](file.md) - short hook\`, each at most ${INDEX_LINE_MAX_CHARS} characters, no memory content. Remove pointers to deleted or superseded files, add pointers to files that now matter, and shorten a long line by moving its detail into the topic file.
 
 ## Tools
-Use read, find and grep to look anywhere; write and edit only inside the memory directory, and read a file before you change it. bash runs read-only commands only (ls, cat, head, tail, wc, stat, grep and the like), plus \`rm\` of \`.md\` files in the memory directory given by absolute path, with no option but \`-f\`. Everything else is refused: plan around it. Your turns are limited: put independent reads in one turn.
+Use read, find and grep to look anywhere; write and edit only inside the memory directory, by absolute path, and read a file before you change it. bash runs read-only commands only (ls, cat, head, tail, wc, stat, grep and the like), plus \`rm\` of \`.md\` files in the memory directory given by absolute path, with no option but \`-f\`. Everything else is refused: plan around it. Your turns are limited: put independent reads in one turn.
 
 ## Sessions since the last consolidation: ${input.sessionIds.length}
 ${sessions}
