@@ -1,7 +1,8 @@
 /**
  * The dream's task: consolidate recent sessions into the memory directory (DECISIONS D6: our own words, fixed by a
  * fixture). Pure. The memory format and types are not repeated here: the main rules in the task's system prompt are
- * the source of truth (see withMemoryRules).
+ * the source of truth (see withMemoryRules), and the tools and their limits come in the "Background memory task
+ * tools" section that every background task gets beside its instructions.
  */
 import { catalogOf, type CatalogTopic } from "../catalog.ts"
 import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS, INDEX_LINE_MAX_CHARS } from "../limits.ts"
@@ -59,10 +60,10 @@ When a feedback or project memory covers the same ground as AGENTS.md:
 - if the memory only adds detail or narrows the rule with a reason, keep it.
 
 ## 4. Prune and index
-Delete memories that are stale, wrong or superseded by another file, and when two files disagree, fix the wrong one. Then rewrite \`MEMORY.md\` to at most ${maxLines} lines and ${maxChars.toLocaleString("en-US")} characters: pointers only, one per line as \`- [Title](file.md) - short hook\`, each at most ${INDEX_LINE_MAX_CHARS} characters, no memory content. Remove pointers to deleted or superseded files, add pointers to files that now matter, and shorten a long line by moving its detail into the topic file.
+Delete memories that are stale, wrong or superseded by another file (\`rm\` with the absolute path), and when two files disagree, fix the wrong one. Then rewrite \`MEMORY.md\` to at most ${maxLines} lines and ${maxChars.toLocaleString("en-US")} characters: pointers only, one per line as \`- [Title](file.md) - short hook\`, each at most ${INDEX_LINE_MAX_CHARS} characters, no memory content. Remove pointers to deleted or superseded files, add pointers to files that now matter, and shorten a long line by moving its detail into the topic file.
 
 ## Tools
-Use read, find and grep to look anywhere; write and edit only inside the memory directory, by absolute path, and read a file before you change it. bash runs read-only commands only (ls, cat, head, tail, wc, stat, grep and the like), plus \`rm\` of \`.md\` files in the memory directory given by absolute path, with no option but \`-f\`. Everything else is refused: plan around it. Your turns are limited: put independent reads in one turn.
+Your tools and what each may do are listed under "Background memory task tools"; anything else is refused, so plan around them. Your turns are limited: put independent reads in one turn.
 
 ## Sessions since the last consolidation: ${input.sessionIds.length}
 ${sessions}
