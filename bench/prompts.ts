@@ -3,7 +3,8 @@
  *   node bench/prompts.ts
  * - main rules: ride on every request of the main agent (plus the index, not counted here);
  * - selector system prompt: every recall call (its catalog not counted);
- * - extractor: from its fixture (the template with placeholders) when the file exists;
+ * - extractor: rendered with 20 topics when its module exists (else its fixture template, when that exists);
+ * - the background tools section every background task receives, when its module exists;
  * - dream: the task text with no topics, and with a full catalog of 200 topics (120-character descriptions).
  * Two token estimates, since no tokenizer ships with the project: characters / 4, and word pieces (each run of
  * letters counts one token per started 6 letters, each group of up to 3 digits one, each other visible character
@@ -12,7 +13,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import type { CatalogTopic } from "../src/catalog.ts"
+import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
 import { SCAN_MAX_TOPICS } from "../src/limits.ts"
 import { dreamTaskPrompt } from "../src/prompts/dream.ts"
 import { memoryRulesPrompt } from "../src/prompts/memoryRules.ts"
@@ -49,9 +50,30 @@ const rows: Array<readonly [string, string]> = [
     dreamTaskPrompt({ memoryDir: MEMORY_DIR, sessionDir: SESSION_DIR, sessionIds: SESSION_IDS, catalog: topics(SCAN_MAX_TOPICS) })
   ]
 ]
+/**
+ * The extractor prompt and the shared background tools section live in modules written alongside this one; they are
+ * loaded by a computed path so that this bench builds and runs with or without them.
+ */
+const optional = async (path: string): Promise<Record<string, unknown> | undefined> => {
+  const file = join(ROOT, path)
+  return existsSync(file) ? (await import(file)) as Record<string, unknown> : undefined
+}
+const extractor = await optional("src/prompts/extractor.ts")
+const tools = await optional("src/prompts/backgroundTools.ts")
 const extractorFixture = join(ROOT, "test", "fixtures", "prompts", "extractor.txt")
-if (existsSync(extractorFixture)) rows.splice(2, 0, ["extractor task (fixture template)", readFileSync(extractorFixture, "utf8")])
-else console.log("extractor: no fixture yet (test/fixtures/prompts/extractor.txt), not measured")
+if (typeof extractor?.["extractorTaskPrompt"] === "function") {
+  const render = extractor["extractorTaskPrompt"] as (input: unknown) => string
+  try {
+    rows.splice(2, 0, ["extractor task, 20 topics, 12 messages", render({ memoryDir: MEMORY_DIR, recentMessages: 12, catalog: catalogOf(topics(20)) })])
+  } catch (e) {
+    console.log(`extractor: could not render with the assumed input (${String(e)})`)
+  }
+} else if (existsSync(extractorFixture)) rows.splice(2, 0, ["extractor task (fixture template)", readFileSync(extractorFixture, "utf8")])
+else console.log("extractor: no prompt yet (src/prompts/extractor.ts), not measured")
+if (typeof tools?.["backgroundToolsSection"] === "function") {
+  const render = tools["backgroundToolsSection"] as (memoryDir: string, cwd: string) => string
+  rows.push(["background tools section (each task)", render(MEMORY_DIR, "/home/user/src/project")])
+}
 
 const pad = (s: string | number, n: number) => String(s).padStart(n)
 console.log(`${"prompt".padEnd(40)}${pad("chars", 8)}${pad("chars/4", 9)}${pad("pieces", 8)}`)
