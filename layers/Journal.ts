@@ -8,7 +8,7 @@
  * - `read` lists entries newest first; a torn last line is skipped.
  * - `undo` restores the files of one task to their exact previous bytes when each is still what the task left, and
  *   journals the undo itself first (so it can be undone). The caller holds the same locks as for any memory write.
- * - `prune` applies the retention policy (src/journal.ts) under `journal.lock`.
+ * - `prune` applies the retention policy (src/journal.ts) under `journal.lock`; `record` does so after each append.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -227,6 +227,7 @@ export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): Journ
       Effect.gen(function*() {
         for (const c of input.changes) if (c.before !== null) yield* storeBlob(paths, c.before)
         yield* appendEntry(paths, entry)
+        yield* pruneLocked(paths, Date.now())
       })
     )
     return entry
@@ -309,6 +310,7 @@ export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): Journ
           if (bytes !== null && bytes !== undefined) yield* storeBlob(paths, bytes)
         }
         yield* appendEntry(paths, entry)
+        yield* pruneLocked(paths, Date.now())
       })
     )
     for (const a of changing) {
@@ -327,33 +329,36 @@ export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): Journ
     return { task: target.task, undoTask, restored, refused: plan.refused } satisfies UndoResult
   })
 
-  const prune = Effect.fn("Journal.prune")(function*(paths: JournalPaths, now?: number) {
-    return yield* withJournalLock(
-      paths,
-      Effect.gen(function*() {
-        const { entries } = yield* readAll(paths)
-        const stored = yield* fs.readDirectory(blobsDir(paths)).pipe(
-          Effect.map((list) => list.filter((e) => e.kind === "file" && /^[0-9a-f]{64}$/.test(e.name)).map((e) => e.name)),
-          Effect.catchIf((e) => e.reason === "NotFound", () => Effect.succeed([] as Array<string>)),
-          Effect.mapError(failed("list", blobsDir(paths)))
+  /** The retention policy; the caller holds `journal.lock`. */
+  const pruneLocked = (paths: JournalPaths, now: number) =>
+    Effect.gen(function*() {
+      const { entries } = yield* readAll(paths)
+      const stored = yield* fs.readDirectory(blobsDir(paths)).pipe(
+        Effect.map((list) => list.filter((e) => e.kind === "file" && /^[0-9a-f]{64}$/.test(e.name)).map((e) => e.name)),
+        Effect.catchIf((e) => e.reason === "NotFound", () => Effect.succeed([] as Array<string>)),
+        Effect.mapError(failed("list", blobsDir(paths)))
+      )
+      const sizes = new Map<string, number>()
+      for (const sha of stored) {
+        const info = yield* fs.stat(blobPath(paths, sha)).pipe(Effect.option)
+        if (info._tag === "Some") sizes.set(sha, info.value.size)
+      }
+      const plan = planPrune(entries, now, stored, (sha) => sizes.get(sha))
+      if (plan.dropped > 0) {
+        yield* writeAtomically(journalFile(paths), new TextEncoder().encode(plan.keep.map(encodeEntry).join("")), "prune")
+      }
+      // Blobs go after the journal no longer names them: a crash in between leaves only unreferenced files.
+      for (const sha of plan.deleteBlobs) {
+        yield* fs.unlink(blobPath(paths, sha)).pipe(
+          Effect.catchIf((e) => e.reason === "NotFound", () => Effect.void),
+          Effect.mapError(failed("remove", blobPath(paths, sha)))
         )
-        const sizes = new Map<string, number>()
-        for (const sha of stored) {
-          const info = yield* fs.stat(blobPath(paths, sha)).pipe(Effect.option)
-          if (info._tag === "Some") sizes.set(sha, info.value.size)
-        }
-        const plan = planPrune(entries, now ?? Date.now(), stored, (sha) => sizes.get(sha))
-        if (plan.dropped > 0) {
-          yield* fs.makeDirectory(journalDir(paths), { recursive: true }).pipe(Effect.mapError(failed("mkdir", journalDir(paths))))
-          yield* writeAtomically(journalFile(paths), new TextEncoder().encode(plan.keep.map(encodeEntry).join("")), "prune")
-        }
-        // Blobs go after the journal no longer names them: a crash in between leaves only unreferenced files.
-        for (const sha of plan.deleteBlobs) {
-          yield* fs.unlink(blobPath(paths, sha)).pipe(Effect.catchIf((e) => e.reason === "NotFound", () => Effect.void), Effect.mapError(failed("remove", blobPath(paths, sha))))
-        }
-        return { kept: plan.keep.length, dropped: plan.dropped, deletedBlobs: plan.deleteBlobs.length, keptBytes: plan.keptBytes } satisfies PruneResult
-      })
-    )
+      }
+      return { kept: plan.keep.length, dropped: plan.dropped, deletedBlobs: plan.deleteBlobs.length, keptBytes: plan.keptBytes } satisfies PruneResult
+    })
+
+  const prune = Effect.fn("Journal.prune")(function*(paths: JournalPaths, now?: number) {
+    return yield* withJournalLock(paths, pruneLocked(paths, now ?? Date.now()))
   })
 
   const readBlob = (paths: JournalPaths, sha: string) =>

@@ -106,7 +106,8 @@ export interface PrunePlan {
 /**
  * Which entries to keep: the newest `max(last 20 tasks, tasks of the last 30 days)`, then, newest first, only as
  * many as fit in 20 MiB of referenced content (a blob shared by several entries counts once); everything older than
- * the first entry that does not fit goes too, so the history kept is always a contiguous newest part.
+ * the first entry that does not fit goes too, so the history kept is always a contiguous newest part. The newest
+ * entry is kept whatever its size.
  * `blobSize` gives a stored blob's size (undefined when missing: counts as 0, its undo will refuse).
  */
 export const planPrune = (
@@ -130,7 +131,8 @@ export const planPrune = (
   for (const entry of candidates) {
     const fresh = [...new Set(blobsOf(entry))].filter((b) => !counted.has(b))
     const bytes = fresh.reduce((sum, b) => sum + (blobSize(b) ?? 0), 0)
-    if (keptBytes + bytes > maxBytes) break
+    // The newest task is always kept: its record must exist while its change is published.
+    if (kept > 0 && keptBytes + bytes > maxBytes) break
     keptBytes += bytes
     for (const b of fresh) counted.add(b)
     kept++

@@ -88,6 +88,9 @@ describe("planPrune", () => {
   it("keeps at most 20 MiB of content: exactly 20 MiB is kept, one byte more drops the oldest", () => {
     const entries = [one(0, NOW - 3), one(1, NOW - 2), one(2, NOW - 1)]
     const sizes = new Map([[blobOf(0), 1], [blobOf(1), JOURNAL_MAX_CONTENT_BYTES / 2], [blobOf(2), JOURNAL_MAX_CONTENT_BYTES / 2 - 1]])
+    // The newest task stays whatever its size: its change may be about to be published.
+    const huge = planPrune(entries, NOW, [], (s) => (s === blobOf(2) ? JOURNAL_MAX_CONTENT_BYTES + 1 : 1))
+    expect(huge.keep.map((e) => e.task)).toEqual(["t2"])
     const at = planPrune(entries, NOW, [...sizes.keys()], (s) => sizes.get(s))
     expect([at.keep.length, at.keptBytes]).toEqual([3, JOURNAL_MAX_CONTENT_BYTES])
     sizes.set(blobOf(0), 2)
@@ -306,16 +309,15 @@ describe("Journal layer", () => {
     expect(again.entries.map((e) => e.task)).toEqual(["t3", "t1"])
   })
 
-  it("prunes to the retention policy and removes blobs no kept entry needs", async () => {
+  it("prunes to the retention policy on every record, and removes blobs no kept entry needs", async () => {
     const env = setup()
     writeFileSync(join(env.memoryDir, "a.md"), "v0\n")
-    for (let i = 1; i <= 24; i++) await task(env, `t${i}`, "extract", [{ file: "a.md", after: `v${i}\n` }], NOW - 90 * DAY + i)
-    expect(readdirSync(join(env.rootDir, "journal", "blobs"))).toHaveLength(24)
-    const result = await run((j) => j.prune(env.paths, NOW))
-    expect(result).toMatchObject({ kept: 20, dropped: 4, deletedBlobs: 4 })
+    const longAgo = Date.now() - 90 * DAY
+    for (let i = 1; i <= 24; i++) await task(env, `t${i}`, "extract", [{ file: "a.md", after: `v${i}\n` }], longAgo + i)
     const listing = await run((j) => j.read(env.paths))
     expect(listing.entries.map((e) => e.task)).toEqual(Array.from({ length: 20 }, (_, i) => `t${24 - i}`))
     expect(readdirSync(join(env.rootDir, "journal", "blobs")).sort()).toEqual(Array.from({ length: 20 }, (_, i) => h(`v${i + 4}\n`)).sort())
+    expect(await run((j) => j.prune(env.paths))).toEqual({ kept: 20, dropped: 0, deletedBlobs: 0, keptBytes: 6 * 3 + 14 * 4 })
     // The oldest kept task can still be undone once the later ones are.
     for (let i = 0; i < 20; i++) await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
     expect(readFileSync(join(env.memoryDir, "a.md"), "utf8")).toBe("v4\n")
