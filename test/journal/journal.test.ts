@@ -318,8 +318,10 @@ describe("Journal layer", () => {
     expect(listing.entries.map((e) => e.task)).toEqual(Array.from({ length: 20 }, (_, i) => `t${24 - i}`))
     expect(readdirSync(join(env.rootDir, "journal", "blobs")).sort()).toEqual(Array.from({ length: 20 }, (_, i) => h(`v${i + 4}\n`)).sort())
     expect(await run((j) => j.prune(env.paths))).toEqual({ kept: 20, dropped: 0, deletedBlobs: 0, keptBytes: 6 * 3 + 14 * 4 })
-    // The oldest kept task can still be undone once the later ones are.
-    for (let i = 0; i < 20; i++) await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
-    expect(readFileSync(join(env.memoryDir, "a.md"), "utf8")).toBe("v4\n")
+    // An undo is a task too: it is journaled, and the oldest old task makes room for it.
+    await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
+    expect(readFileSync(join(env.memoryDir, "a.md"), "utf8")).toBe("v23\n")
+    const after = (await run((j) => j.read(env.paths))).entries
+    expect([after.length, after[0]!.kind, after.at(-1)!.task]).toEqual([20, "undo", "t6"])
   })
 })
