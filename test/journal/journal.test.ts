@@ -1,7 +1,9 @@
 /** The change journal: pure rules (src/journal.ts) and the layer on real files (layers/Journal.ts). */
 import { Effect, Layer } from "effect"
+import { spawn } from "node:child_process"
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { FileSystem } from "../../layers/FileSystem.ts"
 import { Journal, type FileChange, type JournalPaths } from "../../layers/Journal.ts"
@@ -323,5 +325,35 @@ describe("Journal layer", () => {
     expect(readFileSync(join(env.memoryDir, "a.md"), "utf8")).toBe("v23\n")
     const after = (await run((j) => j.read(env.paths))).entries
     expect([after.length, after[0]!.kind, after.at(-1)!.task]).toEqual([20, "undo", "t6"])
+  })
+})
+
+describe("a crash between journal and publish", () => {
+  it("SIGKILL after record: the task is in the log, the lock is free, and undo leaves the unpublished files alone", async () => {
+    const env = setup()
+    writeFileSync(join(env.memoryDir, "a.md"), "A1\n")
+    const child = spawn(process.execPath, [fileURLToPath(new URL("./recordWorker.ts", import.meta.url)), env.rootDir, env.memoryDir], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stderr = ""
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => d.toString().includes("recorded") && resolve())
+      child.on("exit", (code) => reject(new Error(`worker exited ${code} before recording: ${stderr}`)))
+    })
+    const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)))
+    child.kill("SIGKILL")
+    expect(await exited).toBe("SIGKILL")
+    const listing = await run((j) => j.read(env.paths))
+    expect(listing.entries.map((e) => [e.task, e.changes.map((c) => c.op)])).toEqual([["crash-1", ["update", "create"]]])
+    expect(listing.tornTail).toBe(false)
+    expect(existsSync(join(env.rootDir, "locks", "journal.lock"))).toBe(false)
+    expect(await run((j) => j.undo(env.undoPaths, { session: null, model: null }))).toEqual({
+      task: "crash-1",
+      undoTask: undefined,
+      restored: ["a.md", "b.md"],
+      refused: []
+    })
+    expect(snapshot(env.memoryDir)).toEqual({ "a.md": "A1\n" })
   })
 })
