@@ -46,7 +46,9 @@ export const PROJECT_KEY_MAX = 200
 export const LOCK_TIMEOUTS_MS = {
   "extract.lock": 15 * 60_000,
   "dream.lock": 60 * 60_000,
-  "last-dream-at.lock": 60_000
+  "last-dream-at.lock": 60_000,
+  // Appends to and prunes of the change journal: short critical sections.
+  "journal.lock": 60_000
 } as const
 export type LockName = keyof typeof LOCK_TIMEOUTS_MS
 

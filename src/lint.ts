@@ -4,6 +4,7 @@
  */
 import { parseFrontmatter } from "./frontmatter.ts"
 import { recallWindow } from "./recallWindow.ts"
+import { detectSecrets, secretKindLabel } from "./secrets.ts"
 import {
   DESCRIPTION_MAX_CHARS,
   INDEX_LINE_MAX_CHARS,
@@ -27,6 +28,7 @@ export type LintCode =
   | "index-line-not-link"
   | "index-link-missing"
   | "file-unreadable"
+  | "secret"
 
 export interface LintProblem {
   readonly code: LintCode
@@ -38,6 +40,13 @@ export const NEAR_LINES = Math.floor(RECALL_MAX_LINES * 0.8)
 export const NEAR_BYTES = Math.floor(RECALL_MAX_BYTES * 0.8)
 
 const CONTINUATION = /-\d+\.md$/
+
+/** One problem per credential-looking finding: the kind and the line, never the value. */
+const secretProblems = (filename: string, content: string): Array<LintProblem> =>
+  detectSecrets(content).map((f) => ({
+    code: "secret",
+    message: `${filename} line ${f.line} looks like it holds ${secretKindLabel[f.kind]}. Memory is loaded into every session: remove or redact it, and note where the secret is kept instead.`
+  }))
 
 const baseName = (filename: string): string => filename.slice(filename.lastIndexOf("/") + 1)
 
@@ -91,6 +100,7 @@ export const lintTopic = (input: { readonly filename: string; readonly content: 
       })
     }
   }
+  problems.push(...secretProblems(input.filename, input.content))
   return problems
 }
 
@@ -127,5 +137,6 @@ export const lintIndex = (content: string): ReadonlyArray<LintProblem> => {
       })
     }
   })
+  problems.push(...secretProblems("MEMORY.md", content))
   return problems
 }

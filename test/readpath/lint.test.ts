@@ -1,5 +1,8 @@
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { lintIndex, lintTopic, NEAR_BYTES, NEAR_LINES, type LintCode } from "../../src/lint.ts"
+import { ensureBuilt, runPm } from "../support/pm.ts"
+import { tempAgent, tempDir, topicText, writeFileAt } from "../support/tmp.ts"
 import { DESCRIPTION_MAX_CHARS, INDEX_LINE_MAX_CHARS, INDEX_MAX_LINES, INDEX_MAX_UNITS, RECALL_MAX_BYTES, RECALL_MAX_LINES } from "../../src/limits.ts"
 
 const header = (description = "A short description", type = "project"): string =>
@@ -145,4 +148,52 @@ describe("lintIndex", () => {
     expect(problems).toHaveLength(1)
     expect(problems[0]!.message).toContain("line 2")
   })
+})
+
+describe("secret", () => {
+  // Made-up values in the documented formats.
+  const GITHUB = "ghp_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz"
+  const AWS_ID = "AKIAQ3EGRT5MZ7XJ2KPL"
+
+  it("names the kind and the line of each credential in a topic, never the value", () => {
+    const content = `${header()}Release notes.\nCI token: ${GITHUB}\nBackup user key ${AWS_ID}\n`
+    const problems = lintTopic({ filename: "release.md", content }).filter((p) => p.code === "secret")
+    expect(problems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/^release\.md line 8 looks like it holds a GitHub token\. .*remove or redact it/),
+      expect.stringMatching(/^release\.md line 9 looks like it holds an AWS access key ID\./)
+    ])
+    for (const p of problems) {
+      expect(p.message).not.toContain(GITHUB)
+      expect(p.message).not.toContain(AWS_ID)
+    }
+  })
+
+  it("finds a credential in the index too", () => {
+    const problems = lintIndex(`- [A](a.md) - deploys with ${GITHUB}\n`)
+    expect(problems.map((p) => p.code)).toEqual(["secret"])
+    expect(problems[0]!.message).toContain("MEMORY.md line 1")
+    expect(problems[0]!.message).not.toContain(GITHUB)
+  })
+
+  it("stays quiet about prose on secrets, placeholders and hashes", () => {
+    const content = `${header()}Tokens live in the vault; never paste them here.\nGITHUB_TOKEN=\${{ secrets.GITHUB_TOKEN }}\nCommit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a3f\n`
+    expect(codes("notes.md", content)).toEqual([])
+  })
+
+  it("pm lint --json reports code secret with the line, exits 1, and prints no value", async () => {
+    ensureBuilt()
+    const dir = tempDir()
+    writeFileAt(join(dir, "deploy.md"), topicText({ name: "Deploy", description: "How deploys authenticate", type: "project", body: `Use this:\nDB_PASSWORD=Xk9mQ2pLw7\n` }))
+    writeFileAt(join(dir, "MEMORY.md"), "- [Deploy](deploy.md) - how deploys authenticate\n")
+    const r = await runPm(["lint", "--json", "--memory-dir", dir], tempAgent())
+    expect(r.code).toBe(1)
+    const out = JSON.parse(r.stdout) as Array<{ file: string; problems: Array<{ code: string; message: string }> }>
+    expect(out.map((f) => [f.file, f.problems.map((p) => p.code)])).toEqual([["deploy.md", ["secret"]]])
+    expect(out[0]!.problems[0]!.message).toMatch(/^deploy\.md line \d+ looks like it holds a secret value in a password, token or key setting\./)
+    expect(r.stdout + r.stderr).not.toContain("Xk9mQ2pLw7")
+    const human = await runPm(["lint", "--memory-dir", dir], tempAgent())
+    expect(human.code).toBe(1)
+    expect(human.stdout).toMatch(/^ {2}secret: /m)
+    expect(human.stdout + human.stderr).not.toContain("Xk9mQ2pLw7")
+  }, 120_000)
 })
