@@ -3,7 +3,7 @@
  * `.project-root`, `state.json`, `config.json`).
  *
  * The content is written to a temp file created exclusively and without following links (`O_CREAT | O_EXCL |
- * O_NOFOLLOW`) in the target's own directory, flushed to disk, then published: `rename` over the target to replace
+ * O_NOFOLLOW`) in the target's own directory (flushed to disk when `durable`), then published: `rename` over the target to replace
  * it, or `link` under the target name to create it only if the name is free (readers never see a partial file and a
  * racing creator is never clobbered). The temp file is removed on every failure and interruption, and after a link.
  * Every temp file is named `.pm-<uuid>.tmp`, the one pattern `sweepTemps` removes when a killed process left one.
@@ -43,8 +43,13 @@ export interface PublishSpec<E, R> {
   readonly mode: "replace" | "create"
   /** Permission bits of the new file (default 0o666 minus the umask). */
   readonly fileMode?: number
-  /** Also fsync the directory after publishing (small state files whose loss matters). */
-  readonly syncDirectory?: boolean
+  /**
+   * fsync the temp file before publishing and the directory after: the published file survives a power loss with
+   * its new content (never empty). For files whose loss matters to the user (memory files, config.json, the
+   * project marker). Costs a journal commit each, which is why `state.json`, rewritten often under a lock and
+   * harmless to lose (a damaged file reads as empty and the next write replaces it), does without.
+   */
+  readonly durable?: boolean
   /** Last checks after staging, right before the rename or link; a failure publishes nothing. */
   readonly beforePublish?: (staged: StagedFile) => Effect.Effect<void, E, R>
 }
@@ -75,7 +80,12 @@ export const publishFile = <E = never, R = never>(
 ): Effect.Effect<PublishOutcome, FsError | E, R> => {
   const temp = join(spec.dir, newTempName())
   const target = join(spec.dir, spec.name)
-  const writeOptions = { flag: "wx", noFollow: true, flush: true, ...(spec.fileMode === undefined ? {} : { mode: spec.fileMode }) } as const
+  const writeOptions = {
+    flag: "wx",
+    noFollow: true,
+    flush: spec.durable === true,
+    ...(spec.fileMode === undefined ? {} : { mode: spec.fileMode })
+  } as const
   let renamed = false
   return Effect.gen(function*() {
     yield* fs.writeFile(temp, spec.content, writeOptions).pipe(Effect.mapError(atStep("stage")))
@@ -101,7 +111,7 @@ export const publishFile = <E = never, R = never>(
         Effect.mapError(atStep("create"))
       )
     }
-    if (spec.syncDirectory === true && outcome._tag === "Published") yield* fs.syncDirectory(spec.dir).pipe(Effect.ignore)
+    if (spec.durable === true && outcome._tag === "Published") yield* fs.syncDirectory(spec.dir).pipe(Effect.ignore)
     return outcome
   }).pipe(
     // After a rename the temp name no longer exists; after a link (or any failure, or an interruption) it does.

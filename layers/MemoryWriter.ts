@@ -459,6 +459,7 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
         name,
         content,
         mode: resolved.info === undefined ? "create" : "replace",
+        durable: true,
         ...(resolved.info === undefined ? {} : { fileMode: resolved.info.mode & 0o777 }),
         beforePublish: () =>
           Effect.gen(function*() {
