@@ -5,11 +5,33 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { homedir } from "node:os"
-import { dirname, join, resolve } from "node:path"
-import { decodeConfig, defaultConfig, type DecodedConfig } from "../src/config.ts"
+import { basename, dirname, join, resolve } from "node:path"
+import { decodeConfig, defaultConfig, type DecodedConfig, parseConfigObject } from "../src/config.ts"
 import { configPathOf, storageRootOf } from "../src/storage.ts"
-import { FileSystem, type FsError } from "./FileSystem.ts"
+import { publishFile, sweepTemps, TEMP_STALE_MS } from "./AtomicPublish.ts"
+import { FileSystem, FsReason } from "./FileSystem.ts"
+
+/** `setKey` changed nothing: the existing file could not be read or is not a JSON object, or the write failed. */
+export class ConfigWriteFailed extends Schema.TaggedError<ConfigWriteFailed>()("ConfigWriteFailed", {
+  path: Schema.String,
+  reason: Schema.Literal("unreadable", "invalid", "write"),
+  fsReason: Schema.optional(FsReason),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    switch (this.reason) {
+      case "unreadable":
+        return `${this.path} could not be read (${this.detail}); nothing was changed. Fix its permissions, then try again.`
+      case "invalid":
+        return `${this.path} ${this.detail}; nothing was changed, so its other settings are kept. Fix the file (or ` +
+          "delete it to start from the defaults), then try again."
+      case "write":
+        return `${this.path} could not be written (${this.detail}); the file is unchanged.`
+    }
+  }
+}
 
 export interface ConfigServiceShape {
   readonly agentDir: string
@@ -17,8 +39,11 @@ export interface ConfigServiceShape {
   readonly configPath: string
   readonly home: string
   readonly load: Effect.Effect<DecodedConfig>
-  /** Sets one top-level key, keeping every other key of the file as it was (used by `/memory on|off`). */
-  readonly setKey: (key: string, value: unknown) => Effect.Effect<void, FsError>
+  /**
+   * Sets one top-level key, keeping every other key of the file as it was (used by `/memory on|off`). A file that
+   * exists but cannot be read or is not a JSON object fails with ConfigWriteFailed and is left untouched.
+   */
+  readonly setKey: (key: string, value: unknown) => Effect.Effect<void, ConfigWriteFailed>
 }
 
 export interface ConfigEnvironment {
@@ -39,10 +64,6 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
     const agentDir = options.agentDir ?? agentDirFromEnv(process.env, home)
     const storageRoot = storageRootOf(agentDir)
     const configPath = configPathOf(storageRoot)
-    const readRaw = fs.readRegularFile(configPath, 1 << 20).pipe(
-      Effect.map((r) => Buffer.from(r.bytes).toString("utf8")),
-      Effect.option
-    )
     const load: Effect.Effect<DecodedConfig> = fs.readRegularFile(configPath, 1 << 20).pipe(
       Effect.map((r) => decodeConfig(configPath, Buffer.from(r.bytes).toString("utf8"), home)),
       Effect.catchAll((e) =>
@@ -58,22 +79,38 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
     )
     const setKey = (key: string, value: unknown) =>
       Effect.gen(function* () {
-        const current = yield* readRaw
+        const current = yield* fs.readRegularFile(configPath, 1 << 20).pipe(
+          Effect.map((r) => ({ text: Buffer.from(r.bytes).toString("utf8"), mode: r.info.mode & 0o777, partial: r.partial })),
+          Effect.catchIf((e) => e.reason === "NotFound", () => Effect.succeed(undefined)),
+          Effect.mapError((e) => new ConfigWriteFailed({ path: configPath, reason: "unreadable", fsReason: e.reason, detail: e.detail || e.reason }))
+        )
         let object: Record<string, unknown> = {}
-        if (current._tag === "Some") {
-          try {
-            const parsed: unknown = JSON.parse(current.value)
-            if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) object = parsed as Record<string, unknown>
-          } catch {
-            // A broken file is replaced by one holding just this key; the warning on load already told the user.
+        // An empty file holds no settings: nothing to lose by writing it.
+        if (current !== undefined && current.text.trim() !== "") {
+          if (current.partial) {
+            return yield* Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "invalid", detail: "is larger than 1 MiB" }))
           }
+          const parsed = parseConfigObject(current.text)
+          if (parsed._tag === "Invalid") {
+            return yield* Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "invalid", detail: parsed.problem }))
+          }
+          object = { ...parsed.object }
         }
         object[key] = value
-        yield* fs.makeDirectory(dirname(configPath), { recursive: true })
-        const temp = `${configPath}.${process.pid}.${Date.now()}.tmp`
-        yield* fs.writeFile(temp, `${JSON.stringify(object, null, 2)}\n`)
-        yield* fs.rename(temp, configPath).pipe(Effect.tapError(() => fs.unlink(temp).pipe(Effect.ignore)))
-      })
+        const dir = dirname(configPath)
+        const writeFailed = (e: { reason: FsReason; detail: string }) =>
+          new ConfigWriteFailed({ path: configPath, reason: "write", fsReason: e.reason, detail: e.detail || e.reason })
+        yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(writeFailed))
+        yield* sweepTemps(fs, dir, { olderThanMs: TEMP_STALE_MS, recursive: false })
+        yield* publishFile(fs, {
+          dir,
+          name: basename(configPath),
+          content: `${JSON.stringify(object, null, 2)}\n`,
+          mode: "replace",
+          durable: true,
+          ...(current === undefined ? {} : { fileMode: current.mode })
+        }).pipe(Effect.mapError(writeFailed))
+      }).pipe(Effect.withSpan("ConfigService.setKey"))
     return { agentDir, storageRoot, configPath, home, load, setKey } satisfies ConfigServiceShape
   })
 

@@ -61,6 +61,10 @@ export interface WriteOptions {
   /** "w" replaces, "wx" creates exclusively and fails with AlreadyExists. */
   readonly flag?: "w" | "wx" | "a"
   readonly mode?: number
+  /** O_NOFOLLOW: a symlink as the last component fails (TooManyLinks) instead of being written through. */
+  readonly noFollow?: boolean
+  /** fsync the data before closing, so a later rename never publishes a file whose bytes are not on disk. */
+  readonly flush?: boolean
 }
 
 export interface FileSystemShape {
@@ -78,7 +82,18 @@ export interface FileSystemShape {
   /** Removes a file or a symlink itself (never its target). */
   readonly unlink: (path: string) => Effect.Effect<void, FsError>
   readonly makeDirectory: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, FsError>
+  /** rmdir: removes an empty directory only. */
+  readonly removeDirectory: (path: string) => Effect.Effect<void, FsError>
   readonly setTimes: (path: string, atimeMs: number, mtimeMs: number) => Effect.Effect<void, FsError>
+  /**
+   * Opens a directory without following a symlink as its last component (O_DIRECTORY | O_NOFOLLOW) and returns the
+   * descriptor. On Linux `/proc/self/fd/<fd>/name` then names `name` inside that very directory, wherever it has
+   * moved: the writer's stand-in for openat (see docs/concurrency.md).
+   */
+  readonly openDirectory: (path: string) => Effect.Effect<number, FsError>
+  readonly closeDescriptor: (fd: number) => Effect.Effect<void>
+  /** fsync a directory, so a rename or link in it survives a power loss. */
+  readonly syncDirectory: (path: string) => Effect.Effect<void, FsError>
 }
 
 const reasonOf = (code: string | undefined): FsReason => {
@@ -165,6 +180,30 @@ const readRegularFile = (path: string, maxBytes = Number.POSITIVE_INFINITY): Eff
     (handle) => Effect.promise(() => handle.close().catch(() => undefined))
   )
 
+const writeFlags = (options: WriteOptions | undefined): string | number => {
+  const flag = options?.flag ?? "w"
+  if (options?.noFollow !== true) return flag
+  const c = fs.constants
+  const base = flag === "wx" ? c.O_CREAT | c.O_EXCL : flag === "a" ? c.O_CREAT | c.O_APPEND : c.O_CREAT | c.O_TRUNC
+  return c.O_WRONLY | base | c.O_NOFOLLOW
+}
+
+const openDirectory = (path: string): Effect.Effect<number, FsError> =>
+  attempt("opendir", path, () =>
+    new Promise<number>((ok, fail) =>
+      fs.open(path, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW, (e, fd) => (e ? fail(e) : ok(fd)))
+    ))
+
+const closeDescriptor = (fd: number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => fs.close(fd, () => resume(Effect.void)))
+
+const syncDirectory = (path: string): Effect.Effect<void, FsError> =>
+  Effect.acquireUseRelease(
+    attempt("open", path, () => fsp.open(path, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)),
+    (handle) => attempt("fsync", path, () => handle.sync()),
+    (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+  )
+
 export const makeNodeFileSystem = (): FileSystemShape => ({
   readRegularFile,
   stat: (path) => attempt("stat", path, () => fsp.stat(path)).pipe(Effect.map(infoOf)),
@@ -177,14 +216,22 @@ export const makeNodeFileSystem = (): FileSystemShape => ({
   readLink: (path) => attempt("readlink", path, () => fsp.readlink(path)),
   writeFile: (path, data, options) =>
     attempt("write", path, () =>
-      fsp.writeFile(path, data, { flag: options?.flag ?? "w", ...(options?.mode === undefined ? {} : { mode: options.mode }) })
+      fsp.writeFile(path, data, {
+        flag: writeFlags(options),
+        ...(options?.mode === undefined ? {} : { mode: options.mode }),
+        ...(options?.flush === true ? { flush: true } : {})
+      })
     ),
   rename: (from, to) => attempt("rename", from, () => fsp.rename(from, to)),
   link: (existing, newPath) => attempt("link", newPath, () => fsp.link(existing, newPath)),
   unlink: (path) => attempt("unlink", path, () => fsp.unlink(path)),
   makeDirectory: (path, options) =>
     attempt("mkdir", path, () => fsp.mkdir(path, { recursive: options?.recursive ?? false })).pipe(Effect.asVoid),
-  setTimes: (path, atimeMs, mtimeMs) => attempt("utimes", path, () => fsp.utimes(path, atimeMs / 1000, mtimeMs / 1000))
+  removeDirectory: (path) => attempt("rmdir", path, () => fsp.rmdir(path)),
+  setTimes: (path, atimeMs, mtimeMs) => attempt("utimes", path, () => fsp.utimes(path, atimeMs / 1000, mtimeMs / 1000)),
+  openDirectory,
+  closeDescriptor,
+  syncDirectory
 })
 
 export class FileSystem extends Context.Tag("pm/FileSystem")<FileSystem, FileSystemShape>() {

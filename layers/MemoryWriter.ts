@@ -3,20 +3,26 @@
  *
  * Each change goes through: containment (the real target must be a lowercase `.md` file inside the memory directory,
  * outside dot-directories), the task's read baseline (existing files must have been read in this task), the caller's
- * task-validity check, then publishing: an in-process queue per file, a temp file in the target's directory, `rename`
- * over an existing file or an exclusive `link` for a new one, and the temp file removed whatever happens. After a
- * successful write the lint runs and its findings come back with the result. See docs/concurrency.md.
+ * task-validity check, then publishing: an in-process queue per file, then AtomicPublish (a temp file in the target's
+ * directory, `rename` over an existing file or an exclusive `link` for a new one, the temp file removed whatever
+ * happens). After a successful write the lint runs and its findings come back with the result.
+ *
+ * Containment is checked on real paths, but a directory on the path can be swapped for a symlink after the check.
+ * So publishing and deleting happen relative to directories opened one component at a time without following links
+ * (descriptor anchoring, `/proc/self/fd/N/...`, where Linux offers it; a path-and-verify fallback elsewhere), and the
+ * directory is re-verified before and after the change, which is undone when the directory left memory meanwhile.
+ * See docs/concurrency.md, "Concurrent renames and symlink swaps".
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { randomUUID } from "node:crypto"
+import * as Scope from "effect/Scope"
 import { basename, dirname, join, resolve } from "node:path"
 import {
   brokenLink,
   checkFileName,
+  checkNameRules,
   checkRawPath,
   checkSegments,
   type ContainmentRule,
@@ -24,6 +30,7 @@ import {
   indexDelete,
   notAFile,
   outsideMemory,
+  pathChanged,
   segmentsInside,
   type Violation
 } from "../src/containment.ts"
@@ -38,6 +45,7 @@ import {
   type ReadOutcome,
   type Replacement
 } from "../src/readBaseline.ts"
+import { isTempName, newTempName, publishFile, removeTemp, sweepTemps as sweepTempFiles, TEMP_STALE_MS } from "./AtomicPublish.ts"
 import { type FileInfo, FileSystem, type FileSystemShape, FsReason } from "./FileSystem.ts"
 
 export class WriteRejected extends Schema.TaggedError<WriteRejected>()("WriteRejected", {
@@ -49,7 +57,9 @@ export class WriteRejected extends Schema.TaggedError<WriteRejected>()("WriteRej
     "outside-memory",
     "index-delete",
     "not-a-file",
-    "broken-link"
+    "broken-link",
+    "invalid-name",
+    "path-changed"
   ),
   path: Schema.String,
   message: Schema.String
@@ -169,7 +179,7 @@ export interface MemoryWriterShape {
   readonly remove: (path: string, options: RemoveOptions) => Effect.Effect<RemoveResult, RemoveError>
   /**
    * Removes temp files (`.pm-*.tmp`) older than `olderThanMs` left in the memory directory by a killed process.
-   * Skips dot-directories. Returns how many were removed. Never fails.
+   * Skips dot-directories. Returns how many were removed. Never fails. `openTask` runs it with TEMP_STALE_MS.
    */
   readonly sweepTemps: (memoryDir: string, olderThanMs: number) => Effect.Effect<number>
 }
@@ -187,12 +197,26 @@ interface Resolved {
 }
 
 const decoder = new TextDecoder()
-const TEMP_PREFIX = ".pm-"
-const TEMP_SUFFIX = ".tmp"
 
-export const isTempName = (name: string): boolean => name.startsWith(TEMP_PREFIX) && name.endsWith(TEMP_SUFFIX)
+export { isTempName }
 
-export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
+export interface MemoryWriterOptions {
+  /**
+   * How publishing pins its directory: "descriptor" (directories opened with O_NOFOLLOW, operations through
+   * `/proc/self/fd/N`), "path" (canonical paths re-verified with realpath before and after), or "auto" (descriptor
+   * when `/proc/self/fd` works, else path). Tests force each one.
+   */
+  readonly anchoring?: "auto" | "descriptor" | "path"
+}
+
+/** A directory pinned for publishing: `dir` names it for file operations; `verify` says whether it is still in place. */
+interface Anchor {
+  readonly dir: string
+  /** True while the pinned directory's real path is still the expected one inside memory. */
+  readonly verify: Effect.Effect<boolean>
+}
+
+export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWriterOptions = {}): MemoryWriterShape => {
   const reject = (shown: string) => (v: Violation) => new WriteRejected({ rule: v.rule, path: shown, message: v.message })
   const ioFailed = (path: string, op: string) => (e: { reason: FsReason; detail: string }) =>
     new PublishFailed({ path, op, reason: e.reason, detail: e.detail })
@@ -242,7 +266,7 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
       if (where === undefined) {
         return yield* Effect.fail(rejectHere(outsideMemory(shown, join(parent.real, name), memoryDir, options.cwd)))
       }
-      const dotted = checkSegments([...where, name], shown)
+      const dotted = checkSegments([...where, name], shown) ?? checkNameRules([...where, name], shown)
       if (dotted !== undefined) return yield* Effect.fail(rejectHere(dotted))
       const entry = join(parent.real, name)
       const lstat = parent.missing
@@ -278,7 +302,8 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
       }
       const realName = basename(real)
       const realProblem = checkFileName(realName, `${shown} (a link to ${real})`) ??
-        checkSegments(realWhere, `${shown} (a link to ${real})`)
+        checkSegments(realWhere, `${shown} (a link to ${real})`) ??
+        checkNameRules(realWhere, `${shown} (a link to ${real})`)
       if (realProblem !== undefined) return yield* Effect.fail(rejectHere(realProblem))
       const info = yield* fs.stat(real).pipe(Effect.mapError(ioFailed(real, "inspect")))
       if (info.kind !== "file") return yield* Effect.fail(rejectHere(notAFile(shown, info.kind)))
@@ -302,45 +327,158 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
         })
     )
 
-  /** Removes a temp file, retrying a few times; NotFound means it is already gone (renamed or linked away). */
-  const cleanup = (temp: string): Effect.Effect<void> =>
-    orUndefined(fs.unlink(temp)).pipe(
-      Effect.retry({ times: 4, schedule: Schedule.exponential("5 millis") }),
-      Effect.catchAll((e) => Effect.logWarning(`could not remove temp file ${temp}: ${e.message}`)),
-      Effect.asVoid
-    )
+  const changed = (shown: string, what: string) => reject(shown)(pathChanged(shown, what))
+  const sameFile = (a: FileInfo, b: FileInfo): boolean => a.ino === b.ino && a.dev === b.dev
 
-  /** Stages `content` beside the target and publishes it. Returns false when a racing creator got there first. */
-  const publish = (resolved: Resolved, content: string): Effect.Effect<boolean, PublishFailed> =>
+  /**
+   * Descriptor anchoring works when `/proc/self/fd/N` of an open directory resolves to that directory (Linux with
+   * /proc mounted). Asked once per writer.
+   */
+  let descriptorsWork: boolean | undefined = writerOptions.anchoring === "descriptor"
+    ? true
+    : writerOptions.anchoring === "path"
+    ? false
+    : undefined
+  const viaDescriptor = (fd: number) => `/proc/self/fd/${fd}`
+
+  const openPinned = (path: string): Effect.Effect<number, import("./FileSystem.ts").FsError, Scope.Scope> =>
+    Effect.acquireRelease(fs.openDirectory(path), (fd) => fs.closeDescriptor(fd))
+
+  /**
+   * Pins the directory `memoryDir/segments...` (memoryDir canonical), creating missing components when `create`.
+   *
+   * Descriptor scheme: the memory directory is opened, then each component is opened (or made, then opened) relative
+   * to the previous descriptor with O_NOFOLLOW | O_DIRECTORY, so no symlink is ever followed below memory and every
+   * later operation (`/proc/self/fd/N/name`) lands in the very directory that was opened, whatever is renamed or
+   * swapped meanwhile. Path scheme (no /proc): each component is made one at a time with a plain `mkdir` and checked
+   * with `lstat` (a real directory, not a link) and `realpath`; operations use the canonical path string, so `verify`
+   * must be run right before and after each change (see publish and delete).
+   */
+  const pin = (
+    memoryDir: string,
+    segments: ReadonlyArray<string>,
+    create: boolean,
+    shown: string
+  ): Effect.Effect<Anchor, WriteRejected | PublishFailed | FileMissing, Scope.Scope> =>
     Effect.gen(function*() {
-      const { target } = resolved
-      if (resolved.createParent !== undefined) {
-        yield* fs.makeDirectory(resolved.createParent, { recursive: true }).pipe(
-          Effect.mapError(ioFailed(resolved.createParent, "create the directory"))
-        )
+      const expected = join(memoryDir, ...segments)
+      const missing = (at: string) =>
+        create
+          ? ioFailed(at, "create the directory")({ reason: "NotFound", detail: "ENOENT" })
+          : new FileMissing({ path: shown, op: "delete" })
+      const notDirectory = (at: string) => changed(shown, `${at} (a directory on the path)`)
+      if (descriptorsWork !== false) {
+        const root = yield* openPinned(memoryDir).pipe(Effect.mapError(ioFailed(memoryDir, "open the memory directory")))
+        if (descriptorsWork === undefined) {
+          const seen = yield* fs.realpath(viaDescriptor(root)).pipe(Effect.option)
+          descriptorsWork = seen._tag === "Some" && seen.value === memoryDir
+        }
+        if (descriptorsWork) {
+          let current = root
+          let at = memoryDir
+          for (const segment of segments) {
+            at = join(at, segment)
+            const inside = `${viaDescriptor(current)}/${segment}`
+            const opened = yield* openPinned(inside).pipe(
+              Effect.catchIf(
+                (e) => e.reason === "NotFound" && create,
+                () =>
+                  fs.makeDirectory(inside).pipe(
+                    Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.void),
+                    Effect.zipRight(openPinned(inside))
+                  )
+              ),
+              Effect.catchIf((e) => e.reason === "NotFound", () => Effect.fail(missing(at))),
+              Effect.catchIf(
+                (e) => e._tag === "FsError" && (e.reason === "TooManyLinks" || e.reason === "NotADirectory"),
+                () => Effect.fail(notDirectory(at))
+              ),
+              Effect.mapError((e) => (e._tag === "FsError" ? ioFailed(at, "open the directory")(e) : e))
+            )
+            current = opened
+          }
+          const dir = viaDescriptor(current)
+          return {
+            dir,
+            verify: fs.realpath(dir).pipe(Effect.map((real) => real === expected), Effect.orElseSucceed(() => false))
+          } satisfies Anchor
+        }
       }
-      const temp = join(dirname(target), `${TEMP_PREFIX}${randomUUID()}${TEMP_SUFFIX}`)
-      const mode = resolved.info === undefined ? {} : { mode: resolved.info.mode & 0o777 }
-      const staged = fs.writeFile(temp, content, { flag: "wx", ...mode }).pipe(
-        Effect.mapError(ioFailed(target, "stage"))
-      )
-      if (resolved.info !== undefined) {
-        // After a successful rename the temp name no longer exists: clean up only on failure or interruption.
-        return yield* staged.pipe(
-          Effect.zipRight(fs.rename(temp, target).pipe(Effect.mapError(ioFailed(target, "replace")))),
-          Effect.as(true),
-          Effect.onError(() => cleanup(temp))
-        )
+      // Path scheme.
+      let at = memoryDir
+      for (const segment of segments) {
+        at = join(at, segment)
+        let entry = yield* orUndefined(fs.lstat(at)).pipe(Effect.mapError(ioFailed(at, "inspect")))
+        let made = false
+        if (entry === undefined) {
+          if (!create) return yield* Effect.fail(missing(at))
+          made = yield* fs.makeDirectory(at).pipe(
+            Effect.as(true),
+            Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
+            Effect.mapError(ioFailed(at, "create the directory"))
+          )
+          entry = yield* fs.lstat(at).pipe(Effect.mapError(ioFailed(at, "inspect")))
+        }
+        const real = yield* fs.realpath(at).pipe(Effect.option)
+        if (entry.kind !== "directory" || real._tag === "None" || real.value !== at) {
+          if (made && real._tag === "Some") {
+            // Our mkdir went through a link swapped in after the check: remove the (empty) directory it made, if the
+            // entry at its real location is still the one we made.
+            const there = yield* fs.lstat(real.value).pipe(Effect.option)
+            if (there._tag === "Some" && sameFile(there.value, entry)) yield* fs.removeDirectory(real.value).pipe(Effect.ignore)
+          }
+          return yield* Effect.fail(notDirectory(at))
+        }
       }
-      // A new file: the complete temp file is linked under the target name, which fails if the name was taken.
-      return yield* staged.pipe(
-        Effect.zipRight(fs.link(temp, target)),
-        Effect.as(true),
-        Effect.catchIf((e) => e._tag === "FsError" && e.reason === "AlreadyExists", () => Effect.succeed(false)),
-        Effect.mapError((e) => e._tag === "FsError" ? ioFailed(target, "create")(e) : e),
-        Effect.ensuring(cleanup(temp))
-      )
+      return {
+        dir: expected,
+        verify: fs.realpath(expected).pipe(Effect.map((real) => real === expected), Effect.orElseSucceed(() => false))
+      } satisfies Anchor
     })
+
+  /**
+   * Publishes `content` at `resolved.target` inside its pinned directory. Returns the published file's metadata (taken
+   * from the temp file before publishing: the same inode, so its mtime is the one this write produced), or undefined
+   * when a racing creator got the name first.
+   */
+  const publish = (
+    resolved: Resolved,
+    content: string,
+    check: Effect.Effect<void, TaskInvalid>
+  ): Effect.Effect<FileInfo | undefined, PublishFailed | WriteRejected | TaskInvalid> =>
+    Effect.scoped(Effect.gen(function*() {
+      const { target, shown } = resolved
+      const segments = segmentsInside(resolved.memoryDir, dirname(target)) ?? []
+      const anchor = yield* pin(resolved.memoryDir, segments, resolved.createParent !== undefined, shown).pipe(
+        // A directory that existed at the check and is gone now.
+        Effect.catchTag("FileMissing", () => Effect.fail(changed(shown, "the directory")))
+      )
+      const name = basename(target)
+      const outcome = yield* publishFile(fs, {
+        dir: anchor.dir,
+        name,
+        content,
+        mode: resolved.info === undefined ? "create" : "replace",
+        durable: true,
+        ...(resolved.info === undefined ? {} : { fileMode: resolved.info.mode & 0o777 }),
+        beforePublish: () =>
+          Effect.gen(function*() {
+            yield* check
+            if (!(yield* anchor.verify)) return yield* Effect.fail(changed(shown, "the directory"))
+          })
+      }).pipe(
+        Effect.mapError((e) => (e._tag === "FsError" ? ioFailed(target, e.op)(e) : e))
+      )
+      if (outcome._tag === "Taken") return undefined
+      if (!(yield* anchor.verify)) {
+        // The directory left its place between the last check and the publish: take back exactly what we published.
+        const placed = join(anchor.dir, name)
+        const now = yield* fs.lstat(placed).pipe(Effect.option)
+        if (now._tag === "Some" && sameFile(now.value, outcome.info)) yield* fs.unlink(placed).pipe(Effect.ignore)
+        return yield* Effect.fail(changed(shown, "the directory"))
+      }
+      return outcome.info
+    }))
 
   const lint = (resolved: Resolved, content: string): ReadonlyArray<LintProblem> => {
     const filename = (segmentsInside(resolved.memoryDir, resolved.target) ?? [basename(resolved.target)]).join("/")
@@ -352,6 +490,42 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
       Effect.map((head) => ({ content: decoder.decode(head.bytes), info: head.info })),
       Effect.mapError(ioFailed(path, "read"))
     )
+
+  /**
+   * Deletes `resolved.target` inside its pinned directory, and only the entry that was checked: it is first renamed
+   * to a temp name in the same directory, then its identity (inode and device) is compared with the checked one;
+   * a different file is put back and nothing is deleted.
+   */
+  const unlinkPinned = (resolved: Resolved, shown: string, force: boolean): Effect.Effect<boolean, RemoveError> =>
+    Effect.scoped(Effect.gen(function*() {
+      const checked = resolved.info!
+      const segments = segmentsInside(resolved.memoryDir, dirname(resolved.target)) ?? []
+      const gone = () => force ? Effect.succeed(false) : Effect.fail(new FileMissing({ path: shown, op: "delete" }))
+      const pinned = yield* pin(resolved.memoryDir, segments, false, shown).pipe(
+        Effect.map((anchor): Anchor | undefined => anchor),
+        Effect.catchTag("FileMissing", () => Effect.succeed(undefined))
+      )
+      if (pinned === undefined) return yield* gone()
+      const anchor = pinned
+      const entry = join(anchor.dir, basename(resolved.target))
+      const now = yield* orUndefined(fs.lstat(entry)).pipe(Effect.mapError(ioFailed(resolved.target, "inspect")))
+      if (now === undefined) return yield* gone()
+      if (!sameFile(now, checked) || !(yield* anchor.verify)) return yield* Effect.fail(changed(shown, "the file"))
+      const trash = join(anchor.dir, newTempName())
+      const moved = yield* fs.rename(entry, trash).pipe(
+        Effect.as(true),
+        Effect.catchIf((e) => e.reason === "NotFound", () => Effect.succeed(false)),
+        Effect.mapError(ioFailed(resolved.target, "delete"))
+      )
+      if (!moved) return yield* gone()
+      const trashed = yield* fs.lstat(trash).pipe(Effect.option)
+      if (trashed._tag === "None" || !sameFile(trashed.value, checked)) {
+        yield* fs.rename(trash, entry).pipe(Effect.ignore)
+        return yield* Effect.fail(changed(shown, "the file"))
+      }
+      yield* removeTemp(fs, trash)
+      return true
+    }))
 
   const removeWith = (raw: string, options: RemoveOptions): Effect.Effect<RemoveResult, RemoveError> =>
     Effect.gen(function*() {
@@ -365,15 +539,7 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
             return yield* Effect.fail(new FileMissing({ path: raw, op: "delete" }))
           }
           if (options.check !== undefined) yield* options.check
-          const removed = yield* fs.unlink(resolved.target).pipe(
-            Effect.as(true),
-            Effect.catchIf((e) => e.reason === "NotFound" && options.force === true, () => Effect.succeed(false)),
-            Effect.catchIf(
-              (e) => e.reason === "NotFound",
-              () => Effect.fail(new FileMissing({ path: raw, op: "delete" }))
-            ),
-            Effect.mapError((e) => e._tag === "FsError" ? ioFailed(resolved.target, "delete")(e) : e)
-          )
+          const removed = yield* unlinkPinned(resolved, raw, options.force === true)
           return { path: resolved.target, removed }
         })
       )
@@ -384,6 +550,8 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
   })
 
   const openTask = Effect.fn("MemoryWriter.openTask")(function*(options: TaskOptions) {
+    // Leftovers of killed processes: old enough that no living write can own them (TEMP_STALE_MS).
+    yield* sweepTemps(options.memoryDir, TEMP_STALE_MS)
     const baselines = new Map<string, Baseline>()
     const check = options.check ?? Effect.void
     const where = { memoryDir: options.memoryDir, cwd: options.cwd }
@@ -407,21 +575,21 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
         else baselines.set(key, baseline)
       }).pipe(Effect.withSpan("MemoryWriter.recordRead"))
 
-    /** After publishing, the task's baseline is what it just wrote: a follow-up change needs no new read. */
-    const rememberWritten = (target: string, content: string): Effect.Effect<void> =>
-      fs.stat(target).pipe(
-        Effect.map((info) => baselines.set(target, { mtimeMs: Math.floor(info.mtimeMs), content })),
-        Effect.catchAll(() => Effect.sync(() => baselines.delete(target))),
-        Effect.asVoid
-      )
+    /**
+     * After publishing, the task's baseline is what it just wrote, with the mtime of the file it published (not a
+     * later stat, which could see someone else's write): a follow-up change needs no new read.
+     */
+    const rememberWritten = (target: string, content: string, published: FileInfo): void => {
+      baselines.set(target, { mtimeMs: Math.floor(published.mtimeMs), content })
+    }
 
     /** The shared tail of write and edit, inside the file's queue: validity, publish, baseline, lint. */
     const finish = (resolved: Resolved, content: string, recovered: boolean) =>
       Effect.gen(function*() {
         yield* check
-        const published = yield* publish(resolved, content)
-        if (!published) return yield* Effect.fail(new StaleBaseline({ path: resolved.shown, reason: "created" }))
-        yield* rememberWritten(resolved.target, content)
+        const published = yield* publish(resolved, content, check)
+        if (published === undefined) return yield* Effect.fail(new StaleBaseline({ path: resolved.shown, reason: "created" }))
+        rememberWritten(resolved.target, content, published)
         return { path: resolved.target, created: resolved.info === undefined, recovered, findings: lint(resolved, content) }
       })
 
@@ -481,25 +649,7 @@ export const makeMemoryWriter = (fs: FileSystemShape): MemoryWriterShape => {
   })
 
   const sweepTemps = Effect.fn("MemoryWriter.sweepTemps")(function*(memoryDir: string, olderThanMs: number) {
-    const now = Date.now()
-    let removed = 0
-    const visit = (dir: string, depth: number): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        const entries = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => []))
-        for (const entry of entries) {
-          const path = join(dir, entry.name)
-          if (entry.kind === "directory" && !entry.name.startsWith(".") && depth < 16) {
-            yield* visit(path, depth + 1)
-          } else if (entry.kind === "file" && isTempName(entry.name)) {
-            const info = yield* fs.lstat(path).pipe(Effect.option)
-            if (info._tag === "Some" && now - info.value.mtimeMs > olderThanMs) {
-              removed += yield* fs.unlink(path).pipe(Effect.as(1), Effect.orElseSucceed(() => 0))
-            }
-          }
-        }
-      })
-    yield* visit(memoryDir, 0)
-    return removed
+    return yield* sweepTempFiles(fs, memoryDir, { olderThanMs, recursive: true })
   })
 
   return { openTask, remove, sweepTemps }
@@ -513,6 +663,8 @@ export type { ContainmentRule }
 export class MemoryWriter extends Context.Tag("pm/MemoryWriter")<MemoryWriter, MemoryWriterShape>() {
   static readonly layer: Layer.Layer<MemoryWriter, never, FileSystem> = Layer.effect(
     MemoryWriter,
-    Effect.map(FileSystem, makeMemoryWriter)
+    Effect.map(FileSystem, (fs) => makeMemoryWriter(fs))
   )
+  static readonly layerWith = (options: MemoryWriterOptions): Layer.Layer<MemoryWriter, never, FileSystem> =>
+    Layer.effect(MemoryWriter, Effect.map(FileSystem, (fs) => makeMemoryWriter(fs, options)))
 }

@@ -2,7 +2,8 @@
  * StateStore: compare-and-swap on `memory-roots/<hash>/state.json`.
  *
  * Every write happens under `last-dream-at.lock`: read the file, compare its version with the one the caller's
- * change was based on, write a temp file beside it, rename it over. A changed version fails with StateConflict.
+ * change was based on, publish it with AtomicPublish (temp file beside it, renamed over; not fsynced, see there).
+ * A changed version fails with StateConflict. Temp files left by a killed holder are swept under the lock.
  * When the shared file does not exist yet, the legacy `projects/<key>/state.json` is read as the starting point.
  */
 import * as Context from "effect/Context"
@@ -23,7 +24,8 @@ import {
   type SharedState,
   type StateSnapshot
 } from "../src/state.ts"
-import { FileSystem, type FileSystemShape, FsReason } from "./FileSystem.ts"
+import { publishFile, sweepTemps } from "./AtomicPublish.ts"
+import { FileSystem, type FileSystemShape, FsError, FsReason } from "./FileSystem.ts"
 import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "./LockService.ts"
 
 export const STATE_FILE = "state.json"
@@ -104,6 +106,7 @@ export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): St
   const locksDir = (paths: StatePaths) => join(paths.rootDir, "locks")
   // Long enough to outlast a holder that died with the lock: its file turns stale after one timeout.
   const lockWaitMs = 2 * locks.timeoutOf("last-dream-at.lock") + 1_000
+  const swept = new Set<string>()
 
   const failed = (op: string, path: string) => (e: { reason: FsReason; detail: string }) =>
     new StateFailed({ op, path, reason: e.reason, detail: e.detail })
@@ -123,16 +126,18 @@ export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): St
     return legacy === undefined ? { state: EMPTY_STATE, source: "empty" } satisfies StateSnapshot : parseLegacy(legacy)
   })
 
-  /** Temp file beside the target, renamed over it; the temp file is removed whatever happens. */
-  const publish = (path: string, state: SharedState): Effect.Effect<void, StateFailed> => {
-    const temp = `${path}.${randomUUID()}.tmp`
-    return fs.writeFile(temp, encodeState(state), { flag: "wx" }).pipe(
-      Effect.zipRight(fs.rename(temp, path)),
-      Effect.mapError(failed("write", path)),
-      // After a successful rename the temp name is gone; on any failure or interruption, remove it.
-      Effect.onError(() => fs.unlink(temp).pipe(Effect.ignore))
+  /** Published beside itself; `ensureHeld` runs right before the rename, so a holder that lost the lock writes nothing. */
+  const publish = <E>(paths: StatePaths, state: SharedState, ensureHeld: Effect.Effect<void, E>): Effect.Effect<void, StateFailed | E> =>
+    publishFile(fs, {
+      dir: paths.rootDir,
+      name: STATE_FILE,
+      content: encodeState(state),
+      mode: "replace",
+      beforePublish: () => ensureHeld
+    }).pipe(
+      Effect.mapError((e) => (e instanceof FsError ? failed("write", stateFile(paths))(e) : e)),
+      Effect.asVoid
     )
-  }
 
   /** Under the lock: read, let `decide` compute the new state from the current one, write it. */
   const writeLocked = <E>(
@@ -144,12 +149,17 @@ export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): St
       "last-dream-at.lock",
       (lock) =>
         Effect.gen(function*() {
+          // Under the lock no other writer is publishing: a temp file older than the lock's timeout is a dead one's.
+          // Once per directory and process is enough (a leftover is rare; each write need not pay the listing).
+          if (!swept.has(paths.rootDir)) {
+            swept.add(paths.rootDir)
+            yield* sweepTemps(fs, paths.rootDir, { olderThanMs: locks.timeoutOf("last-dream-at.lock"), recursive: false })
+          }
           const current = (yield* read(paths)).state
           const next = yield* decide(current)
           if (next === undefined) return current
           const written = nextVersion(current, next)
-          yield* lock.ensureHeld
-          yield* publish(stateFile(paths), written)
+          yield* publish(paths, written, lock.ensureHeld)
           return written
         }),
       { maxWaitMs: lockWaitMs }

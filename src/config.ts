@@ -51,6 +51,20 @@ const describe = (error: ParseResult.ParseError): string =>
 
 export const expandHome = (p: string, home: string): string => (p === "~" ? home : p.startsWith("~/") ? home + p.slice(1) : p)
 
+/** The file as one JSON object, or what is wrong with it (for rewriting it key by key without losing keys). */
+export const parseConfigObject = (
+  text: string
+): { readonly _tag: "Object"; readonly object: Readonly<Record<string, unknown>> } | { readonly _tag: "Invalid"; readonly problem: string } => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return { _tag: "Invalid", problem: `is not valid JSON (${(error as Error).message})` }
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return { _tag: "Invalid", problem: "does not hold a JSON object" }
+  return { _tag: "Object", object: json as Record<string, unknown> }
+}
+
 /** `text` is the file's content; `home` expands `~`. Never fails. */
 export const decodeConfig = (file: string, text: string, home: string): DecodedConfig => {
   const warnings: Array<ConfigWarning> = []

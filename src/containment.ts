@@ -19,6 +19,8 @@ export type ContainmentRule =
   | "index-delete"
   | "not-a-file"
   | "broken-link"
+  | "invalid-name"
+  | "path-changed"
 
 export interface Violation {
   readonly rule: ContainmentRule
@@ -108,4 +110,56 @@ export const notAFile = (shown: string, kind: string): Violation => ({
 export const brokenLink = (shown: string): Violation => ({
   rule: "broken-link",
   message: `${shown} is a symbolic link whose target does not exist. Write to a regular file path instead.`
+})
+
+/** Characters no name under the memory directory may hold, with the reason shown to the model. */
+const forbiddenCharacter = (ch: string): string | undefined => {
+  const code = ch.codePointAt(0)!
+  if (code < 0x20 || code === 0x7f || (code >= 0x80 && code <= 0x9f)) return "a control character"
+  if ("*?[]{}".includes(ch)) return "a glob character, which the shell expands as a pattern"
+  if (ch === "\\") return "a backslash, which the shell reads as an escape"
+  if (/\s/u.test(ch)) return "whitespace"
+  if (/[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u.test(ch)) {
+    return "an invisible or direction-changing character"
+  }
+  return undefined
+}
+
+const codeOf = (ch: string): string => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`
+
+const NAME_ADVICE = 'Use letters, digits, "-", "_" and ".", starting with a letter or digit, like "deploy-notes.md".'
+
+/**
+ * Names under the memory directory that programs or the shell could read as something else (issue: file names that
+ * turn a read-only command into an exploit): a leading "-", "+" or "=" (options, `+N` operands, zsh `=cmd`), control
+ * characters (C0, DEL, C1: newlines and carriage returns included), glob and brace characters, backslashes, any
+ * whitespace, and invisible or bidi format characters. Applies to every segment below the memory directory.
+ */
+export const checkNameRules = (segments: ReadonlyArray<string>, shown: string): Violation | undefined => {
+  for (const segment of segments) {
+    const first = segment[0]
+    if (first === "-" || first === "+" || first === "=") {
+      return {
+        rule: "invalid-name",
+        message: `${JSON.stringify(segment)} in ${JSON.stringify(shown)} starts with "${first}", which programs read as ` +
+          `an option or operator. ${NAME_ADVICE}`
+      }
+    }
+    for (const ch of segment) {
+      const why = forbiddenCharacter(ch)
+      if (why !== undefined) {
+        return {
+          rule: "invalid-name",
+          message: `${JSON.stringify(segment)} in ${JSON.stringify(shown)} contains ${why} (${codeOf(ch)}). ${NAME_ADVICE}`
+        }
+      }
+    }
+  }
+  return undefined
+}
+
+export const pathChanged = (shown: string, what: string): Violation => ({
+  rule: "path-changed",
+  message: `${shown}: ${what} changed while this change was being made (another program is moving files in the ` +
+    "memory directory). Nothing was changed. Check the path and try again."
 })

@@ -1,10 +1,10 @@
 import { Effect, Layer } from "effect"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { decodeConfig, defaultConfig, expandHome } from "../../src/config.ts"
 import { agentDirFromEnv, ConfigService } from "../../layers/ConfigService.ts"
-import { FileSystem } from "../../layers/FileSystem.ts"
+import { FileSystem, FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/FileSystem.ts"
 import { tempAgent } from "../support/tmp.ts"
 
 const FILE = "/agent/project-memory/config.json"
@@ -115,5 +115,117 @@ describe("ConfigService.load on real files", () => {
     expect(config).toEqual(defaultConfig)
     expect(warnings).toHaveLength(1)
     expect(warnings[0]!.message).toContain("config.json")
+  })
+})
+
+describe("ConfigService.setKey", () => {
+  const setKey = (agentDir: string, home: string, key: string, value: unknown, overrides: Partial<FileSystemShape> = {}) =>
+    Effect.runPromise(
+      Effect.flatMap(ConfigService, (c) => Effect.either(c.setKey(key, value))).pipe(
+        Effect.provide(ConfigService.layerWith({ agentDir, home }).pipe(Layer.provide(FileSystem.layerWith(overrides))))
+      )
+    )
+  const entries = (dir: string) => readdirSync(dir).sort()
+
+  it("creates the file (and its folder) holding just the key when there is none", async () => {
+    const { agentDir, home, storageRoot } = tempAgent()
+    expect(await setKey(agentDir, home, "enabled", false)).toMatchObject({ _tag: "Right" })
+    expect(JSON.parse(readFileSync(join(storageRoot, "config.json"), "utf8"))).toEqual({ enabled: false })
+    expect(entries(storageRoot)).toEqual(["config.json"])
+  })
+
+  it("keeps every other key (unknown ones too) and the file's permission bits", async () => {
+    const { agentDir, home, storageRoot } = tempAgent()
+    mkdirSync(storageRoot, { recursive: true })
+    const path = join(storageRoot, "config.json")
+    writeFileSync(path, JSON.stringify({ selector: { model: "a/b" }, future: [1, 2], enabled: true }), { mode: 0o600 })
+    chmodSync(path, 0o600)
+    expect(await setKey(agentDir, home, "enabled", false)).toMatchObject({ _tag: "Right" })
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ selector: { model: "a/b" }, future: [1, 2], enabled: false })
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(entries(storageRoot)).toEqual(["config.json"])
+  })
+
+  it("an empty file holds nothing to lose: it is written", async () => {
+    const { agentDir, home, storageRoot } = tempAgent()
+    mkdirSync(storageRoot, { recursive: true })
+    writeFileSync(join(storageRoot, "config.json"), " \n")
+    expect(await setKey(agentDir, home, "enabled", true)).toMatchObject({ _tag: "Right" })
+    expect(JSON.parse(readFileSync(join(storageRoot, "config.json"), "utf8"))).toEqual({ enabled: true })
+  })
+
+  for (const [label, text] of [
+    ["invalid JSON", '{"selector": {"model": "a/b"}, "enabled": tru'],
+    ["an array", "[1, 2]"],
+    ["a string", '"enabled"'],
+    ["null", "null"]
+  ] as const) {
+    it(`a file holding ${label} is left untouched and the call fails with ConfigWriteFailed("invalid")`, async () => {
+      const { agentDir, home, storageRoot } = tempAgent()
+      mkdirSync(storageRoot, { recursive: true })
+      writeFileSync(join(storageRoot, "config.json"), text)
+      const result = await setKey(agentDir, home, "enabled", false)
+      expect(result).toMatchObject({ _tag: "Left", left: { _tag: "ConfigWriteFailed", reason: "invalid" } })
+      if (result._tag === "Left") expect(result.left.message).toContain("nothing was changed")
+      expect(readFileSync(join(storageRoot, "config.json"), "utf8")).toBe(text)
+      expect(entries(storageRoot)).toEqual(["config.json"])
+    })
+  }
+
+  it("a file that exists but cannot be read is left untouched: ConfigWriteFailed(\"unreadable\"), nothing written", async () => {
+    const { agentDir, home, storageRoot } = tempAgent()
+    mkdirSync(storageRoot, { recursive: true })
+    const path = join(storageRoot, "config.json")
+    writeFileSync(path, JSON.stringify({ selector: { model: "a/b" } }))
+    let writes = 0
+    const result = await setKey(agentDir, home, "enabled", false, {
+      readRegularFile: (p) => Effect.fail(new FsError({ op: "open", path: p, reason: "PermissionDenied", detail: "EACCES" })),
+      writeFile: (p) => Effect.sync(() => writes++).pipe(Effect.zipRight(Effect.fail(new FsError({ op: "write", path: p, reason: "Unknown", detail: "unexpected" }))))
+    })
+    expect(result).toMatchObject({ _tag: "Left", left: { _tag: "ConfigWriteFailed", reason: "unreadable", fsReason: "PermissionDenied" } })
+    expect(writes).toBe(0)
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ selector: { model: "a/b" } })
+  })
+
+  it("a config.json that is a directory is unreadable: nothing written", async () => {
+    const { agentDir, home, storageRoot } = tempAgent()
+    mkdirSync(join(storageRoot, "config.json"), { recursive: true })
+    expect(await setKey(agentDir, home, "enabled", false)).toMatchObject({ _tag: "Left", left: { reason: "unreadable" } })
+    expect(entries(storageRoot)).toEqual(["config.json"])
+  })
+
+  for (const step of ["writeFile", "rename"] as const) {
+    it(`a failure at the ${step === "writeFile" ? "temp write" : "rename"} leaves the file as it was and no temp file`, async () => {
+      const { agentDir, home, storageRoot } = tempAgent()
+      mkdirSync(storageRoot, { recursive: true })
+      const path = join(storageRoot, "config.json")
+      const before = JSON.stringify({ enabled: true, selector: { model: "a/b" } })
+      writeFileSync(path, before)
+      const base = makeNodeFileSystem()
+      const result = await setKey(agentDir, home, "enabled", false, {
+        [step]: (...args: Array<string>) =>
+          step === "writeFile"
+            // Half the bytes reach the temp file, then the write fails.
+            ? base.writeFile(args[0]!, "{\"ena", { flag: "wx" }).pipe(
+              Effect.zipRight(Effect.fail(new FsError({ op: "write", path: args[0]!, reason: "Busy", detail: "EIO" })))
+            )
+            : Effect.fail(new FsError({ op: "rename", path: args[0]!, reason: "Busy", detail: "EIO" }))
+      })
+      expect(result).toMatchObject({ _tag: "Left", left: { _tag: "ConfigWriteFailed", reason: "write" } })
+      expect(readFileSync(path, "utf8")).toBe(before)
+      expect(entries(storageRoot)).toEqual(["config.json"])
+    })
+  }
+
+  it("the temp file is created exclusively: an existing file at the temp name is never written through", async () => {
+    const { agentDir, home, storageRoot } = tempAgent()
+    mkdirSync(storageRoot, { recursive: true })
+    const seen: Array<unknown> = []
+    const base = makeNodeFileSystem()
+    const result = await setKey(agentDir, home, "enabled", false, {
+      writeFile: (p, data, options) => Effect.sync(() => seen.push(options)).pipe(Effect.zipRight(base.writeFile(p, data, options)))
+    })
+    expect(result._tag).toBe("Right")
+    expect(seen).toEqual([expect.objectContaining({ flag: "wx", noFollow: true })])
   })
 })

@@ -206,3 +206,51 @@ describe("MemoryWriter baselines", () => {
     expect(result).toMatchObject({ path: join(s.memory, "team", "notes.md"), created: true })
   })
 })
+
+describe("the baseline after a write is the file this write published", () => {
+  const external = "---\nname: a\ndescription: someone else\nmetadata:\n  type: project\n---\nexternal\n"
+  const mine = "---\nname: a\ndescription: mine\nmetadata:\n  type: project\n---\nmine\n"
+
+  for (const kind of ["replace", "create"] as const) {
+    it(`${kind}: an external write right after publishing is not taken for our own; the next write is stale`, async () => {
+      using s = sandbox()
+      const target = join(s.memory, "a.md")
+      if (kind === "replace") writeFileSync(target, TOPIC)
+      let injected = 0
+      // Right after our rename (or link), another process rewrites the file, with a later mtime.
+      const afterPublish = (to: string) =>
+        Effect.sync(() => {
+          if (injected++ > 0 || !to.endsWith("/a.md")) return
+          writeFileSync(to, external)
+          touchLater(to)
+        })
+      const real = (await import("../../layers/FileSystem.ts")).makeNodeFileSystem()
+      const outcome = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) =>
+        Effect.gen(function*() {
+          if (kind === "replace") yield* t.recordRead("a.md", full)
+          const first = yield* t.write("a.md", mine)
+          const second = yield* Effect.either(t.write("a.md", mine + "more\n"))
+          return { first, second }
+        }), {
+        rename: (from, to) => real.rename(from, to).pipe(Effect.zipLeft(afterPublish(to))),
+        link: (from, to) => real.link(from, to).pipe(Effect.zipLeft(afterPublish(to)))
+      })
+      expect(injected).toBeGreaterThan(0)
+      expect(outcome.first.created).toBe(kind === "create")
+      expect(outcome.second).toMatchObject({ _tag: "Left", left: { _tag: "StaleBaseline", reason: "modified" } })
+      expect(readFileSync(target, "utf8")).toBe(external)
+      expect(temps(s.root)).toEqual([])
+    })
+  }
+
+  it("without an external write, a follow-up write needs no new read", async () => {
+    using s = sandbox()
+    const result = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) =>
+      Effect.gen(function*() {
+        yield* t.write("b.md", TOPIC)
+        return yield* t.write("b.md", TOPIC + "more\n")
+      }))
+    expect(result.created).toBe(false)
+    expect(readFileSync(join(s.memory, "b.md"), "utf8")).toBe(TOPIC + "more\n")
+  })
+})

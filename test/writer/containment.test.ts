@@ -4,8 +4,15 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { MemoryWriter } from "../../layers/MemoryWriter.ts"
-import { checkFileName, checkRawPath, NAME_MAX_BYTES, PATH_MAX_BYTES, segmentsInside } from "../../src/containment.ts"
-import { sandbox, temps, withTask, writerLayer } from "./support.ts"
+import {
+  checkFileName,
+  checkNameRules,
+  checkRawPath,
+  NAME_MAX_BYTES,
+  PATH_MAX_BYTES,
+  segmentsInside
+} from "../../src/containment.ts"
+import { allNames as allEntries, sandbox, temps, withTask, writerLayer } from "./support.ts"
 
 const TOPIC = "---\nname: x\ndescription: y\nmetadata:\n  type: project\n---\nbody\n"
 
@@ -34,6 +41,70 @@ describe("containment (pure rules)", () => {
     expect(segmentsInside("/m", "/mx/a")).toBeUndefined()
     expect(segmentsInside("/m", "/")).toBeUndefined()
     expect(segmentsInside("/m", "/m/..a")).toEqual(["..a"])
+  })
+})
+
+describe("name rules (every segment below the memory directory)", () => {
+  const rule = (name: string) => checkNameRules([name], name)?.rule
+  const ch = (code: number) => String.fromCodePoint(code)
+
+  it('a leading "-", "+" or "=" is refused; the same characters later in the name are fine', () => {
+    for (const first of ["-", "+", "="]) {
+      expect(rule(`${first}x.md`), first).toBe("invalid-name")
+      expect(rule(`${first}`), first).toBe("invalid-name")
+      expect(rule(`a${first}b.md`), first).toBeUndefined()
+      expect(rule(`ab.md${first}`), first).toBeUndefined()
+    }
+    expect(rule("--pre=sh.md")).toBe("invalid-name")
+    expect(rule("-oPWNED.md")).toBe("invalid-name")
+    // Lookalikes are not options to any program: U+2010 HYPHEN, U+FF0D FULLWIDTH HYPHEN-MINUS.
+    expect(rule(`${ch(0x2010)}x.md`)).toBeUndefined()
+    expect(rule(`${ch(0xff0d)}x.md`)).toBeUndefined()
+  })
+
+  it("control characters: C0 (0x01-0x1F), DEL (0x7F) and C1 (0x80-0x9F) are refused; their neighbours pass", () => {
+    for (const code of [0x01, 0x09, 0x0a, 0x0d, 0x1b, 0x1f, 0x7f, 0x80, 0x85, 0x9f]) {
+      expect(rule(`a${ch(code)}b.md`), code.toString(16)).toBe("invalid-name")
+      expect(checkNameRules([`a${ch(code)}b.md`], "x")?.message, code.toString(16)).toContain("control character")
+    }
+    expect(rule(`a${ch(0x21)}b.md`)).toBeUndefined() // "!" right after the space
+    expect(rule(`a${ch(0x7e)}b.md`)).toBeUndefined() // "~" right before DEL
+    expect(rule(`a${ch(0xa1)}b.md`)).toBeUndefined() // "¡" right after NBSP
+  })
+
+  it("glob and brace characters and the backslash are refused anywhere", () => {
+    for (const c of ["*", "?", "[", "]", "{", "}", "\\"]) {
+      expect(rule(`${c}.md`), c).toBe("invalid-name")
+      expect(rule(`a${c}b.md`), c).toBe("invalid-name")
+      expect(rule(`ab.md${c}`), c).toBe("invalid-name")
+    }
+    // Not pattern characters without parentheses: kept.
+    for (const ok of ["!a.md", "a!.md", "a(b).md", "a@b.md", "a,b.md", "a'b.md", "#a.md", "a%b.md", "a.b.md", "a_b.md"]) {
+      expect(rule(ok), ok).toBeUndefined()
+    }
+  })
+
+  it("whitespace of any kind, invisible and direction-changing characters are refused", () => {
+    for (const code of [0x20, 0xa0, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000]) {
+      expect(rule(`a${ch(code)}b.md`), code.toString(16)).toBe("invalid-name")
+    }
+    for (const code of [0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202e, 0x2060, 0x2064, 0x2066, 0x2069, 0xfeff]) {
+      expect(rule(`a${ch(code)}b.md`), code.toString(16)).toBe("invalid-name")
+    }
+    expect(rule(`a${ch(0x2065)}b.md`)).toBeUndefined() // unassigned between the two refused ranges
+    expect(rule(`a${ch(0x2010)}b.md`)).toBeUndefined()
+    expect(rule("café-日本.md")).toBeUndefined()
+  })
+
+  it("every segment is checked, and the message names the segment, the character and a name to use instead", () => {
+    expect(checkNameRules(["ok", "-sub", "a.md"], "ok/-sub/a.md")).toMatchObject({ rule: "invalid-name" })
+    expect(checkNameRules(["ok", "sub", "a.md"], "ok/sub/a.md")).toBeUndefined()
+    const message = checkNameRules(["a\nb.md"], "a\nb.md")!.message
+    expect(message).toContain("U+000A")
+    expect(message).toContain("deploy-notes.md")
+    // The raw control character never reaches the message.
+    expect(message).not.toContain("\n")
+    expect(checkNameRules(["-x.md"], "-x.md")!.message).toContain('starts with "-"')
   })
 })
 
@@ -237,5 +308,37 @@ describe("delete", () => {
     const result = await run(Effect.flatMap(MemoryWriter, (w) =>
       w.remove(join(s.root, "alias", "a.md"), { memoryDir: join(s.root, "alias") })))
     expect(result.removed).toBe(true)
+  })
+})
+
+describe("name rules through the writer", () => {
+  it("write, edit and delete refuse bad names, in the file name and in directories; nothing is created", async () => {
+    using s = sandbox()
+    for (const path of ["-x.md", "+x.md", "=x.md", "a b.md", "a*.md", "a\nb.md", "a\rb.md", "-sub/x.md", "sub dir/x.md", "[a]/x.md"]) {
+      const error = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) => Effect.flip(t.write(path, TOPIC)))
+      expect(error, JSON.stringify(path)).toMatchObject({ _tag: "WriteRejected", rule: "invalid-name" })
+    }
+    expect(allEntries(s.memory)).toEqual([])
+    // A file created by someone else under such a name is not the background agent's to change or delete.
+    writeFileSync(join(s.memory, "-old.md"), "keep")
+    const edit = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) =>
+      Effect.flip(t.edit("-old.md", [{ oldText: "keep", newText: "lost" }])))
+    expect(edit).toMatchObject({ rule: "invalid-name" })
+    const removed = await Effect.runPromise(
+      Effect.flip(Effect.flatMap(MemoryWriter, (w) => w.remove(join(s.memory, "-old.md"), { memoryDir: s.memory })))
+        .pipe(Effect.provide(writerLayer()))
+    )
+    expect(removed).toMatchObject({ rule: "invalid-name" })
+    expect(readFileSync(join(s.memory, "-old.md"), "utf8")).toBe("keep")
+  })
+
+  it("a link whose real target has a bad name is refused; good names still pass", async () => {
+    using s = sandbox()
+    writeFileSync(join(s.memory, "-target.md"), "x")
+    symlinkSync(join(s.memory, "-target.md"), join(s.memory, "alias.md"))
+    const error = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) => Effect.flip(t.write("alias.md", TOPIC)))
+    expect(error).toMatchObject({ rule: "invalid-name" })
+    const ok = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) => t.write("sub_dir/a-b+c=d!.md", TOPIC))
+    expect(ok.created).toBe(true)
   })
 })
