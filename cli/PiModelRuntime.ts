@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { delimiter, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { parseModelRef, type ModelBackend } from "./ModelRegistry.ts"
+import { parseModelRef, type ModelBackend } from "../layers/ModelRegistry.ts"
 
 export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadError>()("ModelRuntimeLoadError", {
   message: Schema.String
@@ -21,8 +21,6 @@ export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadEr
 export interface PiRuntimeOptions {
   readonly agentDir: string
   readonly cwd: string
-  /** `--model`: wins over Pi's default model. */
-  readonly modelFlag: string | undefined
   readonly extensions: ReadonlyArray<string>
 }
 
@@ -63,8 +61,9 @@ export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<Mod
       const find = (provider: string, id: string): Model<Api> | undefined => runtime.getModel(provider, id)
       return {
         find,
+        // `--model` and `selector.model` arrive as the request's model ref; the fallback is Pi's default alone.
         fallback: () => {
-          const ref = options.modelFlag ?? defaultRef()
+          const ref = defaultRef()
           const parsed = ref === undefined ? undefined : parseModelRef(ref)
           return parsed === undefined ? undefined : find(parsed.provider, parsed.id)
         },
