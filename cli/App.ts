@@ -28,7 +28,9 @@ export const pmLayer = (env: ConfigEnvironment = {}) =>
 export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, ConfigService> =>
   ModelRegistry.fromBackendLoader(
     Effect.flatMap(ConfigService, (config) =>
-      loadPiModelBackend({ agentDir: config.agentDir, cwd: resolve(cwd), extensions: extensionsFromEnv() })
+      Effect.flatMap(extensionsFromEnv(), (extensions) =>
+        loadPiModelBackend({ agentDir: config.agentDir, cwd: resolve(cwd), extensions })
+      )
     )
   )
 
