@@ -236,23 +236,28 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
     })
   )
 
-  it.effect("a request aborted mid-stream by the provider's signal gives [] silently", () =>
+  it.effect("a request aborted by the provider's own signal while it is pending gives [] silently", () =>
     Effect.gen(function* () {
-      // The reply streams slowly; the backend aborts its own controller while the tool call is streaming.
+      // The backend owns an abort controller of its own (as a provider with its own timeout would); the scripted
+      // step fires it while the request is pending and answers once the abort arrives. No timers.
       const faux = makeFaux()
+      let abortOwn: (() => void) | undefined
       const registry = ModelRegistry.fromBackend({
         ...faux.backend,
         complete: (model, context, options) => {
           const controller = new AbortController()
           ;(options["signal"] as AbortSignal).addEventListener("abort", () => controller.abort())
-          setTimeout(() => controller.abort(), 5)
+          abortOwn = () => controller.abort()
           return faux.backend.complete(model, context, { ...options, signal: controller.signal })
         }
       })
-      faux.script(async () => {
-        await new Promise((r) => setTimeout(r, 200))
-        return toolReply(["a.md"])
-      })
+      faux.script(
+        ({ options }) =>
+          new Promise((resolve) => {
+            options?.signal?.addEventListener("abort", () => resolve(toolReply(["a.md"])))
+            abortOwn?.()
+          })
+      )
       const out = yield* select().pipe(Effect.provide(Selector.layer.pipe(Layer.provide(registry))))
       expect(out).toStrictEqual({ selected: [], warning: undefined, requests: 1, failure: new SelectionFailed({ reason: "Aborted", detail: "" }) })
     })
