@@ -5,67 +5,16 @@
  * and each mtime refresh as an event, so the test waits for the I/O instead of for time.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, TestClock } from "effect"
+import { Deferred, Effect, Exit, Fiber, Option, TestClock } from "effect"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { FileSystem, FsError, type FsReason } from "../../layers/FileSystem.ts"
-import { type HeldLock, LockService } from "../../layers/LockService.ts"
+import type { HeldLock } from "../../layers/LockService.ts"
+import { clockedLocks, expectEvent, type Faults, pendingSleeps, T0, untilSleeping } from "./clocked.ts"
 import { tempDir } from "./processes.ts"
 
 const TIMEOUT = 400
 const HEARTBEAT = 100
-const T0 = Date.parse("2026-01-01T00:00:00.000Z")
-
-type Event = "read" | "read-failed" | "touched"
-
-interface Faults {
-  /** Reads of the lock file still to fail. */
-  failReads: number
-  reason: FsReason
-}
-
-/** The real FileSystem, with reads of `extract.lock` failing while `faults.failReads` > 0. */
-const faultyFileSystem = (faults: Faults, events: Queue.Queue<Event>) =>
-  Layer.effect(
-    FileSystem,
-    Effect.map(FileSystem, (real) => ({
-      ...real,
-      readRegularFile: (path: string, maxBytes?: number) => {
-        if (!path.endsWith("extract.lock")) return real.readRegularFile(path, maxBytes)
-        if (faults.failReads > 0) {
-          faults.failReads--
-          const error = new FsError({ op: "open", path, reason: faults.reason, detail: "EMFILE: too many open files" })
-          return Queue.offer(events, "read-failed").pipe(Effect.zipRight(Effect.fail(error)))
-        }
-        return real.readRegularFile(path, maxBytes).pipe(Effect.tap(() => Queue.offer(events, "read")))
-      },
-      setTimes: (path: string, atimeMs: number, mtimeMs: number) =>
-        real.setTimes(path, atimeMs, mtimeMs).pipe(Effect.tap(() => Queue.offer(events, "touched")))
-    }))
-  ).pipe(Layer.provide(FileSystem.layer))
-
-const setup = (faults: Faults) =>
-  Effect.gen(function*() {
-    const events = yield* Queue.unbounded<Event>()
-    const layer = LockService.layerWith({
-      timeouts: { "extract.lock": TIMEOUT },
-      heartbeatMs: HEARTBEAT
-    }).pipe(Layer.provide(faultyFileSystem(faults, events)))
-    const locks = yield* Effect.provide(LockService, layer)
-    yield* TestClock.setTime(T0)
-    return { events, locks }
-  })
-
-const pendingSleeps = Effect.map(TestClock.sleeps(), (c) => Chunk.toReadonlyArray(c).map(Number).sort((a, b) => a - b))
-
-/** Lets the heartbeat fiber, which runs no I/O between a failed read and its next sleep, reach that sleep. */
-const untilSleeping = Effect.gen(function*() {
-  for (let i = 0; i < 1_000 && (yield* pendingSleeps).length === 0; i++) yield* Effect.yieldNow()
-  expect((yield* pendingSleeps).length).toBeGreaterThan(0)
-})
-
-const expectEvent = (events: Queue.Queue<Event>, expected: Event) =>
-  Effect.map(Queue.take(events), (event) => expect(event).toBe(expected))
+const setup = (faults: Faults) => clockedLocks(faults, { timeoutMs: TIMEOUT, heartbeatMs: HEARTBEAT })
 
 /** Whether `lost` has fired, without waiting for it. */
 const lostYet = (lock: HeldLock) =>
