@@ -8,7 +8,8 @@
  *   every line was read and allowed, 1 when any was rejected or malformed.
  * - Exit 2, with one line on stderr, when the parser cannot load or stdin cannot be read.
  *
- * Free of @effect/cli: the command definition in cli/main.ts passes its parsed options here.
+ * Free of @effect/cli: the command definition in cli/commands.ts passes its parsed options here, and the CLI's graph
+ * (cli/App.ts) provides BashGuard; a parser that cannot load fails the command with its message and exit 2.
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -110,7 +111,7 @@ const checkLines = (guard: BashGuardShape, args: BashCheckArgs, ctx: ClassifyCon
   )
 }
 
-/** The bash-check program over a provided BashGuard. */
+/** The bash-check program over the graph's BashGuard, returning the exit code. */
 export const bashCheck = (args: BashCheckArgs): Effect.Effect<number, never, BashGuard> =>
   Effect.gen(function* () {
     const guard = yield* BashGuard
@@ -134,15 +135,3 @@ export const bashCheck = (args: BashCheckArgs): Effect.Effect<number, never, Bas
       )
     )
   })
-
-/** `pm bash-check` with the real parser: the whole program, returning the exit code. */
-export const runBashCheck = (args: BashCheckArgs): Effect.Effect<number> =>
-  bashCheck(args).pipe(
-    Effect.provide(BashGuard.layer),
-    Effect.catchTag("BashParserLoadError", (e) =>
-      Effect.sync(() => {
-        writer(args.stderr, process.stderr)(`pm: ${e.message}\n`)
-        return EXIT_ERROR
-      })
-    )
-  )

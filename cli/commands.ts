@@ -3,20 +3,17 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { sha256Hex24 } from "../src/projectKey.ts"
 import { emptyRecallState } from "../src/recallState.ts"
 import type { ProjectLocation } from "../src/storage.ts"
 import { ConfigService } from "../layers/ConfigService.ts"
-import { runBashCheck } from "./bashCheck.ts"
+import { bashCheck } from "./bashCheck.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
-import { extensionsFromEnv, loadPiModelBackend } from "../layers/PiModelRuntime.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import { passesWhitespaceThreshold, Recall } from "../layers/Recall.ts"
-import { Selector } from "../layers/Selector.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
 
 const cwdOption = Options.directory("cwd").pipe(
@@ -170,18 +167,11 @@ export const recallCommand = Command.make(
           const unknown = select.filter((f) => !known.has(f))
           if (unknown.length > 0) return yield* fail(`not a topic in ${dir}: ${unknown.join(", ")}`)
         }
-        const registry = ModelRegistry.fromBackendEffect(
-          loadPiModelBackend({ agentDir: config.agentDir, cwd: resolve(cwd), modelFlag, extensions: extensionsFromEnv() })
-        )
-        // The model runtime is loaded only when the selector is really asked (not for --select). A model that
+        // pi's model runtime is loaded only when the selector is really asked (never for --select). A model that
         // cannot be resolved is an error of the command (exit 2, D9), not a finding: it is checked before recall,
         // whose selector would only turn it into a warning (the right thing inside Pi, not here).
-        const outcome = yield* Effect.gen(function* () {
-          if (select.length === 0) yield* (yield* ModelRegistry).resolve(request.modelRef)
-          return yield* (yield* Recall).recall(request)
-        }).pipe(
-          Effect.provide(Recall.layer.pipe(Layer.provide(Selector.layer), Layer.provideMerge(select.length > 0 ? unusedRegistry : registry)))
-        )
+        if (select.length === 0) yield* (yield* ModelRegistry).resolve(request.modelRef)
+        const outcome = yield* (yield* Recall).recall(request)
         for (const w of outcome.warnings) yield* Effect.sync(() => process.stderr.write(`pm: warning: ${w}\n`))
         if (outcome.warnings.length > 0) yield* setExit(EXIT_PROBLEMS)
         const out = { selected: outcome.selected, injection: outcome.injection, budgetUsed: outcome.budgetUsed }
@@ -193,13 +183,6 @@ export const recallCommand = Command.make(
     )
 ).pipe(Command.withDescription("Pick the memories relevant to QUERY and show what would be injected"))
 
-/** `--select` never reaches the selector, so its registry must never be asked. */
-const unusedRegistry = ModelRegistry.fromBackend({
-  find: () => undefined,
-  fallback: () => undefined,
-  complete: () => Promise.reject(new Error("no model in --select mode"))
-})
-
 export const bashCheckCommand = Command.make(
   "bash-check",
   { ...common, memoryDir: memoryDirOption, command: Args.text({ name: "COMMAND" }).pipe(Args.optional) },
@@ -207,7 +190,7 @@ export const bashCheckCommand = Command.make(
     orFail(
       Effect.gen(function* () {
         const dir = yield* memoryDirOf(cwd, memoryDir)
-        const code = yield* runBashCheck({ cwd, json, memoryDir: dir, command: Option.getOrUndefined(command), stdin: process.stdin })
+        const code = yield* bashCheck({ cwd, json, memoryDir: dir, command: Option.getOrUndefined(command), stdin: process.stdin })
         yield* setExit(code)
       })
     )

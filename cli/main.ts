@@ -1,16 +1,11 @@
-/** `pm`: the command line over the same layers as the Pi extension. */
-import * as CliConfig from "@effect/cli/CliConfig"
+/** `pm`: runs the command tree of cli/App.ts over its graph. */
 import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import { coreLayer } from "../layers/App.ts"
-import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
-import { doctorCommand, statusCommand } from "./status.ts"
+import { pmCommand, pmLayer } from "./App.ts"
 import { EXIT_ERROR, printError } from "./output.ts"
 
 // A reader that stops early (`pm scan | head`) is not an error: stop quietly instead of dying on EPIPE.
@@ -21,14 +16,7 @@ for (const stream of [process.stdout, process.stderr]) {
   })
 }
 
-const pm = Command.make("pm").pipe(
-  Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
-  Command.withSubcommands([projectCommand, scanCommand, lintCommand, recallCommand, bashCheckCommand, statusCommand, doctorCommand])
-)
-
-const cli = Command.run(pm, { name: "pm", version: "0.1.0" })
-
-const layer = Layer.mergeAll(coreLayer(), NodeContext.layer, CliConfig.layer({ showBuiltIns: false }))
+const cli = Command.run(pmCommand, { name: "pm", version: "0.1.0" })
 
 /** Help and usage errors are styled for a terminal; piped, or with NO_COLOR set, they are plain text. */
 const plain = !process.stdout.isTTY || (process.env["NO_COLOR"] ?? "") !== ""
@@ -41,8 +29,11 @@ const plainConsoleOf = (c: Console.Console): Console.Console => ({
   error: (...args) => c.error(...strip(args))
 })
 
-const run = cli(process.argv).pipe(Effect.provide(layer))
+const run = cli(process.argv).pipe(Effect.provide(pmLayer()))
 const program = plain ? Effect.flatMap(Effect.console, (c) => Effect.withConsole(run, plainConsoleOf(c))) : run
+
+const isTaggedError = (u: unknown): u is { readonly _tag: string; readonly message: string } =>
+  u instanceof Error && typeof (u as { _tag?: unknown })._tag === "string"
 
 Effect.runPromiseExit(program).then((exit) => {
   if (Exit.isFailure(exit)) {
@@ -50,6 +41,10 @@ Effect.runPromiseExit(program).then((exit) => {
     if (error._tag === "Some" && ValidationError.isValidationError(error.value)) {
       // @effect/cli already printed the usage problem; help requested is not an error.
       if (error.value._tag !== "HelpRequested") process.exitCode = EXIT_ERROR
+    } else if (error._tag === "Some" && isTaggedError(error.value)) {
+      // A layer a subcommand needs could not be built (the bash parser): its message, as any command error.
+      Effect.runSync(printError(error.value.message))
+      process.exitCode = EXIT_ERROR
     } else {
       Effect.runSync(printError(Cause.pretty(exit.cause)))
       process.exitCode = EXIT_ERROR

@@ -1,18 +1,16 @@
 /**
- * The Pi extension entry. It builds one runtime from the shared layer graph with host-backed layers and forwards
- * host events to MemorySession; it decides nothing itself. The factory does no I/O: layers are built on first use,
+ * The Pi extension entry. It builds one runtime from the extension's graph (layers/App.ts), giving it the two
+ * host-backed pieces, and forwards host events to MemorySession; it decides nothing itself. The factory does no I/O: layers are built on first use,
  * in `session_start`.
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { coreLayer } from "../layers/App.ts"
+import { extensionLayer } from "../layers/App.ts"
 import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
-import { Recall } from "../layers/Recall.ts"
-import { Selector } from "../layers/Selector.ts"
 import { memoryCommand } from "./command.ts"
 
 /** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
@@ -45,18 +43,9 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
     }
   })
 
-export const extensionLayer = (pi: ExtensionAPI, holder: ContextHolder) =>
-  MemorySession.layer.pipe(
-    Layer.provide(Recall.layer),
-    Layer.provide(Selector.layer),
-    Layer.provideMerge(modelLayer(holder)),
-    Layer.provideMerge(hostLayer(pi, holder)),
-    Layer.provideMerge(coreLayer())
-  )
-
 export default function piProjectMemory(pi: ExtensionAPI): void {
   const holder: ContextHolder = { current: undefined }
-  const runtime = ManagedRuntime.make(extensionLayer(pi, holder))
+  const runtime = ManagedRuntime.make(extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder) }))
   const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
     runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {
       holder.current?.ui.notify(`Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")

@@ -1,25 +1,68 @@
 /**
- * The layer graph shared by the `pm` CLI and the Pi extension. Each entry composes it once, adding what only it
- * has (the CLI: Node's platform context; the extension: host-backed ModelRegistry and Host).
+ * The layer graphs, composed here and nowhere else. `coreLayer` is what every entry shares; `recallLayer` is the
+ * recall step over whatever ModelRegistry the entry has; `extensionLayer` is the whole graph of the Pi extension,
+ * with the two host-backed pieces passed in. The CLI's graph (cli/App.ts) is `coreLayer` plus `recallLayer` over
+ * pi's model runtime, plus BashGuard.
+ *
+ * Tests build these same graphs and replace single layers (a faulty FileSystem, a fake ModelRegistry, an array
+ * Host) instead of wiring a copy of their own.
  */
 import * as Layer from "effect/Layer"
 import { ConfigService, type ConfigEnvironment } from "./ConfigService.ts"
 import { Dream } from "./Dream.ts"
 import { Extractor } from "./Extractor.ts"
 import { FileSystem } from "./FileSystem.ts"
+import type { Host } from "./Host.ts"
 import { LockService } from "./LockService.ts"
+import { MemorySession } from "./MemorySession.ts"
 import { MemoryStore } from "./MemoryStore.ts"
+import type { ModelRegistry } from "./ModelRegistry.ts"
 import { ProjectLocator } from "./ProjectLocator.ts"
+import { Recall } from "./Recall.ts"
+import { Selector } from "./Selector.ts"
 import { StateStore } from "./StateStore.ts"
 
-/** FileSystem, ConfigService, ProjectLocator, MemoryStore, locks and state, and the not-yet-live background services. */
-export const coreLayer = (env: ConfigEnvironment = {}) => {
-  const base = Layer.mergeAll(ConfigService.layerWith(env), LockService.layer).pipe(Layer.provideMerge(FileSystem.layer))
-  return Layer.mergeAll(
-    ProjectLocator.layer,
-    MemoryStore.layer,
-    StateStore.layer,
-    Extractor.layerNotImplemented,
-    Dream.layerNotImplemented
-  ).pipe(Layer.provideMerge(base))
+/** Layers a caller may put in place of the live ones (tests: fault injection, short lock timeouts). */
+export interface CoreReplacements {
+  readonly fileSystem?: Layer.Layer<FileSystem>
+  readonly locks?: Layer.Layer<LockService, never, FileSystem>
 }
+
+/**
+ * The background agents. Interface-only today (each fails with NotImplementedYet, and nothing calls them); their
+ * live layers plug in here, and may then draw ModelRegistry, MemoryWriter and BashGuard from the entry's graph.
+ */
+export const backgroundLayer: Layer.Layer<Extractor | Dream> = Layer.mergeAll(
+  Extractor.layerNotImplemented,
+  Dream.layerNotImplemented
+)
+
+/** FileSystem, ConfigService, locks, ProjectLocator, MemoryStore, StateStore and the background agents. */
+export const coreLayer = (env: ConfigEnvironment = {}, replace: CoreReplacements = {}) => {
+  const base = Layer.mergeAll(ConfigService.layerWith(env), replace.locks ?? LockService.layer).pipe(
+    Layer.provideMerge(replace.fileSystem ?? FileSystem.layer)
+  )
+  return Layer.mergeAll(ProjectLocator.layer, MemoryStore.layer, StateStore.layer, backgroundLayer).pipe(
+    Layer.provideMerge(base)
+  )
+}
+
+/** Recall and its Selector over the entry's ModelRegistry and MemoryStore. */
+export const recallLayer: Layer.Layer<Recall | Selector, never, MemoryStore | ModelRegistry> = Recall.layer.pipe(
+  Layer.provideMerge(Selector.layer)
+)
+
+/** What only the Pi host can provide: its API as a Host, and its model registry. */
+export interface HostPieces {
+  readonly host: Layer.Layer<Host>
+  readonly models: Layer.Layer<ModelRegistry>
+}
+
+/** The Pi extension's whole graph: MemorySession over recall, the host's pieces and the core. */
+export const extensionLayer = (pieces: HostPieces, env: ConfigEnvironment = {}, replace: CoreReplacements = {}) =>
+  MemorySession.layer.pipe(
+    Layer.provideMerge(recallLayer),
+    Layer.provideMerge(pieces.models),
+    Layer.provideMerge(pieces.host),
+    Layer.provideMerge(coreLayer(env, replace))
+  )

@@ -4,7 +4,8 @@
  * A lock is a file created exclusively (`wx`) holding `{ pid, token, acquiredAt }`. Holding it is a scoped resource:
  * the file is removed when the scope closes, whatever the exit. While held, a heartbeat fiber refreshes the file's
  * mtime and watches the token; if the file disappears or carries another token the lock is lost, and `withLock`
- * interrupts the work running under it. A busy lock is a typed result, never an error, so callers pick skip or wait.
+ * interrupts the work running under it. A read that fails for another reason is retried with back-off for as long
+ * as no peer could judge the file stale (one timeout since the token was last seen). A busy lock is a typed result, never an error, so callers pick skip or wait.
  *
  * Takeover happens only when the file is older than the lock's timeout AND its holder's process is gone, and only
  * through the `<name>.recover` arbitration file, so two recoverers cannot both win. See docs/concurrency.md.
@@ -44,7 +45,10 @@ export class LockFailed extends Schema.TaggedError<LockFailed>()("LockFailed", {
   }
 }
 
-/** The lock file vanished or now carries another token: the work that relied on it must stop. */
+/**
+ * The lock file vanished or now carries another token, or could not be read at all for a whole timeout: the work
+ * that relied on it must stop.
+ */
 export class LockLost extends Schema.TaggedError<LockLost>()("LockLost", {
   name: Schema.String,
   reason: Schema.Literal("missing", "token-changed", "unreadable")
@@ -67,7 +71,7 @@ export interface HeldLock {
   readonly path: string
   readonly token: string
   readonly acquiredAt: number
-  /** Reads the file now: true while it still carries our token. */
+  /** Reads the file now (waiting out transient read errors): true while it still carries our token. */
   readonly verify: Effect.Effect<boolean>
   /** Call before each critical step: fails with LockLost (and signals `lost`) unless the token on disk is ours. */
   readonly ensureHeld: Effect.Effect<void, LockLost>
@@ -144,6 +148,8 @@ const liveTokens = new Set<string>()
 
 const RECOVER_SUFFIX = ".recover"
 const MAX_VANISHED_RETRIES = 8
+/** First delay when re-reading a held lock after a transient error; it doubles up to the heartbeat period. */
+const READ_RETRY_BASE_MS = 10
 
 export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig = {}): LockServiceShape => {
   const timeoutOf = (name: LockName): number => config.timeouts?.[name] ?? LOCK_TIMEOUTS_MS[name]
@@ -308,8 +314,22 @@ export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig =
         })
       )
       const lostSignal = yield* Deferred.make<never, LockLost>()
-      const check: Effect.Effect<void, LockLost> = readExisting(name, path).pipe(
-        Effect.catchAll(() => Effect.succeed("unreadable" as const)),
+      // When the file last showed our token. Until a whole timeout has passed since then no peer can judge the
+      // file stale, so a read that fails for another reason than "missing" (EMFILE, EBUSY, EIO...) is retried
+      // with back-off inside that window; only evidence (missing, another token) or a window spent without one
+      // good read loses the lock.
+      let confirmedAt = record.acquiredAt
+      const readPatiently: Effect.Effect<ExistingLock | undefined | "unreadable"> = Effect.gen(function*() {
+        for (let i = 0;; i++) {
+          const read = yield* Effect.either(readExisting(name, path))
+          if (read._tag === "Right") return read.right
+          const left = confirmedAt + timeoutOf(name) - (yield* Clock.currentTimeMillis)
+          if (left <= 0) return "unreadable" as const
+          yield* Effect.logDebug(`${read.left.message}; retrying`)
+          yield* Effect.sleep(Math.min(left, backoffMs(i, READ_RETRY_BASE_MS, heartbeatOf(name), 1)))
+        }
+      })
+      const check: Effect.Effect<void, LockLost> = readPatiently.pipe(
         Effect.flatMap((now) => {
           const reason = now === "unreadable"
             ? "unreadable" as const
@@ -318,7 +338,11 @@ export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig =
             : now.record?.token !== record.token
             ? "token-changed" as const
             : undefined
-          if (reason === undefined) return Effect.void
+          if (reason === undefined) {
+            return Effect.map(Clock.currentTimeMillis, (t) => {
+              confirmedAt = Math.max(confirmedAt, t)
+            })
+          }
           const lost = new LockLost({ name, reason })
           return Deferred.fail(lostSignal, lost).pipe(Effect.zipRight(Effect.fail(lost)))
         })

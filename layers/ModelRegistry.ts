@@ -1,7 +1,8 @@
 /**
  * ModelRegistry: resolve a model and complete one request, with usage and cost returned on every call and added up
- * per process. Backed by the host inside Pi (`ctx.modelRegistry`, so extension providers work) and by pi-ai's model
- * runtime over the agent directory's auth.json / models.json in the CLI (see cli/modelBackend.ts).
+ * per process. Backed by the host inside Pi (`ctx.modelRegistry`, so extension providers work) and by pi's model
+ * runtime over the agent directory's auth.json / models.json in the CLI (see cli/PiModelRuntime.ts), which is loaded
+ * only when a model is first asked for.
  * Interruption is cancellation: the fiber's abort signal reaches the provider.
  */
 import type { Api, AssistantMessage, Context as PiContext, Model, Tool, Usage } from "@earendil-works/pi-ai"
@@ -98,11 +99,24 @@ export const parseModelRef = (ref: string): { provider: string; id: string } | u
   return slash > 0 && slash < ref.length - 1 ? { provider: ref.slice(0, slash), id: ref.slice(slash + 1) } : undefined
 }
 
-export const makeModelRegistry = (backend: ModelBackend) =>
+/** Why a lazily loaded backend is not there (its message reaches the user as is). */
+export interface BackendLoadFailure {
+  readonly message: string
+}
+
+/** Over a backend that is loaded on first use: a load failure fails that call with the load's message. */
+export const makeModelRegistry = (load: Effect.Effect<ModelBackend, BackendLoadFailure>) =>
   Effect.gen(function* () {
     const totals = yield* Ref.make(zeroUsage)
+    const loaded = yield* Effect.cached(load)
 
     const resolve = (ref: string | undefined) =>
+      Effect.flatMap(
+        Effect.mapError(loaded, (e) => new ModelUnavailable({ ref: ref ?? "(default)", message: e.message })),
+        (backend) => resolveWith(backend, ref)
+      )
+
+    const resolveWith = (backend: ModelBackend, ref: string | undefined) =>
       Effect.suspend(() => {
         if (ref === undefined) {
           const model = backend.fallback()
@@ -119,6 +133,10 @@ export const makeModelRegistry = (backend: ModelBackend) =>
       })
 
     const complete = Effect.fn("ModelRegistry.complete")(function* (model: Model<Api>, request: CompletionRequest) {
+      const backend = yield* Effect.mapError(
+        loaded,
+        (e) => new ModelRequestFailed({ model: `${model.provider}/${model.id}`, message: e.message })
+      )
       const choice = request.forceTool === undefined ? undefined : forcedToolChoice(model.api, request.forceTool)
       const reply = yield* Effect.tryPromise({
         try: (signal) =>
@@ -144,8 +162,11 @@ export const makeModelRegistry = (backend: ModelBackend) =>
 
 export class ModelRegistry extends Context.Tag("pm/ModelRegistry")<ModelRegistry, ModelRegistryShape>() {
   static readonly fromBackend = (backend: ModelBackend): Layer.Layer<ModelRegistry> =>
-    Layer.effect(ModelRegistry, makeModelRegistry(backend))
-  /** Built lazily from an effect (the CLI imports pi's runtime only when a model is needed). */
-  static readonly fromBackendEffect = <E, R>(backend: Effect.Effect<ModelBackend, E, R>): Layer.Layer<ModelRegistry, E, R> =>
-    Layer.effect(ModelRegistry, Effect.flatMap(backend, makeModelRegistry))
+    Layer.effect(ModelRegistry, makeModelRegistry(Effect.succeed(backend)))
+  /**
+   * The backend is loaded on the first `resolve` or `complete` and kept (the CLI imports pi's runtime only when a
+   * model is really needed); building the layer does nothing.
+   */
+  static readonly fromBackendLoader = <R>(load: Effect.Effect<ModelBackend, BackendLoadFailure, R>): Layer.Layer<ModelRegistry, never, R> =>
+    Layer.effect(ModelRegistry, Effect.flatMap(Effect.context<R>(), (ctx) => makeModelRegistry(Effect.provide(load, ctx))))
 }

@@ -1,6 +1,7 @@
 /**
  * Selector: one small model call that picks at most five topic files for the user's text. Its failure boundary is
- * total: every failure becomes an empty selection plus one warning (none for a cancelled request); nothing escapes.
+ * total: every failure becomes an empty selection plus its typed error and one warning (none for a cancelled
+ * request); nothing escapes.
  */
 import type { Api, Message, Model, Tool } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
@@ -9,13 +10,7 @@ import * as Layer from "effect/Layer"
 import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
 import { SELECTOR_MAX_TOKENS } from "../src/limits.ts"
 import { isSuppressed, type BranchRecallState } from "../src/recallState.ts"
-import {
-  describeFailure,
-  isSchemaFeatureRejection,
-  normalizeSelection,
-  parseSelectorReply,
-  type ParsedSelection
-} from "../src/selection.ts"
+import { isSchemaFeatureRejection, normalizeSelection, parseSelectorReply, SelectionFailed } from "../src/selection.ts"
 import {
   SELECTOR_SCHEMA,
   SELECTOR_SYSTEM_PROMPT,
@@ -23,7 +18,9 @@ import {
   SELECTOR_TOOL_NAME,
   selectorMessages
 } from "../src/selectorPrompt.ts"
-import { ModelRegistry, type CompletionRequest } from "./ModelRegistry.ts"
+import { ModelRegistry, type CompletionRequest, type ModelUnavailable } from "./ModelRegistry.ts"
+
+export { SelectionFailed } from "../src/selection.ts"
 
 export interface SelectorTopic extends CatalogTopic {
   /** File mtime, for read suppression. */
@@ -40,11 +37,16 @@ export interface SelectRequest {
   readonly sessionId: string
 }
 
+/** Why a selection came back empty: the model could not be resolved, or the request or its reply failed. */
+export type SelectorFailure = SelectionFailed | ModelUnavailable
+
 export interface SelectOutcome {
   readonly selected: ReadonlyArray<string>
   /** One line for the user when the selection failed for a reason other than cancellation. */
   readonly warning: string | undefined
   readonly requests: number
+  /** Present exactly when the selection failed (cancellation included). */
+  readonly failure?: SelectorFailure
 }
 
 export interface SelectorShape {
@@ -77,9 +79,9 @@ const toPiMessages = (model: Model<Api>, messages: ReturnType<typeof selectorMes
 export const makeSelector = Effect.gen(function* () {
   const registry = yield* ModelRegistry
 
-  const select = (request: SelectRequest): Effect.Effect<SelectOutcome> =>
+  /** The names the model picked; fails with the typed reason when it picked nothing usable. */
+  const ask = (request: SelectRequest, count: (requests: number) => void) =>
     Effect.gen(function* () {
-      if (request.topics.length === 0) return { selected: [], warning: undefined, requests: 0 }
       const model = yield* registry.resolve(request.modelRef)
       const base: Omit<CompletionRequest, "tools"> = {
         systemPrompt: SELECTOR_SYSTEM_PROMPT,
@@ -88,36 +90,40 @@ export const makeSelector = Effect.gen(function* () {
         maxTokens: SELECTOR_MAX_TOKENS,
         sessionId: request.sessionId
       }
-      const attempt = (constrained: boolean) =>
-        registry.complete(model, { ...base, tools: [selectorTool(constrained)] }).pipe(
-          Effect.map(parseSelectorReply),
-          Effect.catchAll((e): Effect.Effect<ParsedSelection> =>
-            Effect.succeed({ _tag: "Failed", failure: { _tag: "RequestFailed", message: e.message } })
-          )
+      const attempt = (constrained: boolean, requests: number) =>
+        Effect.sync(() => count(requests)).pipe(
+          Effect.zipRight(registry.complete(model, { ...base, tools: [selectorTool(constrained)] })),
+          Effect.mapError((e) => new SelectionFailed({ reason: "RequestFailed", detail: e.message })),
+          Effect.flatMap(parseSelectorReply)
         )
-      let requests = 1
-      let parsed = yield* attempt(true)
       // A provider that refuses the strict-schema feature gets one more try on the same model without it.
-      if (parsed._tag === "Failed" && parsed.failure._tag === "RequestFailed" && isSchemaFeatureRejection(parsed.failure.message)) {
-        requests = 2
-        parsed = yield* attempt(false)
-      }
-      if (parsed._tag === "Failed") {
-        return {
-          selected: [],
-          warning: parsed.failure._tag === "Aborted" ? undefined : `Memory recall skipped: ${describeFailure(parsed.failure)}.`,
-          requests
-        }
-      }
-      const mtimes = new Map(request.topics.map((t) => [t.filename, t.fileMtimeMs]))
-      const selected = normalizeSelection(parsed.names, new Set(mtimes.keys()), (f) => isSuppressed(request.state, f, mtimes.get(f)))
-      return { selected, warning: undefined, requests }
-    }).pipe(
-      Effect.catchAll((e) => Effect.succeed<SelectOutcome>({ selected: [], warning: `Memory recall skipped: ${e.message}.`, requests: 0 })),
-      Effect.catchAllDefect((d) =>
-        Effect.succeed<SelectOutcome>({ selected: [], warning: `Memory recall skipped: unexpected error (${String(d)}).`, requests: 0 })
+      return yield* attempt(true, 1).pipe(
+        Effect.catchIf(
+          (e) => e.reason === "RequestFailed" && isSchemaFeatureRejection(e.detail),
+          () => attempt(false, 2)
+        )
       )
+    })
+
+  const select = (request: SelectRequest): Effect.Effect<SelectOutcome> => {
+    if (request.topics.length === 0) return Effect.succeed({ selected: [], warning: undefined, requests: 0 })
+    let requests = 0
+    const failedWith = (failure: SelectorFailure): SelectOutcome => ({
+      selected: [],
+      warning: failure._tag === "SelectionFailed" && failure.reason === "Aborted" ? undefined : `Memory recall skipped: ${failure.message}.`,
+      requests,
+      failure
+    })
+    return ask(request, (n) => (requests = n)).pipe(
+      Effect.map((names): SelectOutcome => {
+        const mtimes = new Map(request.topics.map((t) => [t.filename, t.fileMtimeMs]))
+        const selected = normalizeSelection(names, new Set(mtimes.keys()), (f) => isSuppressed(request.state, f, mtimes.get(f)))
+        return { selected, warning: undefined, requests }
+      }),
+      Effect.catchAll((e) => Effect.succeed(failedWith(e))),
+      Effect.catchAllDefect((d) => Effect.succeed(failedWith(new SelectionFailed({ reason: "Unexpected", detail: String(d) }))))
     )
+  }
 
   return { select } satisfies SelectorShape
 })

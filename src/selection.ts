@@ -1,4 +1,6 @@
-/** Turning a selector reply into filenames, with every failure named. Pure. */
+/** Turning a selector reply into filenames, with every failure a typed error. Pure. */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { SELECTOR_MAX_FILES } from "./limits.ts"
 import { SELECTOR_TOOL_NAME } from "./selectorPrompt.ts"
 
@@ -13,19 +15,49 @@ export interface SelectorReply {
   >
 }
 
-export type SelectionFailure =
-  | { readonly _tag: "Aborted" }
-  | { readonly _tag: "RequestFailed"; readonly message: string }
-  | { readonly _tag: "Truncated" }
-  | { readonly _tag: "NoAnswer" }
-  | { readonly _tag: "BadJson"; readonly message: string }
-  | { readonly _tag: "SchemaMismatch"; readonly message: string }
+/**
+ * Why a selection failed. `Aborted` is cancellation (never shown to the user); `Unexpected` is a defect caught at
+ * the selector's boundary; the rest describe the request or the reply.
+ */
+export const SelectionFailureReason = Schema.Literal(
+  "Aborted",
+  "RequestFailed",
+  "Truncated",
+  "NoAnswer",
+  "BadJson",
+  "SchemaMismatch",
+  "Unexpected"
+)
+export type SelectionFailureReason = typeof SelectionFailureReason.Type
 
-export type ParsedSelection =
-  | { readonly _tag: "Selected"; readonly names: ReadonlyArray<string> }
-  | { readonly _tag: "Failed"; readonly failure: SelectionFailure }
+export class SelectionFailed extends Schema.TaggedError<SelectionFailed>()("SelectionFailed", {
+  reason: SelectionFailureReason,
+  /** The provider's or the parser's own words, when there are any. */
+  detail: Schema.String
+}) {
+  /** One line for the user, after "Memory recall skipped: ". */
+  override get message(): string {
+    switch (this.reason) {
+      case "Aborted":
+        return "the request was cancelled"
+      case "RequestFailed":
+        return `the request failed: ${this.detail}`
+      case "Truncated":
+        return "the answer was cut off at the token limit"
+      case "NoAnswer":
+        return "the model answered with neither a tool call nor text"
+      case "BadJson":
+        return `the answer is not valid JSON (${this.detail})`
+      case "SchemaMismatch":
+        return `the answer does not match the schema (${this.detail})`
+      case "Unexpected":
+        return `unexpected error (${this.detail})`
+    }
+  }
+}
 
-const failed = (failure: SelectionFailure): ParsedSelection => ({ _tag: "Failed", failure })
+const failed = (reason: SelectionFailureReason, detail = ""): Either.Either<ReadonlyArray<string>, SelectionFailed> =>
+  Either.left(new SelectionFailed({ reason, detail }))
 
 /** The answer must be exactly `{ selected_memories: string[] }`, nothing more. */
 const checkShape = (value: unknown): ReadonlyArray<string> | string => {
@@ -46,32 +78,33 @@ const jsonInText = (text: string): unknown => {
   return JSON.parse((fenced?.[1] ?? text).trim())
 }
 
-export const parseSelectorReply = (reply: SelectorReply): ParsedSelection => {
-  if (reply.stopReason === "aborted") return failed({ _tag: "Aborted" })
-  if (reply.stopReason === "error") return failed({ _tag: "RequestFailed", message: reply.errorMessage ?? "the request failed" })
-  if (reply.stopReason === "length") return failed({ _tag: "Truncated" })
+/** The names the reply selects, or why it selects nothing usable. */
+export const parseSelectorReply = (reply: SelectorReply): Either.Either<ReadonlyArray<string>, SelectionFailed> => {
+  if (reply.stopReason === "aborted") return failed("Aborted")
+  if (reply.stopReason === "error") return failed("RequestFailed", reply.errorMessage ?? "the request failed")
+  if (reply.stopReason === "length") return failed("Truncated")
   const call = reply.content.find(
     (c): c is { type: "toolCall"; name: string; arguments: unknown } => c.type === "toolCall" && "name" in c && c.name === SELECTOR_TOOL_NAME
   )
   let value: unknown
   if (call !== undefined) {
     value = typeof call.arguments === "string" ? safeParse(call.arguments) : call.arguments
-    if (value instanceof SyntaxError) return failed({ _tag: "BadJson", message: value.message })
+    if (value instanceof SyntaxError) return failed("BadJson", value.message)
   } else {
     const text = reply.content
       .filter((c): c is { type: "text"; text: string } => c.type === "text" && "text" in c)
       .map((c) => c.text)
       .join("")
       .trim()
-    if (text === "") return failed({ _tag: "NoAnswer" })
+    if (text === "") return failed("NoAnswer")
     try {
       value = jsonInText(text)
     } catch (error) {
-      return failed({ _tag: "BadJson", message: (error as Error).message })
+      return failed("BadJson", (error as Error).message)
     }
   }
   const shape = checkShape(value)
-  return typeof shape === "string" ? failed({ _tag: "SchemaMismatch", message: shape }) : { _tag: "Selected", names: shape }
+  return typeof shape === "string" ? failed("SchemaMismatch", shape) : Either.right(shape)
 }
 
 const safeParse = (s: string): unknown => {
@@ -99,23 +132,6 @@ export const normalizeSelection = (
     if (out.length === SELECTOR_MAX_FILES) break
   }
   return out.filter((n) => !suppressed(n))
-}
-
-export const describeFailure = (f: SelectionFailure): string => {
-  switch (f._tag) {
-    case "Aborted":
-      return "the request was cancelled"
-    case "RequestFailed":
-      return `the request failed: ${f.message}`
-    case "Truncated":
-      return "the answer was cut off at the token limit"
-    case "NoAnswer":
-      return "the model answered with neither a tool call nor text"
-    case "BadJson":
-      return `the answer is not valid JSON (${f.message})`
-    case "SchemaMismatch":
-      return `the answer does not match the schema (${f.message})`
-  }
 }
 
 /** Errors that mean the provider refused the constrained-sampling (strict schema) feature itself. */

@@ -2,7 +2,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Readable } from "node:stream"
-import { runBashCheck, type BashCheckArgs } from "../../cli/bashCheck.ts"
+import { bashCheck, type BashCheckArgs } from "../../cli/bashCheck.ts"
+import { BashGuard } from "../../layers/BashGuard.ts"
 import { CWD, loadCorpus, MEMORY_DIR } from "./corpus.ts"
 
 const MEM = "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory"
@@ -11,7 +12,7 @@ const run = (args: Partial<BashCheckArgs> & { readonly input?: ReadonlyArray<str
   Effect.gen(function* () {
     const out: Array<string> = []
     const err: Array<string> = []
-    const code = yield* runBashCheck({
+    const code = yield* bashCheck({
       cwd: "/home/u/app",
       memoryDir: MEM,
       json: true,
@@ -21,7 +22,7 @@ const run = (args: Partial<BashCheckArgs> & { readonly input?: ReadonlyArray<str
       ...args
     })
     return { code, out: out.join(""), err: err.join("") }
-  })
+  }).pipe(Effect.provide(BashGuard.layer))
 
 describe("bash-check, one command", () => {
   it.effect("read-only: JSON with command, verdict and reason; exit 0", () =>

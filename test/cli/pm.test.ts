@@ -1,6 +1,6 @@
 /** `pm` in child processes (DECISIONS D9): exit codes, exact JSON, stdout holding nothing but JSON, stderr lines. */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { delimiter, join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { projectKeyOf } from "../../src/projectKey.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
@@ -238,6 +238,62 @@ describe("pm recall without --select", () => {
       expect(r.stderr.trim().split("\n")).toHaveLength(1)
       expect(r.stderr).toMatch(/^pm: .*model/)
     }
+  })
+})
+
+describe("pm recall: provider extensions named in PM_EXTENSIONS", () => {
+  /** A module that leaves a marker file when it is run, in a project directory of its own. */
+  const project = () => {
+    const cwd = tempDir()
+    const marker = join(cwd, "ran")
+    writeFileSync(join(cwd, "provider.mjs"), `import { writeFileSync } from "node:fs"\nwriteFileSync(${JSON.stringify(marker)}, "x")\nexport default () => {}\n`)
+    const memoryDir = join(cwd, "memory")
+    writeFileAt(join(memoryDir, "a.md"), topicText({ name: "A", description: "how we build", type: "project" }))
+    return { cwd, marker, memoryDir }
+  }
+  const recall = (p: ReturnType<typeof project>, extensions: string) =>
+    runPm(["recall", "how do we build this", "--json", "--cwd", p.cwd, "--memory-dir", p.memoryDir, "--model", "faux/faux-1"], {
+      ...tempAgent(),
+      cwd: p.cwd,
+      env: { PM_EXTENSIONS: extensions }
+    })
+
+  it("a relative path is refused with one line and exit 2, and the project's module never runs", async () => {
+    for (const entry of ["provider.mjs", "./provider.mjs"]) {
+      const p = project()
+      const r = await recall(p, entry)
+      expect(r.code, entry).toBe(2)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toBe(`pm: PM_EXTENSIONS entries must be absolute paths; "${entry}" is not (it is never looked up in the project)\n`)
+      expect(existsSync(p.marker)).toBe(false)
+    }
+  })
+
+  it("one relative entry among absolute ones refuses them all before any is loaded", async () => {
+    const p = project()
+    const r = await recall(p, [join(p.cwd, "provider.mjs"), "provider.mjs"].join(delimiter))
+    expect(r.code).toBe(2)
+    expect(existsSync(p.marker)).toBe(false)
+  })
+
+  it("an absolute path is loaded (and its provider is then asked for the model)", async () => {
+    const p = project()
+    const r = await recall(p, join(p.cwd, "provider.mjs"))
+    expect(existsSync(p.marker)).toBe(true)
+    // The module registers no provider, so faux/faux-1 is unknown: the command's own model error.
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^pm: model faux\/faux-1 is not known to Pi/)
+  })
+
+  it("--select never loads a provider extension", async () => {
+    const p = project()
+    const r = await runPm(["recall", "how do we build this", "--json", "--memory-dir", p.memoryDir, "--select", "a.md"], {
+      ...tempAgent(),
+      env: { PM_EXTENSIONS: join(p.cwd, "provider.mjs") }
+    })
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).selected).toStrictEqual(["a.md"])
+    expect(existsSync(p.marker)).toBe(false)
   })
 })
 

@@ -5,10 +5,9 @@ import * as Layer from "effect/Layer"
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import { join } from "node:path"
-import { coreLayer } from "../../layers/App.ts"
+import { extensionLayer } from "../../layers/App.ts"
 import { Host, type HostShape } from "../../layers/Host.ts"
 import { MemorySession } from "../../layers/MemorySession.ts"
-import { Recall } from "../../layers/Recall.ts"
 import { makeFaux, toolReply } from "../selector/faux.ts"
 import { gitRepo, tempAgent } from "../support/tmp.ts"
 
@@ -40,14 +39,8 @@ const setup = (options: { readonly trusted?: boolean; readonly appendThrows?: bo
     sendHidden: (customType, content, deliverAs) => Effect.sync(() => void sent.push({ customType, content, deliverAs }))
   }
   const faux = makeFaux()
-  const core = coreLayer({ agentDir: agent.agentDir, home: agent.home })
-  const layer = MemorySession.layer.pipe(
-    Layer.provide(Recall.layer),
-    Layer.provide(faux.selector),
-    Layer.provideMerge(faux.registry),
-    Layer.provideMerge(Layer.succeed(Host, host)),
-    Layer.provideMerge(core)
-  )
+  // The extension's own graph, with the host's two pieces replaced by the array Host and the fake provider.
+  const layer = extensionLayer({ host: Layer.succeed(Host, host), models: faux.registry }, { agentDir: agent.agentDir, home: agent.home })
   return { agent, repo, sent, entries, notes, faux, layer, trust }
 }
 

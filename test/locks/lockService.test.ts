@@ -1,10 +1,11 @@
 /** LockService in one process, on real files: scope, heartbeat, loss, takeover rules and arbitration. */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { FileSystem } from "../../layers/FileSystem.ts"
 import { type LockServiceConfig, LockService } from "../../layers/LockService.ts"
+import { clockedLocks, expectEvent, T0, untilSleeping } from "./clocked.ts"
 import { tempDir } from "./processes.ts"
 
 const TIMEOUT = 400
@@ -18,10 +19,17 @@ const withService = (config: Partial<LockServiceConfig> = {}) =>
 
 const DEAD_PID = 2 ** 22 + 12_345 // above Linux's pid_max default of 2^22
 
-/** Writes a lock file as another process would have, aged by `ageMs`. */
+/**
+ * The TestClock's "now" in the tests that judge ages. The clock stands still, so an age planted relative to it is
+ * the age the service sees, however slowly the machine runs.
+ */
+const NOW = Date.now()
+const clockAtNow = TestClock.setTime(NOW)
+
+/** Writes a lock file as another process would have, `ageMs` older than NOW. */
 const plant = (dir: string, name: string, content: string, ageMs: number) => {
   writeFileSync(join(dir, name), content)
-  const t = (Date.now() - ageMs) / 1000
+  const t = (NOW - ageMs) / 1000
   utimesSync(join(dir, name), t, t)
 }
 const record = (pid: number, token = "theirs") => JSON.stringify({ pid, token, acquiredAt: Date.now() - 10_000 })
@@ -62,32 +70,32 @@ describe("LockService", () => {
       expect(existsSync(join(locksDir, "dream.lock"))).toBe(false)
     }).pipe(Effect.provide(withService())))
 
-  it.live("the heartbeat keeps the file young while held", () =>
+  it.effect("the heartbeat refreshes the file's mtime every heartbeat period while held", () =>
     Effect.gen(function*() {
+      // TestClock drives the heartbeat; the file system reports each refresh, so the test waits for the I/O.
       using dir = tempDir("lock")
-      const locks = yield* LockService
+      const { events, locks } = yield* clockedLocks({ failReads: 0, reason: "Busy" }, { timeoutMs: TIMEOUT, heartbeatMs: 40 })
       const locksDir = join(dir.path, "locks")
       yield* locks.withLock(locksDir, "extract.lock", () =>
         Effect.gen(function*() {
-          yield* Effect.sleep(TIMEOUT * 2)
-          const age = Date.now() - statSync(join(locksDir, "extract.lock")).mtimeMs
-          expect(age).toBeLessThan(TIMEOUT / 2)
+          for (let beat = 1; beat <= 3; beat++) {
+            yield* untilSleeping
+            yield* TestClock.adjust(40)
+            yield* expectEvent(events, "read")
+            yield* expectEvent(events, "touched")
+            expect(Math.round(statSync(join(locksDir, "extract.lock")).mtimeMs)).toBe(T0 + beat * 40)
+          }
         }))
-    }).pipe(Effect.provide(withService())))
+    }))
 
   it.live("a lost lock interrupts the work under withLock", () =>
     Effect.gen(function*() {
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")
-      let finished = false
+      // The work never ends by itself: only the heartbeat seeing the file gone can stop it.
       const exit = yield* Effect.exit(locks.withLock(locksDir, "extract.lock", () =>
-        Effect.gen(function*() {
-          unlinkSync(join(locksDir, "extract.lock"))
-          yield* Effect.sleep(2_000)
-          finished = true
-        })))
-      expect(finished).toBe(false)
+        Effect.sync(() => unlinkSync(join(locksDir, "extract.lock"))).pipe(Effect.zipRight(Effect.never))))
       expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "LockLost", reason: "missing" } } })
     }).pipe(Effect.provide(withService())))
 
@@ -110,8 +118,9 @@ describe("LockService", () => {
       expect(JSON.parse(readFileSync(path, "utf8")).token).toBe("someone-else")
     }).pipe(Effect.provide(withService())))
 
-  it.live("takeover: fresh files and live holders are never taken; dead and old ones are", () =>
+  it.effect("takeover: fresh files and live holders are never taken; dead and old ones are", () =>
     Effect.gen(function*() {
+      yield* clockAtNow
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")
@@ -129,8 +138,9 @@ describe("LockService", () => {
       expect(existsSync(join(locksDir, "extract.lock.recover"))).toBe(false)
     }).pipe(Effect.provide(withService())))
 
-  it.live("a file with our PID but a token we do not hold was left by an earlier process", () =>
+  it.effect("a file with our PID but a token we do not hold was left by an earlier process", () =>
     Effect.gen(function*() {
+      yield* clockAtNow
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")
@@ -139,8 +149,9 @@ describe("LockService", () => {
       expect((yield* Effect.scoped(locks.acquire(locksDir, "extract.lock")))._tag).toBe("Acquired")
     }).pipe(Effect.provide(withService())))
 
-  it.live("EPERM counts as alive (through the injected liveness check)", () =>
+  it.effect("EPERM counts as alive (through the injected liveness check)", () =>
     Effect.gen(function*() {
+      yield* clockAtNow
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")
@@ -149,8 +160,9 @@ describe("LockService", () => {
       expect((yield* Effect.scoped(locks.acquire(locksDir, "extract.lock")))._tag).toBe("Busy")
     }).pipe(Effect.provide(withService())))
 
-  it.live("unreadable lock files are judged by age", () =>
+  it.effect("unreadable lock files are judged by age", () =>
     Effect.gen(function*() {
+      yield* clockAtNow
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")
@@ -162,8 +174,9 @@ describe("LockService", () => {
       expect((yield* tryOnce)._tag).toBe("Acquired")
     }).pipe(Effect.provide(withService())))
 
-  it.live("a live .recover blocks recovery; a stale one whose creator is gone is cleared", () =>
+  it.effect("a live .recover blocks recovery; a stale one whose creator is gone is cleared", () =>
     Effect.gen(function*() {
+      yield* clockAtNow
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")
@@ -180,8 +193,9 @@ describe("LockService", () => {
       expect(yield* tryOnce).toBe("Acquired") // ...and the next one recovers
     }).pipe(Effect.provide(withService())))
 
-  it.live("many concurrent recoverers of one stale lock: exactly one wins", () =>
+  it.effect("many concurrent recoverers of one stale lock: exactly one wins", () =>
     Effect.gen(function*() {
+      yield* clockAtNow
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")
@@ -200,17 +214,23 @@ describe("LockService", () => {
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")
-      const holder = yield* Effect.fork(locks.withLock(locksDir, "extract.lock", () => Effect.sleep(300)))
-      yield* Effect.sleep(50)
+      // The holder keeps the lock until told to release it: no timing decides who is first.
+      const held = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* Effect.fork(locks.withLock(locksDir, "extract.lock", () =>
+        Deferred.succeed(held, undefined).pipe(Effect.zipRight(Deferred.await(release)))))
+      yield* Deferred.await(held)
       const gaveUp = yield* Effect.scoped(locks.acquireOrWait(locksDir, "extract.lock", { maxWaitMs: 100 }))
       expect(gaveUp._tag).toBe("Busy")
-      const waited = yield* locks.withLock(locksDir, "extract.lock", () => Effect.succeed("ran"), { maxWaitMs: 5_000 })
-      expect(waited).toEqual({ _tag: "Done", value: "ran" })
+      const waiter = yield* Effect.fork(locks.withLock(locksDir, "extract.lock", () => Effect.succeed("ran"), { maxWaitMs: 60_000 }))
+      yield* Deferred.succeed(release, undefined)
+      expect(yield* Fiber.join(waiter)).toEqual({ _tag: "Done", value: "ran" })
       yield* Fiber.join(holder)
     }).pipe(Effect.provide(withService())))
 
-  it.live("inspect shows the holder and the judgement", () =>
+  it.effect("inspect shows the holder and the judgement", () =>
     Effect.gen(function*() {
+      yield* clockAtNow
       using dir = tempDir("lock")
       const locks = yield* LockService
       const locksDir = join(dir.path, "locks")

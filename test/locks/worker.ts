@@ -53,9 +53,10 @@ const contend = Effect.gen(function*() {
   yield* say({ done: true })
 })
 
-/** Takes the lock, reports, holds it for holdMs (or until killed), then releases. */
+/** Reports that it is about to try, takes the lock, reports, holds it for holdMs (or until killed), then releases. */
 const hold = Effect.gen(function*() {
   const service = yield* LockService
+  yield* say({ trying: true })
   const outcome = yield* service.withLock(args.locksDir!, name, (lock) =>
     Effect.gen(function*() {
       yield* say({ acquired: true, token: lock.token, at: Date.now() })

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { collisionKeyOf, javaHashCode, projectKeyOf, sanitizeRoot, sha256Hex24 } from "../../src/projectKey.ts"
 
@@ -40,21 +39,21 @@ describe("projectKeyOf (D3)", () => {
     expect(projectKeyOf(root)).toBe(`-${"a".repeat(199)}`)
   })
 
+  // Suffixes below are literals: Java's String.hashCode of each root, computed outside this code base (Python over
+  // the UTF-16 code units), then |h| in base 36.
   it("cuts a key of 201 characters to 200 and appends base36 of |hashCode(root)|", () => {
-    const root = `/${"a".repeat(200)}`
-    const h = javaHashIndependent(root)
-    const key = projectKeyOf(root)
-    expect(key).toBe(`-${"a".repeat(199)}-${Math.abs(h).toString(36)}`)
-    expect(key.slice(0, 200)).toBe(sanitizeRoot(root).slice(0, 200))
+    const root = `/${"a".repeat(200)}` // hashCode -676821585
+    expect(projectKeyOf(root)).toBe(`-${"a".repeat(199)}-b6ymvl`)
   })
 
   it("hashes the whole original root, not the sanitized form", () => {
-    // Both sanitize to the same 220 characters; the suffixes differ because the roots differ.
-    const a = `/${"x".repeat(210)}/a-b`
-    const b = `/${"x".repeat(210)}/a_b`
-    expect(sanitizeRoot(a)).toBe(sanitizeRoot(b))
-    expect(projectKeyOf(a)).not.toBe(projectKeyOf(b))
-    expect(projectKeyOf(a)).toBe(`${sanitizeRoot(a).slice(0, 200)}-${Math.abs(javaHashIndependent(a)).toString(36)}`)
+    // Both sanitize to the same 215 characters; the suffixes differ because the roots differ.
+    const a = `/${"x".repeat(210)}/a-b` // hashCode 2098508118
+    const b = `/${"x".repeat(210)}/a_b` // hashCode 2098509668
+    expect(sanitizeRoot(a)).toBe(`-${"x".repeat(210)}-a-b`)
+    expect(sanitizeRoot(b)).toBe(`-${"x".repeat(210)}-a-b`)
+    expect(projectKeyOf(a)).toBe(`-${"x".repeat(199)}-ypeb86`)
+    expect(projectKeyOf(b)).toBe(`-${"x".repeat(199)}-ypecf8`)
   })
 
   it("counts an emoji as two units at the 200 edge", () => {
@@ -62,20 +61,18 @@ describe("projectKeyOf (D3)", () => {
     const at = `/${"a".repeat(197)}😀`
     expect(at.length).toBe(200)
     expect(projectKeyOf(at)).toBe(`-${"a".repeat(197)}--`)
-    const over = `/${"a".repeat(198)}😀`
-    expect(projectKeyOf(over)).toBe(`-${"a".repeat(198)}-` + `-${Math.abs(javaHashIndependent(over)).toString(36)}`)
+    const over = `/${"a".repeat(198)}😀` // hashCode -675051790
+    expect(projectKeyOf(over)).toBe(`-${"a".repeat(198)}--b5wpam`)
   })
 })
 
 describe("memory root hash and collision key (D3, D4)", () => {
+  // Literal digests, computed outside this code base (sha256sum).
   it("is the first 24 hex digits of sha256", () => {
-    const full = createHash("sha256").update("/mem/dir").digest("hex")
-    expect(sha256Hex24("/mem/dir")).toBe(full.slice(0, 24))
-    expect(sha256Hex24("/mem/dir")).toMatch(/^[0-9a-f]{24}$/)
+    expect(sha256Hex24("/mem/dir")).toBe("d1d5b7d5693c26232c3a52ab")
   })
 
   it("collision key is <key>-<24 hex of sha256(root)>", () => {
-    const root = "/tmp/x/a_b"
-    expect(collisionKeyOf(root)).toBe(`-tmp-x-a-b-${createHash("sha256").update(root).digest("hex").slice(0, 24)}`)
+    expect(collisionKeyOf("/tmp/x/a_b")).toBe("-tmp-x-a-b-4040d1c736feef78165e4668")
   })
 })

@@ -1,11 +1,24 @@
+import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import {
-  describeFailure,
   isSchemaFeatureRejection,
   normalizeSelection,
-  parseSelectorReply,
+  parseSelectorReply as parse,
+  SelectionFailed,
+  type SelectionFailureReason,
   type SelectorReply
 } from "../../src/selection.ts"
+
+/** The parse as plain data: the names, or the typed error's tag, reason and detail. */
+const parseSelectorReply = (reply: SelectorReply) =>
+  Either.match(parse(reply), {
+    onRight: (names) => ({ names }),
+    onLeft: (e) => {
+      expect(e).toBeInstanceOf(SelectionFailed)
+      return { _tag: e._tag, reason: e.reason, detail: e.detail }
+    }
+  })
+const failure = (reason: SelectionFailureReason, detail = "") => ({ _tag: "SelectionFailed", reason, detail })
 
 const tool = (args: unknown, name = "select_memories"): SelectorReply => ({
   stopReason: "toolUse",
@@ -15,47 +28,54 @@ const text = (t: string): SelectorReply => ({ stopReason: "stop", content: [{ ty
 
 describe("parseSelectorReply", () => {
   it("reads the select_memories tool call", () => {
-    expect(parseSelectorReply(tool({ selected_memories: ["a.md", "b.md"] }))).toStrictEqual({ _tag: "Selected", names: ["a.md", "b.md"] })
-    expect(parseSelectorReply(tool({ selected_memories: [] }))).toStrictEqual({ _tag: "Selected", names: [] })
+    expect(parseSelectorReply(tool({ selected_memories: ["a.md", "b.md"] }))).toStrictEqual({ names: ["a.md", "b.md"] })
+    expect(parseSelectorReply(tool({ selected_memories: [] }))).toStrictEqual({ names: [] })
   })
 
   it("parses arguments given as a JSON string, and names bad JSON", () => {
-    expect(parseSelectorReply(tool('{"selected_memories":["a.md"]}'))).toStrictEqual({ _tag: "Selected", names: ["a.md"] })
+    expect(parseSelectorReply(tool('{"selected_memories":["a.md"]}'))).toStrictEqual({ names: ["a.md"] })
     const bad = parseSelectorReply(tool('{"selected_memories":["a.md"'))
-    expect(bad).toMatchObject({ _tag: "Failed", failure: { _tag: "BadJson" } })
+    expect(bad).toMatchObject({ _tag: "SelectionFailed", reason: "BadJson" })
   })
 
   it("rejects schema mismatches: missing key, extra key, non-array, non-string items, non-object", () => {
     for (const args of [{}, { selected_memories: [], extra: 1 }, { selected_memories: "a.md" }, { selected_memories: [1] }, ["a.md"], null]) {
-      expect(parseSelectorReply(tool(args))).toMatchObject({ _tag: "Failed", failure: { _tag: "SchemaMismatch" } })
+      expect(parseSelectorReply(tool(args))).toMatchObject({ _tag: "SelectionFailed", reason: "SchemaMismatch" })
     }
   })
 
   it("accepts a JSON text reply, fenced or not, and rejects prose", () => {
-    expect(parseSelectorReply(text('{"selected_memories":["a.md"]}'))).toStrictEqual({ _tag: "Selected", names: ["a.md"] })
-    expect(parseSelectorReply(text('Here:\n```json\n{"selected_memories":["a.md"]}\n```'))).toStrictEqual({ _tag: "Selected", names: ["a.md"] })
-    expect(parseSelectorReply(text("I think a.md is relevant."))).toMatchObject({ _tag: "Failed", failure: { _tag: "BadJson" } })
+    expect(parseSelectorReply(text('{"selected_memories":["a.md"]}'))).toStrictEqual({ names: ["a.md"] })
+    expect(parseSelectorReply(text('Here:\n```json\n{"selected_memories":["a.md"]}\n```'))).toStrictEqual({ names: ["a.md"] })
+    expect(parseSelectorReply(text("I think a.md is relevant."))).toMatchObject({ _tag: "SelectionFailed", reason: "BadJson" })
   })
 
   it("ignores a call of another tool and falls back to text; nothing at all is NoAnswer", () => {
-    expect(parseSelectorReply(tool({ selected_memories: ["a.md"] }, "other"))).toStrictEqual({ _tag: "Failed", failure: { _tag: "NoAnswer" } })
-    expect(parseSelectorReply({ stopReason: "stop", content: [] })).toStrictEqual({ _tag: "Failed", failure: { _tag: "NoAnswer" } })
-    expect(parseSelectorReply(text("   "))).toStrictEqual({ _tag: "Failed", failure: { _tag: "NoAnswer" } })
+    expect(parseSelectorReply(tool({ selected_memories: ["a.md"] }, "other"))).toStrictEqual(failure("NoAnswer"))
+    expect(parseSelectorReply({ stopReason: "stop", content: [] })).toStrictEqual(failure("NoAnswer"))
+    expect(parseSelectorReply(text("   "))).toStrictEqual(failure("NoAnswer"))
   })
 
   it("maps stop reasons: aborted, error (with its message), length — even when content is present", () => {
     const content = [{ type: "toolCall", name: "select_memories", arguments: { selected_memories: ["a.md"] } }] as const
-    expect(parseSelectorReply({ stopReason: "aborted", content })).toStrictEqual({ _tag: "Failed", failure: { _tag: "Aborted" } })
-    expect(parseSelectorReply({ stopReason: "error", errorMessage: "boom", content })).toStrictEqual({
-      _tag: "Failed",
-      failure: { _tag: "RequestFailed", message: "boom" }
-    })
-    expect(parseSelectorReply({ stopReason: "length", content })).toStrictEqual({ _tag: "Failed", failure: { _tag: "Truncated" } })
+    expect(parseSelectorReply({ stopReason: "aborted", content })).toStrictEqual(failure("Aborted"))
+    expect(parseSelectorReply({ stopReason: "error", errorMessage: "boom", content })).toStrictEqual(failure("RequestFailed", "boom"))
+    expect(parseSelectorReply({ stopReason: "length", content })).toStrictEqual(failure("Truncated"))
   })
 
-  it("describes every failure in one line", () => {
-    expect(describeFailure({ _tag: "Truncated" })).toBe("the answer was cut off at the token limit")
-    expect(describeFailure({ _tag: "RequestFailed", message: "x" })).toBe("the request failed: x")
+  it("every failure reason has its own one-line message", () => {
+    const messages: Record<SelectionFailureReason, string> = {
+      Aborted: "the request was cancelled",
+      RequestFailed: "the request failed: x",
+      Truncated: "the answer was cut off at the token limit",
+      NoAnswer: "the model answered with neither a tool call nor text",
+      BadJson: "the answer is not valid JSON (x)",
+      SchemaMismatch: "the answer does not match the schema (x)",
+      Unexpected: "unexpected error (x)"
+    }
+    for (const [reason, message] of Object.entries(messages)) {
+      expect(new SelectionFailed({ reason: reason as SelectionFailureReason, detail: "x" }).message).toBe(message)
+    }
   })
 })
 

@@ -4,7 +4,7 @@ import { Cause, Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { ModelRegistry } from "../../layers/ModelRegistry.ts"
-import { Selector, type SelectorTopic, type SelectRequest } from "../../layers/Selector.ts"
+import { SelectionFailed, Selector, type SelectorTopic, type SelectRequest } from "../../layers/Selector.ts"
 import { emptyRecallState, withRead, withRecall } from "../../src/recallState.ts"
 import { repoRoot } from "../support/pm.ts"
 import { conversationOf, errorReply, makeFaux, systemPromptOf, textReply, toolReply, toolsOf, type Step } from "./faux.ts"
@@ -90,12 +90,14 @@ describe("Selector: replies", () => {
 })
 
 describe("Selector: failure boundary ([] plus one warning; abort silent; never an exception)", () => {
-  const failsWith = (reply: Step, warning: RegExp) => {
+  const failsWith = (reply: Step, warning: RegExp, reason: SelectionFailed["reason"]) => {
     const faux = makeFaux()
     faux.script(reply)
     return select().pipe(
       Effect.tap((out) => {
         expect(out.selected).toStrictEqual([])
+        expect(out.failure).toBeInstanceOf(SelectionFailed)
+        expect(out.failure).toMatchObject({ _tag: "SelectionFailed", reason })
         expect(out.warning).toMatch(warning)
         expect(out.warning?.split("\n")).toHaveLength(1)
         expect(out.requests).toBe(1)
@@ -105,42 +107,49 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
     )
   }
 
-  it.effect("prose instead of a tool call", () => failsWith(textReply("The release memory looks relevant."), /^Memory recall skipped: the answer is not valid JSON/))
+  it.effect("prose instead of a tool call", () => failsWith(textReply("The release memory looks relevant."), /^Memory recall skipped: the answer is not valid JSON/, "BadJson"))
 
   it.effect("malformed JSON in the tool arguments", () => {
     // The faux provider streams arguments as JSON; a string argument is what a provider hands over when its own
     // parser gave up on a broken object.
     const reply = toolReply([])
     ;(reply.content[0] as { arguments: unknown }).arguments = '{"selected_memories": ["a.md",'
-    return failsWith(reply, /not valid JSON/)
+    return failsWith(reply, /not valid JSON/, "BadJson")
   })
 
   it.effect("arguments that do not match the schema", () => {
     const reply = toolReply([])
     ;(reply.content[0] as { arguments: unknown }).arguments = { selected_memories: ["a.md"], reason: "x" }
-    return failsWith(reply, /does not match the schema \(unexpected properties: reason\)/)
+    return failsWith(reply, /does not match the schema \(unexpected properties: reason\)/, "SchemaMismatch")
   })
 
   it.effect("a `length` stop, even with a complete tool call in it", () => {
     const reply = toolReply(["a.md"])
-    return failsWith({ ...reply, stopReason: "length" }, /cut off at the token limit/)
+    return failsWith({ ...reply, stopReason: "length" }, /cut off at the token limit/, "Truncated")
   })
 
-  it.effect("an empty reply", () => failsWith(textReply(""), /neither a tool call nor text/))
+  it.effect("an empty reply", () => failsWith(textReply(""), /neither a tool call nor text/, "NoAnswer"))
 
-  it.effect("a provider error reply", () => failsWith(errorReply("503 overloaded"), /the request failed: 503 overloaded/))
+  it.effect("a provider error reply", () => failsWith(errorReply("503 overloaded"), /the request failed: 503 overloaded/, "RequestFailed"))
 
   it.effect("a step that throws (the provider reports it as an error reply)", () =>
     failsWith(() => {
       throw new Error("socket hang up")
-    }, /the request failed: socket hang up/)
+    }, /the request failed: socket hang up/, "RequestFailed")
   )
 
   it.effect("a backend whose complete rejects: [] plus a warning, no exception", () => {
     const faux = makeFaux()
     const registry = ModelRegistry.fromBackend({ ...faux.backend, complete: () => Promise.reject(new Error("ECONNRESET")) })
     return select().pipe(
-      Effect.tap((out) => expect(out).toStrictEqual({ selected: [], warning: "Memory recall skipped: the request failed: ECONNRESET.", requests: 1 })),
+      Effect.tap((out) =>
+        expect(out).toStrictEqual({
+          selected: [],
+          warning: "Memory recall skipped: the request failed: ECONNRESET.",
+          requests: 1,
+          failure: new SelectionFailed({ reason: "RequestFailed", detail: "ECONNRESET" })
+        })
+      ),
       Effect.provide(Selector.layer.pipe(Layer.provide(registry)))
     )
   })
@@ -156,7 +165,8 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
     return select().pipe(
       Effect.tap((out) => {
         expect(out.selected).toStrictEqual([])
-        expect(out.warning).toMatch(/^Memory recall skipped: .*registry exploded/)
+        expect(out.warning).toMatch(/^Memory recall skipped: unexpected error \(.*registry exploded\)\.$/)
+        expect(out.failure).toMatchObject({ _tag: "SelectionFailed", reason: "Unexpected" })
       }),
       Effect.provide(Selector.layer.pipe(Layer.provide(registry)))
     )
@@ -167,7 +177,12 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
     faux.script(toolReply(["a.md"]))
     return select(request({ modelRef: "faux/nope" })).pipe(
       Effect.tap((out) => {
-        expect(out).toStrictEqual({ selected: [], warning: expect.stringMatching(/faux\/nope is not known/), requests: 0 })
+        expect(out).toStrictEqual({
+          selected: [],
+          warning: expect.stringMatching(/faux\/nope is not known/),
+          requests: 0,
+          failure: expect.objectContaining({ _tag: "ModelUnavailable", ref: "faux/nope" })
+        })
         expect(faux.callCount()).toBe(0)
       }),
       Effect.provide(faux.selector)
@@ -186,7 +201,9 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
     const faux = makeFaux()
     faux.script({ ...toolReply(["a.md"]), stopReason: "aborted" })
     return select().pipe(
-      Effect.tap((out) => expect(out).toStrictEqual({ selected: [], warning: undefined, requests: 1 })),
+      Effect.tap((out) =>
+        expect(out).toStrictEqual({ selected: [], warning: undefined, requests: 1, failure: new SelectionFailed({ reason: "Aborted", detail: "" }) })
+      ),
       Effect.provide(faux.selector)
     )
   })
@@ -219,25 +236,30 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
     })
   )
 
-  it.effect("a request aborted mid-stream by the provider's signal gives [] silently", () =>
+  it.effect("a request aborted by the provider's own signal while it is pending gives [] silently", () =>
     Effect.gen(function* () {
-      // The reply streams slowly; the backend aborts its own controller while the tool call is streaming.
+      // The backend owns an abort controller of its own (as a provider with its own timeout would); the scripted
+      // step fires it while the request is pending and answers once the abort arrives. No timers.
       const faux = makeFaux()
+      let abortOwn: (() => void) | undefined
       const registry = ModelRegistry.fromBackend({
         ...faux.backend,
         complete: (model, context, options) => {
           const controller = new AbortController()
           ;(options["signal"] as AbortSignal).addEventListener("abort", () => controller.abort())
-          setTimeout(() => controller.abort(), 5)
+          abortOwn = () => controller.abort()
           return faux.backend.complete(model, context, { ...options, signal: controller.signal })
         }
       })
-      faux.script(async () => {
-        await new Promise((r) => setTimeout(r, 200))
-        return toolReply(["a.md"])
-      })
+      faux.script(
+        ({ options }) =>
+          new Promise((resolve) => {
+            options?.signal?.addEventListener("abort", () => resolve(toolReply(["a.md"])))
+            abortOwn?.()
+          })
+      )
       const out = yield* select().pipe(Effect.provide(Selector.layer.pipe(Layer.provide(registry))))
-      expect(out).toStrictEqual({ selected: [], warning: undefined, requests: 1 })
+      expect(out).toStrictEqual({ selected: [], warning: undefined, requests: 1, failure: new SelectionFailed({ reason: "Aborted", detail: "" }) })
     })
   )
 })
@@ -285,7 +307,12 @@ describe("Selector: schema retry", () => {
     faux.script(errorReply("500 internal server error"), toolReply(["c.md"]))
     return select().pipe(
       Effect.tap((out) => {
-        expect(out).toStrictEqual({ selected: [], warning: "Memory recall skipped: the request failed: 500 internal server error.", requests: 1 })
+        expect(out).toStrictEqual({
+          selected: [],
+          warning: "Memory recall skipped: the request failed: 500 internal server error.",
+          requests: 1,
+          failure: new SelectionFailed({ reason: "RequestFailed", detail: "500 internal server error" })
+        })
         expect(faux.callCount()).toBe(1)
       }),
       Effect.provide(faux.selector)

@@ -3,16 +3,18 @@
  * model from its settings, so `pm recall` works wherever `pi` works with no second place for keys.
  * Imported lazily: only a model-backed recall pays for loading the host packages.
  *
- * Provider extensions: each module named in `PM_EXTENSIONS` (path-separated) is loaded and its default export is
- * called with a minimal `pi` object whose `registerProvider` registers into the runtime; every other API call is a
- * no-op. This is how tests put a fake provider behind the CLI, and how a custom provider extension can serve pm.
+ * Provider extensions (docs/configuration.md): each module named in `PM_EXTENSIONS` (path-separated) is loaded and
+ * its default export is called with a minimal `pi` object whose `registerProvider` registers into the runtime; every
+ * other API call is a no-op. A module is code run with the user's rights, so only the user names it: every entry
+ * must be an absolute path, never resolved against `--cwd` or the project. The tests load pi-ai's fake provider
+ * this way.
  */
 import type { Api, Model } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { delimiter, join, resolve } from "node:path"
+import { delimiter, isAbsolute, join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { parseModelRef, type ModelBackend } from "./ModelRegistry.ts"
+import { parseModelRef, type ModelBackend } from "../layers/ModelRegistry.ts"
 
 export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadError>()("ModelRuntimeLoadError", {
   message: Schema.String
@@ -20,14 +22,27 @@ export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadEr
 
 export interface PiRuntimeOptions {
   readonly agentDir: string
+  /** The project, for Pi's project settings (the default model). */
   readonly cwd: string
-  /** `--model`: wins over Pi's default model. */
-  readonly modelFlag: string | undefined
+  /** Absolute paths (see extensionsFromEnv). */
   readonly extensions: ReadonlyArray<string>
 }
 
-export const extensionsFromEnv = (env: NodeJS.ProcessEnv = process.env): ReadonlyArray<string> =>
-  (env["PM_EXTENSIONS"] ?? "").split(delimiter).filter((s) => s !== "")
+/** `PM_EXTENSIONS` named a module by a relative path: refused, so that no project file is ever run by accident. */
+export class ProviderExtensionRejected extends Schema.TaggedError<ProviderExtensionRejected>()("ProviderExtensionRejected", {
+  entry: Schema.String
+}) {
+  override get message(): string {
+    return `PM_EXTENSIONS entries must be absolute paths; "${this.entry}" is not (it is never looked up in the project)`
+  }
+}
+
+/** The provider extensions named in `PM_EXTENSIONS`: absolute paths only. */
+export const extensionsFromEnv = (env: NodeJS.ProcessEnv = process.env): Effect.Effect<ReadonlyArray<string>, ProviderExtensionRejected> => {
+  const entries = (env["PM_EXTENSIONS"] ?? "").split(delimiter).filter((s) => s !== "")
+  const relative = entries.find((e) => !isAbsolute(e))
+  return relative === undefined ? Effect.succeed(entries) : Effect.fail(new ProviderExtensionRejected({ entry: relative }))
+}
 
 const shimFor = (runtime: { registerNativeProvider: (p: never) => void; registerProvider: (name: string, config: never) => void }) =>
   new Proxy(
@@ -50,7 +65,7 @@ export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<Mod
         refreshOnCreate: false
       })
       for (const file of options.extensions) {
-        const mod = (await import(pathToFileURL(resolve(options.cwd, file)).href)) as { default?: (pi: unknown) => unknown }
+        const mod = (await import(pathToFileURL(file).href)) as { default?: (pi: unknown) => unknown }
         if (typeof mod.default !== "function") throw new Error(`${file} has no default-exported extension function`)
         await mod.default(shimFor(runtime as never))
       }
@@ -63,8 +78,9 @@ export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<Mod
       const find = (provider: string, id: string): Model<Api> | undefined => runtime.getModel(provider, id)
       return {
         find,
+        // `--model` and `selector.model` arrive as the request's model ref; the fallback is Pi's default alone.
         fallback: () => {
-          const ref = options.modelFlag ?? defaultRef()
+          const ref = defaultRef()
           const parsed = ref === undefined ? undefined : parseModelRef(ref)
           return parsed === undefined ? undefined : find(parsed.provider, parsed.id)
         },

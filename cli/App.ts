@@ -1,0 +1,48 @@
+/**
+ * The `pm` graph: the shared core (layers/App.ts), Node's platform context and the CLI settings for every
+ * subcommand, plus the layers only some subcommands need, attached to those subcommands alone:
+ *
+ * - `recall`: Recall and Selector over a ModelRegistry backed by pi's model runtime, loaded on the first model
+ *   request (so `--select`, a query the selector would skip and every other subcommand never load it);
+ * - `bash-check`: BashGuard, which loads the bash parser.
+ */
+import * as CliConfig from "@effect/cli/CliConfig"
+import * as Command from "@effect/cli/Command"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { resolve } from "node:path"
+import { coreLayer, recallLayer } from "../layers/App.ts"
+import { BashGuard } from "../layers/BashGuard.ts"
+import { ConfigService, type ConfigEnvironment } from "../layers/ConfigService.ts"
+import { ModelRegistry } from "../layers/ModelRegistry.ts"
+import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
+import { extensionsFromEnv, loadPiModelBackend } from "./PiModelRuntime.ts"
+import { doctorCommand, statusCommand } from "./status.ts"
+
+/** What every subcommand gets. */
+export const pmLayer = (env: ConfigEnvironment = {}) =>
+  Layer.mergeAll(coreLayer(env), NodeContext.layer, CliConfig.layer({ showBuiltIns: false }))
+
+/** pi's model runtime over the agent directory, with the project's settings at `cwd`; loaded on first use. */
+export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, ConfigService> =>
+  ModelRegistry.fromBackendLoader(
+    Effect.flatMap(ConfigService, (config) =>
+      Effect.flatMap(extensionsFromEnv(), (extensions) =>
+        loadPiModelBackend({ agentDir: config.agentDir, cwd: resolve(cwd), extensions })
+      )
+    )
+  )
+
+export const pmCommand = Command.make("pm").pipe(
+  Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
+  Command.withSubcommands([
+    projectCommand,
+    scanCommand,
+    lintCommand,
+    recallCommand.pipe(Command.provide(({ cwd }) => recallLayer.pipe(Layer.provideMerge(piModelRegistry(cwd))))),
+    bashCheckCommand.pipe(Command.provide(BashGuard.layer)),
+    statusCommand,
+    doctorCommand
+  ])
+)
