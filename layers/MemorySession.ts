@@ -35,7 +35,7 @@ import {
   type BranchRecallState,
   type RecallEntryData
 } from "../src/recallState.ts"
-import { sanitizeMemoryText } from "../src/sanitize.ts"
+import { sanitizeMemoryText, systemReminder } from "../src/sanitize.ts"
 import { stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
 import { resolveToolPath } from "../src/toolPath.ts"
@@ -109,6 +109,8 @@ export interface MemorySessionShape {
   readonly toolCall: (toolName: string, input: Record<string, unknown>) => Effect.Effect<ToolBlock | undefined>
   readonly toolResult: (event: ToolResultEvent) => Effect.Effect<ToolResultPatch | undefined>
   readonly status: Effect.Effect<SessionStatus>
+  /** Waits until no prefetch is running (delivered, dropped or interrupted): an event to wait on instead of a time. */
+  readonly prefetchesDone: Effect.Effect<void>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, unknown>
 }
 
@@ -136,8 +138,6 @@ const isInside = (dir: string, path: string): boolean => {
 
 const textOf = (content: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
   content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("")
-
-const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
 
 export const makeMemorySession = Effect.gen(function* () {
   const host = yield* Host
@@ -239,7 +239,8 @@ export const makeMemorySession = Effect.gen(function* () {
       const index = yield* store.readIndex(a.location.memoryDir)
       const clean = sanitizeMemoryText(index.text).trim()
       return {
-        rules: memoryRulesPrompt(a.location.memoryDir),
+        // The directory's path is configuration, but it reaches the model like memory text: one sanitizer for all.
+        rules: memoryRulesPrompt(sanitizeMemoryText(a.location.memoryDir)),
         index: index.text,
         indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean,
         indexStamp
@@ -316,7 +317,7 @@ export const makeMemorySession = Effect.gen(function* () {
           Effect.map((raw) => trimIndex(raw).text),
           Effect.orElseSucceed(() => "")
         )
-        if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(a.location.memoryDir)
+        if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(sanitizeMemoryText(a.location.memoryDir))
       }
 
       yield* Ref.set(skipNextUserMessage, true)
@@ -382,11 +383,12 @@ export const makeMemorySession = Effect.gen(function* () {
         }
         const stale = stalenessNote(read.value.info.mtimeMs, Date.now())
         if (stale === undefined || file === INDEX_FILE) return undefined
-        return { content: [{ type: "text", text: reminder(stale) }, ...event.content] }
+        return { content: [{ type: "text", text: systemReminder(stale) }, ...event.content] }
       }
       const problems = file === INDEX_FILE ? lintIndex(content) : lintTopic({ filename: file, content })
       if (problems.length === 0) return undefined
-      const text = reminder(
+      // Lint messages quote memory text (file names, an unknown type, YAML errors): sanitized like any other.
+      const text = systemReminder(
         `The memory file you just saved needs a correction:\n${problems.map((p) => `- ${p.message}`).join("\n")}`
       )
       return { content: [...event.content, { type: "text", text }] }
@@ -434,6 +436,7 @@ export const makeMemorySession = Effect.gen(function* () {
     toolCall,
     toolResult,
     status,
+    prefetchesDone: FiberSet.awaitEmpty(prefetches),
     setEnabled
   } satisfies MemorySessionShape
 })
