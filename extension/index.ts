@@ -4,6 +4,7 @@
  * in `session_start`.
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -54,9 +55,18 @@ export const extensionLayer = (pi: ExtensionAPI, holder: ContextHolder) =>
     Layer.provideMerge(coreLayer())
   )
 
-export default function piProjectMemory(pi: ExtensionAPI): void {
+export interface ProjectMemoryOptions {
+  /**
+   * The time source of every Effect timer in the extension, the 2 s recall wait among them. Pi loads the default
+   * export, which keeps the system clock; an embedding (or a test, with Effect's TestClock) may pass another.
+   */
+  readonly clock?: Clock.Clock
+}
+
+export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: ExtensionAPI): void => {
   const holder: ContextHolder = { current: undefined }
-  const runtime = ManagedRuntime.make(extensionLayer(pi, holder))
+  const layer = extensionLayer(pi, holder)
+  const runtime = ManagedRuntime.make(options.clock === undefined ? layer : Layer.merge(layer, Layer.setClock(options.clock)))
   const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
     runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {
       holder.current?.ui.notify(`Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")
@@ -75,7 +85,7 @@ export default function piProjectMemory(pi: ExtensionAPI): void {
     // Custom-message runs (ours or another extension's) are not user requests.
     if (event.messageType !== "user") return undefined
     const sections = (event.systemPromptOptions.sections ??= {})
-    const result = await session((s) => s.beforeAgentStart({ prompt: event.prompt, sections, signal: ctx.signal }))
+    const result = await session((s) => s.beforeAgentStart({ prompt: event.prompt, sections }))
     return result === undefined ? undefined : { message: { customType: RECALL_MESSAGE, content: result.content, display: false } }
   })
   pi.on("message_end", (event, ctx) => {
@@ -117,3 +127,5 @@ export default function piProjectMemory(pi: ExtensionAPI): void {
   })
   pi.registerCommand("memory", memoryCommand((f) => session(f), hold))
 }
+
+export default projectMemory()

@@ -4,7 +4,9 @@
  * work. The extension entry only forwards events here.
  *
  * Cancellation is interruption: a new generation (session start, reload, config change, global off, revoked trust)
- * interrupts every prefetch of the old one; an abort signal interrupts the prefetch it belongs to.
+ * interrupts every prefetch of the old one, and an aborted run ends its prefetches when it settles. Pi 1.6 gives
+ * `before_agent_start` no abort signal (the run does not exist yet), so the request's wait is bounded by its own
+ * 2 s timer, read from Effect's Clock.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -12,7 +14,6 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -72,7 +73,6 @@ export interface BeforeAgentStartInput {
   readonly prompt: string
   /** Pi's `systemPromptOptions.sections`, edited in place (the cache-friendly way to extend the prompt). */
   readonly sections: Record<string, string>
-  readonly signal: AbortSignal | undefined
 }
 
 export interface SessionStatus {
@@ -247,60 +247,75 @@ export const makeMemorySession = Effect.gen(function* () {
       } satisfies Snapshot
     })
 
-  /** Runs one recall and folds its result into the branch state (as a delta: concurrent prefetches all count). */
-  const runRecall = (a: Active, query: string) =>
+  /**
+   * Whether a prefetch of generation `gen` may still reach the model: the same generation, memory still on, the
+   * project still trusted and config.json unchanged since activation. Checked at delivery, since any of them can
+   * change while the selector runs; the file check comes first so that the rest is read with nothing in between.
+   */
+  const stillCurrent = (gen: number) =>
     Effect.gen(function* () {
-      const outcome = yield* recall.recall({
-        memoryDir: a.location.memoryDir,
-        query,
-        state: yield* Ref.get(branchState),
-        modelRef: a.config.selector.model,
-        sessionId: `${a.sessionId}-memory-selector`,
-        nowMs: Date.now()
-      })
+      const configUnchanged = (yield* readConfigStamp) === (yield* Ref.get(configStamp))
+      return configUnchanged && (yield* Ref.get(generation)) === gen && (yield* Ref.get(active)) !== undefined && (yield* host.isTrusted)
+    })
+
+  /** Folds a delivered result into the branch state (as a delta: concurrent prefetches all count) and records it. */
+  const record = (query: string, outcome: RecallOutcome) =>
+    Effect.gen(function* () {
       for (const w of outcome.warnings) yield* warn(w)
       if (outcome.answered) {
         const data: RecallEntryData = { query: query.trim(), selected: outcome.selected, budgetUsed: outcome.budgetUsed }
         yield* Ref.update(branchState, (s) => withRecall(s, data))
         yield* host.appendEntry(RECALL_ENTRY, data)
       }
-      return outcome
     })
 
-  /** Starts a prefetch in the current generation. A result nobody waits for any more is delivered by the fiber. */
-  const startPrefetch = (a: Active, query: string, signal: AbortSignal | undefined, initial: "waiting" | "late") =>
+  /**
+   * Starts a prefetch in the current generation, which it carries. A result nobody waits for any more is delivered
+   * by the fiber. A result that is no longer current is dropped: neither delivered nor charged nor warned about.
+   */
+  const startPrefetch = (a: Active, query: string, initial: "waiting" | "late") =>
     Effect.gen(function* () {
-      const done = yield* Deferred.make<RecallOutcome>()
+      const gen = yield* Ref.get(generation)
+      // The outcome, or undefined when it was dropped.
+      const done = yield* Deferred.make<RecallOutcome | undefined>()
       // "waiting": the request still waits; "late": nobody waits (any more), so the fiber delivers by steer itself.
       // The mode exists before the fiber starts, so even an instant result finds the right one.
       const mode = yield* Ref.make<"waiting" | "late" | "taken">(initial)
       const work = Effect.gen(function* () {
-        const outcome = yield* runRecall(a, query)
+        const computed = yield* recall.recall({
+          memoryDir: a.location.memoryDir,
+          query,
+          state: yield* Ref.get(branchState),
+          modelRef: a.config.selector.model,
+          sessionId: `${a.sessionId}-memory-selector`,
+          nowMs: Date.now()
+        })
+        const outcome = (yield* stillCurrent(gen)) ? computed : undefined
+        if (outcome !== undefined) yield* record(query, outcome)
         const late = yield* Ref.modify(mode, (m) => [m === "late", "taken" as const])
         if (late) {
-          if (outcome.injection !== "") {
+          if (outcome !== undefined && outcome.injection !== "") {
             const idle = yield* host.isIdle
             yield* host.sendHidden(RECALL_MESSAGE, outcome.injection, idle ? "nextTurn" : "steer")
           }
         } else yield* Deferred.succeed(done, outcome)
       }).pipe(
-        // An interrupted prefetch (abort, new generation) releases whoever waits on it at once, and so does one that
+        // An interrupted prefetch (aborted run, new generation) releases whoever waits on it at once, and so does one that
         // died (a host call that threw): the waiter then reports it instead of sitting out the 2 s for nothing.
         Effect.onExit((exit) => (Exit.isFailure(exit) ? Deferred.failCause(done, exit.cause) : Effect.void))
       )
       const fiber = yield* FiberSet.run(prefetches, work)
-      if (signal !== undefined) {
-        const onAbort = () => Effect.runFork(Fiber.interrupt(fiber))
-        if (signal.aborted) yield* Fiber.interrupt(fiber)
-        else signal.addEventListener("abort", onAbort, { once: true })
-      }
       return { done, mode, fiber }
     })
 
+  /** A config.json change on disk is a reload of ours: a new generation with the new settings. */
+  const followConfig = Effect.gen(function* () {
+    if ((yield* readConfigStamp) !== (yield* Ref.get(configStamp))) yield* activate
+  })
+
   const beforeAgentStart = (input: BeforeAgentStartInput) =>
     Effect.gen(function* () {
-      // A config change on disk is a reload of ours: a new generation with the new settings.
-      if ((yield* readConfigStamp) !== (yield* Ref.get(configStamp))) yield* activate
+      yield* followConfig
       const a = yield* usable
       if (a === undefined) return undefined
       let snap = yield* Ref.get(snapshot)
@@ -321,14 +336,14 @@ export const makeMemorySession = Effect.gen(function* () {
       }
 
       yield* Ref.set(skipNextUserMessage, true)
-      const pending = yield* startPrefetch(a, input.prompt, input.signal, "waiting")
+      const pending = yield* startPrefetch(a, input.prompt, "waiting")
       const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
-      if (Option.isSome(inTime)) return inTime.value.injection === "" ? undefined : { content: inTime.value.injection }
+      if (Option.isSome(inTime)) return inTime.value === undefined || inTime.value.injection === "" ? undefined : { content: inTime.value.injection }
       const late = yield* Ref.modify(pending.mode, (m) => (m === "taken" ? [false, m] : [true, "late" as const]))
       if (late) return undefined
       // Finished between the timeout and the hand-over: use it now.
       const outcome = yield* Deferred.await(pending.done)
-      return outcome.injection === "" ? undefined : { content: outcome.injection }
+      return outcome === undefined || outcome.injection === "" ? undefined : { content: outcome.injection }
     }).pipe(
       Effect.catchAllCause((cause) =>
         // A cancelled recall is silent; anything else is one warning, and the prompt goes ahead either way.
@@ -341,9 +356,11 @@ export const makeMemorySession = Effect.gen(function* () {
   const userMessageEntered = (text: string) =>
     Effect.gen(function* () {
       if (yield* Ref.getAndSet(skipNextUserMessage, false)) return
+      // Queued messages follow config.json too, not only requests.
+      yield* followConfig
       const a = yield* usable
       if (a === undefined) return
-      yield* startPrefetch(a, text, undefined, "late")
+      yield* startPrefetch(a, text, "late")
     })
 
   const toolCall = (toolName: string, input: Record<string, unknown>) =>

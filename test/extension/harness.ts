@@ -11,13 +11,15 @@ import {
   getSystemMessageText,
   type AssistantMessage
 } from "@earendil-works/pi-ai"
+import type * as Clock from "effect/Clock"
 import {
   createAgentSessionFromServices,
   createAgentSessionRuntime,
   createAgentSessionServices,
   ModelRuntime,
   SessionManager,
-  SettingsManager
+  SettingsManager,
+  type ExtensionFactory
 } from "@earendil-works/pi-coding-agent"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
@@ -48,7 +50,10 @@ export const selectAnswer = (names: ReadonlyArray<string>): AssistantMessage =>
 const textOf = (m: any): string =>
   typeof m.content === "string" ? m.content : (m.content ?? []).filter((b: any) => b.type === "text").map((b: any) => b.text).join("")
 
-/** Main-agent script: "read <path>" / "write <path> <<<content" / "edit <path> old>>>new" become tool calls. */
+/**
+ * Main-agent script: the last user message "read <path> [offset=N] [limit=N]", "write <path> <<<content" or
+ * "edit <path> <<<old>>>new" becomes that tool call; anything else is answered "ok".
+ */
 const mainAnswer = (messages: ReadonlyArray<any>): AssistantMessage => {
   const last = messages.at(-1)
   if (last?.role === "toolResult") return fauxAssistantMessage("done")
@@ -64,6 +69,10 @@ const mainAnswer = (messages: ReadonlyArray<any>): AssistantMessage => {
   if ((m = /^write (\S+) <<<([\s\S]*)$/.exec(text))) {
     return fauxAssistantMessage([fauxToolCall("write", { path: m[1] ?? "", content: m[2] ?? "" })], { stopReason: "toolUse" })
   }
+  if ((m = /^edit (\S+) <<<([\s\S]*?)>>>([\s\S]*)$/.exec(text))) {
+    const edit = { oldText: m[2] ?? "", newText: m[3] ?? "" }
+    return fauxAssistantMessage([fauxToolCall("edit", { path: m[1] ?? "", edits: [edit] })], { stopReason: "toolUse" })
+  }
   return fauxAssistantMessage([fauxText("ok")])
 }
 
@@ -74,6 +83,13 @@ export interface HarnessOptions {
   readonly selector?: SelectorAnswer
   /** false: the bare host, as a baseline for benchmarks. */
   readonly extension?: boolean
+  /**
+   * The extension's clock. When set, the extension is loaded from source through `projectMemory({ clock })` (same
+   * Effect instance as the test, so a TestClock drives its 2 s wait); otherwise the built dist/extension.js is loaded.
+   */
+  readonly clock?: Clock.Clock
+  /** More extensions, loaded after ours (probes of host behaviour). */
+  readonly factories?: ReadonlyArray<ExtensionFactory>
 }
 
 export interface Harness {
@@ -91,6 +107,8 @@ export interface Harness {
   readonly prompt: (text: string) => Promise<void>
   readonly mainRequests: () => Array<RecordedRequest>
   readonly selectorRequests: () => Array<RecordedRequest>
+  /** Resolves when `predicate` holds, re-checked at each recorded request and each session event (no polling). */
+  readonly until: (predicate: () => boolean) => Promise<void>
   readonly dispose: () => Promise<void>
 }
 
@@ -115,6 +133,10 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     writeFileSync(join(memoryDir, name), content)
   }
   const requests: Array<RecordedRequest> = []
+  const waiters = new Set<() => void>()
+  const wake = () => {
+    for (const w of [...waiters]) w()
+  }
   const notifications: Array<{ message: string; level: string }> = []
   const faux = fauxProvider({ models: [{ id: "faux-1", contextWindow: 128000 }] })
   const harness = { selector: options.selector ?? (() => selectAnswer([])), mainDelay: undefined } as {
@@ -134,6 +156,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
       options: streamOptions
     }
     requests.push(request)
+    queueMicrotask(wake)
     if (kind === "selector") return harness.selector(request)
     if (kind === "other") return fauxAssistantMessage("## Goal\nTest.\n## Progress\nDone.")
     if (harness.mainDelay) await harness.mainDelay()
@@ -146,13 +169,19 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     { retry: { enabled: false }, compaction: { enabled: false, keepRecentTokens: 1 } } as any,
     { projectTrusted: options.trusted ?? true }
   )
+  const ours: { paths: Array<string>; factories: Array<ExtensionFactory> } =
+    options.extension === false
+      ? { paths: [], factories: [] }
+      : options.clock === undefined
+        ? { paths: [EXTENSION], factories: [] }
+        : { paths: [], factories: [(await import("../../extension/index.ts")).projectMemory({ clock: options.clock })] }
   const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }: any) => {
     const services = await createAgentSessionServices({
       cwd,
       agentDir,
       settingsManager,
       modelRuntime,
-      resourceLoaderOptions: { additionalExtensionPaths: options.extension === false ? [] : [EXTENSION], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
+      resourceLoaderOptions: { additionalExtensionPaths: ours.paths, extensionFactories: [...ours.factories, ...(options.factories ?? [])], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
     } as any)
     const r = await createAgentSessionFromServices({ services, sessionManager, sessionStartEvent, model: faux.getModel("faux-1"), thinkingLevel: "off" } as any)
     return { ...r, services, diagnostics: services.diagnostics }
@@ -161,10 +190,26 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const session = (runtime as any).session
   session.extensionRunner.onError((e: any) => notifications.push({ message: `EXTENSION ERROR ${e.event}: ${e.error}`, level: "error" }))
   const uiContext = new Proxy(
-    { notify: (message: string, level = "info") => notifications.push({ message, level }) } as Record<string, unknown>,
+    {
+      notify: (message: string, level = "info") => {
+        notifications.push({ message, level })
+        queueMicrotask(wake)
+      }
+    } as Record<string, unknown>,
     { get: (t, k) => (typeof k === "string" && k in t ? t[k] : () => undefined) }
   )
   await session.bindExtensions({ uiContext })
+  session.subscribe(() => wake())
+  const until = (predicate: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!predicate()) return
+        waiters.delete(check)
+        resolve()
+      }
+      waiters.add(check)
+      check()
+    })
   return Object.assign(harness, {
     cwd,
     agentDir,
@@ -177,6 +222,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     prompt: (text: string) => session.prompt(text) as Promise<void>,
     mainRequests: () => requests.filter((r) => r.kind === "main"),
     selectorRequests: () => requests.filter((r) => r.kind === "selector"),
+    until,
     dispose: async () => {
       await (runtime as any).dispose()
       rmSync(join(cwd, ".."), { recursive: true, force: true })

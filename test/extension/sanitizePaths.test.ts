@@ -71,7 +71,7 @@ describe("one sanitizer for every path into context", () => {
 
       // Index and rules (system prompt sections).
       const sections: Record<string, string> = {}
-      const result = yield* session.beforeAgentStart({ prompt: "how do we release", sections, signal: undefined })
+      const result = yield* session.beforeAgentStart({ prompt: "how do we release", sections })
       expectClean("index", sections["auto_memory_index"]!)
       expectClean("rules", sections["auto_memory"]!)
 
@@ -96,7 +96,7 @@ describe("one sanitizer for every path into context", () => {
       writeFileSync(join(dir, "MEMORY.md"), `- [Other](other.md) - ${PAYLOAD}\n`)
       const later: Record<string, string> = {}
       s.faux.script(toolReply([]))
-      yield* session.beforeAgentStart({ prompt: "anything new here", sections: later, signal: undefined })
+      yield* session.beforeAgentStart({ prompt: "anything new here", sections: later })
       expectClean("index change notice", later["auto_memory_notice"]!)
 
       // Staleness reminder on the main agent's read of a stale memory.
