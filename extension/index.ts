@@ -14,6 +14,9 @@ import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { Recall } from "../layers/Recall.ts"
 import { Selector } from "../layers/Selector.ts"
+import { agentDirFromEnv } from "../layers/ConfigService.ts"
+import { storageRootOf } from "../src/storage.ts"
+import { couldTouchMemory, uncheckedReason } from "../src/toolPath.ts"
 import { memoryCommand } from "./command.ts"
 
 /** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
@@ -102,8 +105,20 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
   })
   pi.on("tool_call", async (event, ctx) => {
     hold(ctx)
-    // A throw here would block the tool: never let one escape.
-    return (await session((s) => s.toolCall(event.toolName, event.input as Record<string, unknown>))) ?? undefined
+    const input = event.input as Record<string, unknown>
+    // A throw here would block the tool, and `session` turns a failure into "allow": neither is used. A session that
+    // cannot run at all (its layers failed) is decided here, closed for whatever could touch memory.
+    return runtime.runPromise(Effect.flatMap(MemorySession, (s) => s.toolCall(event.toolName, input))).catch(() => {
+      let trusted = false
+      try {
+        trusted = ctx.isProjectTrusted()
+      } catch {
+        // Unknown trust is no trust.
+      }
+      return trusted || !couldTouchMemory(event.toolName, input, storageRootOf(agentDirFromEnv()))
+        ? undefined
+        : { block: true, reason: uncheckedReason(event.toolName) }
+    })
   })
   pi.on("tool_result", async (event, ctx) => {
     hold(ctx)

@@ -19,7 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
-import { isAbsolute, join, relative, sep } from "node:path"
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
 import type { Config } from "../src/config.ts"
 import { SELECTOR_WAIT_MS } from "../src/limits.ts"
@@ -39,7 +39,7 @@ import {
 import { sanitizeMemoryText, systemReminder } from "../src/sanitize.ts"
 import { stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
-import { resolveToolPath } from "../src/toolPath.ts"
+import { couldTouchMemory, guardedToolPath, isWithin, resolveToolPath, uncheckedReason, untrustedReason } from "../src/toolPath.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "./FileSystem.ts"
 import { Host } from "./Host.ts"
@@ -363,19 +363,52 @@ export const makeMemorySession = Effect.gen(function* () {
       yield* startPrefetch(a, text, "late")
     })
 
+  /**
+   * What an untrusted project's agent may not open, known without locating the project (no git, nothing created),
+   * so the block holds with memory switched off or failed to activate: the whole storage root (every project's
+   * memory, config.json, shared state), the configured memory directory and the active one, each also canonical.
+   */
+  const protectedDirs = Effect.gen(function* () {
+    const dirs = new Set<string>([config.storageRoot])
+    const a = yield* Ref.get(active)
+    if (a !== undefined) {
+      dirs.add(a.location.memoryDir)
+      dirs.add(a.canonicalMemoryDir)
+    }
+    const configured = (yield* config.load).config.autoMemoryDirectory
+    if (configured !== undefined) dirs.add(configured)
+    for (const dir of [...dirs]) dirs.add(yield* canonical(dir))
+    return [...dirs]
+  })
+
+  /** realpath of the longest existing prefix, plus the rest: a file about to be created is judged by its folder. */
+  const canonical = (path: string): Effect.Effect<string> =>
+    fs.realpath(path).pipe(
+      Effect.catchAll(() => {
+        const parent = dirname(path)
+        return parent === path ? Effect.succeed(path) : Effect.map(canonical(parent), (p) => join(p, basename(path)))
+      })
+    )
+
   const toolCall = (toolName: string, input: Record<string, unknown>) =>
     Effect.gen(function* () {
-      if (toolName !== "read" && toolName !== "write" && toolName !== "edit") return undefined
-      const a = yield* Ref.get(active)
-      if (a === undefined || (yield* host.isTrusted)) return undefined
-      const file = yield* memoryFileOf(a, yield* host.cwd, input["path"])
-      if (file === undefined) return undefined
+      const raw = guardedToolPath(toolName, input)
+      if (raw === undefined || (yield* host.isTrusted)) return undefined
+      const abs = resolveToolPath(raw, yield* host.cwd, homedir())
+      if (abs === undefined) return undefined
+      const real = yield* canonical(abs)
+      const dirs = yield* protectedDirs
+      if (!dirs.some((dir) => isWithin(dir, abs) || isWithin(dir, real))) return undefined
       yield* FiberSet.clear(prefetches)
-      return {
-        block: true,
-        reason: `This project is not trusted, so its memory files are off limits: ${toolName} of ${file} in ${a.location.memoryDir} was blocked. Trust the project in Pi to use project memory.`
-      } satisfies ToolBlock
-    })
+      return { block: true, reason: untrustedReason(toolName, sanitizeMemoryText(raw)) } satisfies ToolBlock
+    }).pipe(
+      // Fail closed: when the check itself fails, whatever could touch memory is blocked, with the reason.
+      Effect.catchAllCause(() =>
+        Effect.succeed(
+          couldTouchMemory(toolName, input, config.storageRoot) ? ({ block: true, reason: uncheckedReason(toolName) } satisfies ToolBlock) : undefined
+        )
+      )
+    )
 
   const toolResult = (event: ToolResultEvent) =>
     Effect.gen(function* () {

@@ -12,6 +12,9 @@ import {
   type AssistantMessage
 } from "@earendil-works/pi-ai"
 import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
 import {
   createAgentSessionFromServices,
   createAgentSessionRuntime,
@@ -19,6 +22,7 @@ import {
   ModelRuntime,
   SessionManager,
   SettingsManager,
+  type ExtensionAPI,
   type ExtensionFactory
 } from "@earendil-works/pi-coding-agent"
 import { execFileSync } from "node:child_process"
@@ -84,9 +88,11 @@ export interface HarnessOptions {
   /** false: the bare host, as a baseline for benchmarks. */
   readonly extension?: boolean
   /**
-   * The extension's clock. When set, the extension is loaded from source through `projectMemory({ clock })` (same
-   * Effect instance as the test, so a TestClock drives its 2 s wait); otherwise the built dist/extension.js is loaded.
+   * Load the extension from source through `projectMemory(...)` instead of the built dist/extension.js: the same
+   * Effect instance as the test, so `clock` (a TestClock) drives its 2 s wait, and every hidden message it sends is
+   * recorded in `sent` with its delivery mode. Implied by `clock`.
    */
+  readonly fromSource?: boolean
   readonly clock?: Clock.Clock
   /** More extensions, loaded after ours (probes of host behaviour). */
   readonly factories?: ReadonlyArray<ExtensionFactory>
@@ -98,6 +104,8 @@ export interface Harness {
   readonly memoryDir: string
   readonly requests: Array<RecordedRequest>
   readonly notifications: Array<{ message: string; level: string }>
+  /** Hidden messages the extension sent through `pi.sendMessage` (only when loaded from source). */
+  readonly sent: Array<{ readonly customType: string; readonly deliverAs: string | undefined }>
   selector: SelectorAnswer
   /** When set, main-agent answers wait for this promise first. */
   mainDelay: (() => Promise<void>) | undefined
@@ -169,12 +177,32 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     { retry: { enabled: false }, compaction: { enabled: false, keepRecentTokens: 1 } } as any,
     { projectTrusted: options.trusted ?? true }
   )
+  const sent: Array<{ customType: string; deliverAs: string | undefined }> = []
+  /** The API our extension sees, with `sendMessage` recorded on its way to Pi. */
+  const spied = (pi: ExtensionAPI): ExtensionAPI =>
+    new Proxy(pi, {
+      get: (target, key) => {
+        if (key === "sendMessage") {
+          return (message: any, opts: any) => {
+            sent.push({ customType: message.customType, deliverAs: opts?.deliverAs })
+            queueMicrotask(wake)
+            return target.sendMessage(message, opts)
+          }
+        }
+        const value = Reflect.get(target, key)
+        return typeof value === "function" ? value.bind(target) : value
+      }
+    })
+  const fromSource = options.fromSource === true || options.clock !== undefined
   const ours: { paths: Array<string>; factories: Array<ExtensionFactory> } =
     options.extension === false
       ? { paths: [], factories: [] }
-      : options.clock === undefined
+      : !fromSource
         ? { paths: [EXTENSION], factories: [] }
-        : { paths: [], factories: [(await import("../../extension/index.ts")).projectMemory({ clock: options.clock })] }
+        : await import("../../extension/index.ts").then(({ projectMemory }) => {
+            const factory = projectMemory(options.clock === undefined ? {} : { clock: options.clock })
+            return { paths: [], factories: [(pi: ExtensionAPI) => factory(spied(pi))] }
+          })
   const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }: any) => {
     const services = await createAgentSessionServices({
       cwd,
@@ -216,6 +244,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     memoryDir,
     requests,
     notifications,
+    sent,
     session,
     runtime,
     settingsManager,
@@ -233,3 +262,39 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
 
 export const topic = (name: string, description: string, type = "project", body = "Body text."): string =>
   `---\nname: ${name}\ndescription: ${description}\nmetadata:\n  type: ${type}\n---\n${body}\n`
+
+/** Effect's TestClock for the extension (`startHarness({ clock })`): time moves only when the test adjusts it. */
+export const makeTestClock = async () => {
+  const clock = await Effect.runPromise(Effect.provide(TestClock.testClock(), TestContext.TestContext))
+  return { clock, adjust: (ms: number) => Effect.runPromise(clock.adjust(ms)) }
+}
+
+/** A selector answer held until the test opens it; `asked` resolves when the selector request arrives. */
+export const heldSelector = (names: ReadonlyArray<string>) => {
+  let open!: () => void
+  let markAsked!: () => void
+  const gate = new Promise<void>((resolve) => (open = resolve))
+  const asked = new Promise<void>((resolve) => (markAsked = resolve))
+  const answer: SelectorAnswer = async () => {
+    markAsked()
+    await gate
+    return selectAnswer(names)
+  }
+  return { answer, asked, open: () => open() }
+}
+
+/** A gate for the main model (`harness.mainDelay`): `entered` resolves when a main request waits on it. */
+export const mainGate = () => {
+  let open!: () => void
+  let markEntered!: () => void
+  const gate = new Promise<void>((resolve) => (open = resolve))
+  const entered = new Promise<void>((resolve) => (markEntered = resolve))
+  return {
+    delay: () => {
+      markEntered()
+      return gate
+    },
+    entered,
+    open: () => open()
+  }
+}

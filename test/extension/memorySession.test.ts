@@ -15,6 +15,7 @@ import { join } from "node:path"
 import { MemorySession } from "../../layers/MemorySession.ts"
 import { SELECTOR_WAIT_MS } from "../../src/limits.ts"
 import { toolReply } from "../selector/faux.ts"
+import { tempDir } from "../support/tmp.ts"
 import { heldAnswer, setupSession as setup, withMemory } from "./sessionSetup.ts"
 
 describe("MemorySession prefetch", () => {
@@ -210,6 +211,75 @@ describe("MemorySession trust (D8)", () => {
         expect(verdict?.block, path).toBe(true)
       }
       expect(yield* session.toolCall("read", { path: join(s.repo, "README.md") })).toBeUndefined()
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.effect("with memory switched off, an untrusted project still may not read, write or edit memory, by any spelling", () => {
+    const s = setup()
+    return Effect.gen(function* () {
+      const { session, dir } = yield* withMemory(s)
+      yield* session.setEnabled(false)
+      expect((yield* session.status).active).toBe(false)
+      s.trust.value = false
+      symlinkSync(dir, join(s.repo, "mem-link"))
+      const attempts: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+        ["read", { path: join(dir, "release.md") }],
+        ["edit", { path: join(dir, "release.md"), edits: [] }],
+        // A new file through a link: judged by the folder it lands in.
+        ["write", { path: "mem-link/new-topic.md", content: "x" }],
+        // Another project's memory and the shared config are off limits too.
+        ["write", { path: join(s.agent.storageRoot, "projects", "other", "memory", "evil.md"), content: "x" }],
+        ["read", { path: s.configPath }],
+        ["grep", { pattern: "secret", path: dir }],
+        ["ls", { path: s.agent.storageRoot }]
+      ]
+      for (const [tool, input] of attempts) {
+        const verdict = yield* session.toolCall(tool, input)
+        expect(verdict?.block, `${tool} ${JSON.stringify(input)}`).toBe(true)
+        expect(verdict?.reason).toContain("not trusted")
+      }
+      expect(yield* session.toolCall("read", { path: join(s.repo, "README.md") })).toBeUndefined()
+      expect(yield* session.toolCall("grep", { pattern: "x" })).toBeUndefined()
+      expect(yield* session.toolCall("bash", { command: `cat ${join(dir, "release.md")}` })).toBeUndefined()
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.effect("when memory failed to activate, the configured memory directory is still off limits to an untrusted project", () => {
+    const configured = join(tempDir("pm-configured-"), "memory")
+    mkdirSync(configured, { recursive: true })
+    writeFileSync(join(configured, "release.md"), "secret")
+    const s = setup({ trusted: false, config: { autoMemoryDirectory: configured } })
+    // `projects` is a file: the project's folder cannot be claimed, so locating the project fails.
+    writeFileSync(join(s.agent.storageRoot, "projects"), "not a folder")
+    return Effect.gen(function* () {
+      const session = yield* MemorySession
+      yield* session.start
+      const status = yield* session.status
+      expect(status.active).toBe(false)
+      expect(status.reason).toBeDefined()
+      const verdict = yield* session.toolCall("read", { path: join(configured, "release.md") })
+      expect(verdict?.block).toBe(true)
+      expect(yield* session.toolCall("read", { path: join(s.repo, "README.md") })).toBeUndefined()
+    }).pipe(Effect.provide(s.layer))
+  })
+
+  it.effect("fails closed: when the check itself fails, whatever could be memory is blocked with a reason, the rest allowed", () => {
+    const s = setup({ trusted: false })
+    return Effect.gen(function* () {
+      const session = yield* MemorySession
+      yield* session.start
+      s.cwdBroken.value = true
+      for (const [tool, input] of [
+        ["read", { path: "notes.md" }],
+        ["write", { path: join(s.agent.storageRoot, "config.json"), content: "{}" }],
+        ["grep", { pattern: "secret" }]
+      ] as const) {
+        const verdict = yield* session.toolCall(tool, input)
+        expect(verdict?.block, tool).toBe(true)
+        expect(verdict?.reason).toContain("could not run")
+      }
+      expect(yield* session.toolCall("read", { path: "src/app.ts" })).toBeUndefined()
+      expect(yield* session.toolCall("bash", { command: "ls" })).toBeUndefined()
     }).pipe(Effect.provide(s.layer))
   })
 

@@ -31,6 +31,8 @@ export interface SetupOptions {
 export const setupSession = (options: SetupOptions = {}) => {
   const trust = { value: options.trusted ?? true }
   const idle = { value: options.idle ?? false }
+  /** Set to make every host read of the cwd die (an internal error inside a handler). */
+  const cwdBroken = { value: false }
   const agent = tempAgent()
   const repo = gitRepo()
   const sent: Array<Sent> = []
@@ -41,7 +43,10 @@ export const setupSession = (options: SetupOptions = {}) => {
     writeFileSync(join(agent.storageRoot, "config.json"), JSON.stringify(options.config))
   }
   const host: HostShape = {
-    cwd: Effect.succeed(repo),
+    cwd: Effect.sync(() => {
+      if (cwdBroken.value) throw new Error("host context is gone")
+      return repo
+    }),
     sessionId: Effect.succeed("session-1"),
     isTrusted: Effect.sync(() => trust.value),
     isIdle: Effect.sync(() => idle.value),
@@ -63,7 +68,7 @@ export const setupSession = (options: SetupOptions = {}) => {
     Layer.provideMerge(Layer.succeed(Host, host)),
     Layer.provideMerge(core)
   )
-  return { agent, repo, sent, entries, notes, faux, layer, trust, idle, configPath: join(agent.storageRoot, "config.json") }
+  return { agent, repo, sent, entries, notes, faux, layer, trust, idle, cwdBroken, configPath: join(agent.storageRoot, "config.json") }
 }
 
 export type Session = ReturnType<typeof setupSession>
