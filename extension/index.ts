@@ -58,6 +58,22 @@ export const extensionLayer = (pi: ExtensionAPI, holder: ContextHolder) =>
     Layer.provideMerge(coreLayer())
   )
 
+/** The trust guard when MemorySession cannot run: trusted allows; unknown trust is no trust; memory paths blocked. */
+export const toolCallWithoutSession = (
+  toolName: string,
+  input: Record<string, unknown>,
+  isTrusted: () => boolean,
+  storageRoot: string = storageRootOf(agentDirFromEnv())
+): { block: true; reason: string } | undefined => {
+  let trusted = false
+  try {
+    trusted = isTrusted()
+  } catch {
+    // A stale context cannot vouch for the project.
+  }
+  return trusted || !couldTouchMemory(toolName, input, storageRoot) ? undefined : { block: true, reason: uncheckedReason(toolName) }
+}
+
 export interface ProjectMemoryOptions {
   /**
    * The time source of every Effect timer in the extension, the 2 s recall wait among them. Pi loads the default
@@ -107,18 +123,10 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
     hold(ctx)
     const input = event.input as Record<string, unknown>
     // A throw here would block the tool, and `session` turns a failure into "allow": neither is used. A session that
-    // cannot run at all (its layers failed) is decided here, closed for whatever could touch memory.
-    return runtime.runPromise(Effect.flatMap(MemorySession, (s) => s.toolCall(event.toolName, input))).catch(() => {
-      let trusted = false
-      try {
-        trusted = ctx.isProjectTrusted()
-      } catch {
-        // Unknown trust is no trust.
-      }
-      return trusted || !couldTouchMemory(event.toolName, input, storageRootOf(agentDirFromEnv()))
-        ? undefined
-        : { block: true, reason: uncheckedReason(event.toolName) }
-    })
+    // cannot run at all (its layers failed) is decided without it, closed for whatever could touch memory.
+    return runtime
+      .runPromise(Effect.flatMap(MemorySession, (s) => s.toolCall(event.toolName, input)))
+      .catch(() => toolCallWithoutSession(event.toolName, input, () => ctx.isProjectTrusted()))
   })
   pi.on("tool_result", async (event, ctx) => {
     hold(ctx)

@@ -1,6 +1,7 @@
 /** The pure parts of the trust guard, and the status text's figures. */
 import { describe, expect, it } from "vitest"
 import { formatStatus } from "../../extension/command.ts"
+import { toolCallWithoutSession } from "../../extension/index.ts"
 import { couldTouchMemory, guardedToolPath, isWithin } from "../../src/toolPath.ts"
 
 const ROOT = "/home/u/.pi/agent/project-memory"
@@ -41,6 +42,18 @@ describe("couldTouchMemory: the fail-closed rule when the check cannot run", () 
     expect(couldTouchMemory("write", { path: "notes.mdx" }, ROOT)).toBe(false)
     expect(couldTouchMemory("bash", { command: "cat notes.md" }, ROOT)).toBe(false)
     expect(couldTouchMemory("read", {}, ROOT)).toBe(false)
+  })
+})
+
+describe("the extension's guard when the session cannot run at all", () => {
+  it("allows a trusted project, and blocks memory paths when trust is false or cannot be read", () => {
+    expect(toolCallWithoutSession("read", { path: "notes.md" }, () => true, ROOT)).toBeUndefined()
+    expect(toolCallWithoutSession("read", { path: "notes.md" }, () => false, ROOT)?.block).toBe(true)
+    const stale = () => {
+      throw new Error("This extension ctx is stale")
+    }
+    expect(toolCallWithoutSession("write", { path: `${ROOT}/projects/x/memory/a.md` }, stale, ROOT)?.reason).toContain("could not run")
+    expect(toolCallWithoutSession("read", { path: "src/app.ts" }, () => false, ROOT)).toBeUndefined()
   })
 })
 
