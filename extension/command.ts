@@ -2,6 +2,7 @@
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
+import { BRANCH_RECALL_BUDGET } from "../src/limits.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 
@@ -20,7 +21,7 @@ export const formatStatus = (s: SessionStatus): string => {
     `Project root:     ${s.location.projectRoot}`,
     `Topics:           ${s.topics}`,
     `Index:            ${s.indexLines} lines, ${s.indexChars} characters`,
-    `Recall budget:    ${s.budgetUsed} of 61440 units used on this branch`,
+    `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
     `Background tasks: extraction and dream are not available yet`

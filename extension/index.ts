@@ -4,6 +4,7 @@
  * in `session_start`.
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -11,6 +12,7 @@ import { extensionLayer } from "../layers/App.ts"
 import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
+import { toolCallWithoutSession } from "../layers/ToolGuard.ts"
 import { memoryCommand } from "./command.ts"
 
 /** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
@@ -43,9 +45,21 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
     }
   })
 
-export default function piProjectMemory(pi: ExtensionAPI): void {
+const layerFor = (pi: ExtensionAPI, holder: ContextHolder) =>
+  extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder) })
+
+export interface ProjectMemoryOptions {
+  /**
+   * The time source of every Effect timer in the extension, the 2 s recall wait among them. Pi loads the default
+   * export, which keeps the system clock; an embedding (or a test, with Effect's TestClock) may pass another.
+   */
+  readonly clock?: Clock.Clock
+}
+
+export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: ExtensionAPI): void => {
   const holder: ContextHolder = { current: undefined }
-  const runtime = ManagedRuntime.make(extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder) }))
+  const layer = layerFor(pi, holder)
+  const runtime = ManagedRuntime.make(options.clock === undefined ? layer : Layer.merge(layer, Layer.setClock(options.clock)))
   const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
     runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {
       holder.current?.ui.notify(`Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")
@@ -64,7 +78,7 @@ export default function piProjectMemory(pi: ExtensionAPI): void {
     // Custom-message runs (ours or another extension's) are not user requests.
     if (event.messageType !== "user") return undefined
     const sections = (event.systemPromptOptions.sections ??= {})
-    const result = await session((s) => s.beforeAgentStart({ prompt: event.prompt, sections, signal: ctx.signal }))
+    const result = await session((s) => s.beforeAgentStart({ prompt: event.prompt, sections }))
     return result === undefined ? undefined : { message: { customType: RECALL_MESSAGE, content: result.content, display: false } }
   })
   pi.on("message_end", (event, ctx) => {
@@ -81,8 +95,12 @@ export default function piProjectMemory(pi: ExtensionAPI): void {
   })
   pi.on("tool_call", async (event, ctx) => {
     hold(ctx)
-    // A throw here would block the tool: never let one escape.
-    return (await session((s) => s.toolCall(event.toolName, event.input as Record<string, unknown>))) ?? undefined
+    const input = event.input as Record<string, unknown>
+    // A throw here would block the tool, and `session` turns a failure into "allow": neither is used. A session that
+    // cannot run at all (its layers failed) is decided without it, closed for whatever could touch memory.
+    return runtime
+      .runPromise(Effect.flatMap(MemorySession, (s) => s.toolCall(event.toolName, input)))
+      .catch(() => toolCallWithoutSession(event.toolName, input, () => ctx.isProjectTrusted()))
   })
   pi.on("tool_result", async (event, ctx) => {
     hold(ctx)
@@ -106,3 +124,5 @@ export default function piProjectMemory(pi: ExtensionAPI): void {
   })
   pi.registerCommand("memory", memoryCommand((f) => session(f), hold))
 }
+
+export default projectMemory()

@@ -4,7 +4,9 @@
  * work. The extension entry only forwards events here.
  *
  * Cancellation is interruption: a new generation (session start, reload, config change, global off, revoked trust)
- * interrupts every prefetch of the old one; an abort signal interrupts the prefetch it belongs to.
+ * interrupts every prefetch of the old one, and an aborted run ends its prefetches when it settles. Pi 1.6 gives
+ * `before_agent_start` no abort signal (the run does not exist yet), so the request's wait is bounded by its own
+ * 2 s timer, read from Effect's Clock.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -12,13 +14,12 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
-import { isAbsolute, join, relative, sep } from "node:path"
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
 import type { Config } from "../src/config.ts"
 import { SELECTOR_WAIT_MS } from "../src/limits.ts"
@@ -35,10 +36,10 @@ import {
   type BranchRecallState,
   type RecallEntryData
 } from "../src/recallState.ts"
-import { sanitizeMemoryText } from "../src/sanitize.ts"
+import { sanitizeMemoryText, systemReminder } from "../src/sanitize.ts"
 import { stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
-import { resolveToolPath } from "../src/toolPath.ts"
+import { couldTouchMemory, guardedToolPath, isWithin, resolveToolPath, uncheckedReason, untrustedReason } from "../src/toolPath.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "./FileSystem.ts"
 import { Host } from "./Host.ts"
@@ -72,7 +73,6 @@ export interface BeforeAgentStartInput {
   readonly prompt: string
   /** Pi's `systemPromptOptions.sections`, edited in place (the cache-friendly way to extend the prompt). */
   readonly sections: Record<string, string>
-  readonly signal: AbortSignal | undefined
 }
 
 export interface SessionStatus {
@@ -109,6 +109,8 @@ export interface MemorySessionShape {
   readonly toolCall: (toolName: string, input: Record<string, unknown>) => Effect.Effect<ToolBlock | undefined>
   readonly toolResult: (event: ToolResultEvent) => Effect.Effect<ToolResultPatch | undefined>
   readonly status: Effect.Effect<SessionStatus>
+  /** Waits until no prefetch is running (delivered, dropped or interrupted): an event to wait on instead of a time. */
+  readonly prefetchesDone: Effect.Effect<void>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, unknown>
 }
 
@@ -136,8 +138,6 @@ const isInside = (dir: string, path: string): boolean => {
 
 const textOf = (content: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
   content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("")
-
-const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
 
 export const makeMemorySession = Effect.gen(function* () {
   const host = yield* Host
@@ -239,67 +239,83 @@ export const makeMemorySession = Effect.gen(function* () {
       const index = yield* store.readIndex(a.location.memoryDir)
       const clean = sanitizeMemoryText(index.text).trim()
       return {
-        rules: memoryRulesPrompt(a.location.memoryDir),
+        // The directory's path is configuration, but it reaches the model like memory text: one sanitizer for all.
+        rules: memoryRulesPrompt(sanitizeMemoryText(a.location.memoryDir)),
         index: index.text,
         indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean,
         indexStamp
       } satisfies Snapshot
     })
 
-  /** Runs one recall and folds its result into the branch state (as a delta: concurrent prefetches all count). */
-  const runRecall = (a: Active, query: string) =>
+  /**
+   * Whether a prefetch of generation `gen` may still reach the model: the same generation, memory still on, the
+   * project still trusted and config.json unchanged since activation. Checked at delivery, since any of them can
+   * change while the selector runs; the file check comes first so that the rest is read with nothing in between.
+   */
+  const stillCurrent = (gen: number) =>
     Effect.gen(function* () {
-      const outcome = yield* recall.recall({
-        memoryDir: a.location.memoryDir,
-        query,
-        state: yield* Ref.get(branchState),
-        modelRef: a.config.selector.model,
-        sessionId: `${a.sessionId}-memory-selector`,
-        nowMs: Date.now()
-      })
+      const configUnchanged = (yield* readConfigStamp) === (yield* Ref.get(configStamp))
+      return configUnchanged && (yield* Ref.get(generation)) === gen && (yield* Ref.get(active)) !== undefined && (yield* host.isTrusted)
+    })
+
+  /** Folds a delivered result into the branch state (as a delta: concurrent prefetches all count) and records it. */
+  const record = (query: string, outcome: RecallOutcome) =>
+    Effect.gen(function* () {
       for (const w of outcome.warnings) yield* warn(w)
       if (outcome.answered) {
         const data: RecallEntryData = { query: query.trim(), selected: outcome.selected, budgetUsed: outcome.budgetUsed }
         yield* Ref.update(branchState, (s) => withRecall(s, data))
         yield* host.appendEntry(RECALL_ENTRY, data)
       }
-      return outcome
     })
 
-  /** Starts a prefetch in the current generation. A result nobody waits for any more is delivered by the fiber. */
-  const startPrefetch = (a: Active, query: string, signal: AbortSignal | undefined, initial: "waiting" | "late") =>
+  /**
+   * Starts a prefetch in the current generation, which it carries. A result nobody waits for any more is delivered
+   * by the fiber. A result that is no longer current is dropped: neither delivered nor charged nor warned about.
+   */
+  const startPrefetch = (a: Active, query: string, initial: "waiting" | "late") =>
     Effect.gen(function* () {
-      const done = yield* Deferred.make<RecallOutcome>()
+      const gen = yield* Ref.get(generation)
+      // The outcome, or undefined when it was dropped.
+      const done = yield* Deferred.make<RecallOutcome | undefined>()
       // "waiting": the request still waits; "late": nobody waits (any more), so the fiber delivers by steer itself.
       // The mode exists before the fiber starts, so even an instant result finds the right one.
       const mode = yield* Ref.make<"waiting" | "late" | "taken">(initial)
       const work = Effect.gen(function* () {
-        const outcome = yield* runRecall(a, query)
+        const computed = yield* recall.recall({
+          memoryDir: a.location.memoryDir,
+          query,
+          state: yield* Ref.get(branchState),
+          modelRef: a.config.selector.model,
+          sessionId: `${a.sessionId}-memory-selector`,
+          nowMs: Date.now()
+        })
+        const outcome = (yield* stillCurrent(gen)) ? computed : undefined
+        if (outcome !== undefined) yield* record(query, outcome)
         const late = yield* Ref.modify(mode, (m) => [m === "late", "taken" as const])
         if (late) {
-          if (outcome.injection !== "") {
+          if (outcome !== undefined && outcome.injection !== "") {
             const idle = yield* host.isIdle
             yield* host.sendHidden(RECALL_MESSAGE, outcome.injection, idle ? "nextTurn" : "steer")
           }
         } else yield* Deferred.succeed(done, outcome)
       }).pipe(
-        // An interrupted prefetch (abort, new generation) releases whoever waits on it at once, and so does one that
+        // An interrupted prefetch (aborted run, new generation) releases whoever waits on it at once, and so does one that
         // died (a host call that threw): the waiter then reports it instead of sitting out the 2 s for nothing.
         Effect.onExit((exit) => (Exit.isFailure(exit) ? Deferred.failCause(done, exit.cause) : Effect.void))
       )
       const fiber = yield* FiberSet.run(prefetches, work)
-      if (signal !== undefined) {
-        const onAbort = () => Effect.runFork(Fiber.interrupt(fiber))
-        if (signal.aborted) yield* Fiber.interrupt(fiber)
-        else signal.addEventListener("abort", onAbort, { once: true })
-      }
       return { done, mode, fiber }
     })
 
+  /** A config.json change on disk is a reload of ours: a new generation with the new settings. */
+  const followConfig = Effect.gen(function* () {
+    if ((yield* readConfigStamp) !== (yield* Ref.get(configStamp))) yield* activate
+  })
+
   const beforeAgentStart = (input: BeforeAgentStartInput) =>
     Effect.gen(function* () {
-      // A config change on disk is a reload of ours: a new generation with the new settings.
-      if ((yield* readConfigStamp) !== (yield* Ref.get(configStamp))) yield* activate
+      yield* followConfig
       const a = yield* usable
       if (a === undefined) return undefined
       let snap = yield* Ref.get(snapshot)
@@ -316,18 +332,18 @@ export const makeMemorySession = Effect.gen(function* () {
           Effect.map((raw) => trimIndex(raw).text),
           Effect.orElseSucceed(() => "")
         )
-        if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(a.location.memoryDir)
+        if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(sanitizeMemoryText(a.location.memoryDir))
       }
 
       yield* Ref.set(skipNextUserMessage, true)
-      const pending = yield* startPrefetch(a, input.prompt, input.signal, "waiting")
+      const pending = yield* startPrefetch(a, input.prompt, "waiting")
       const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
-      if (Option.isSome(inTime)) return inTime.value.injection === "" ? undefined : { content: inTime.value.injection }
+      if (Option.isSome(inTime)) return inTime.value === undefined || inTime.value.injection === "" ? undefined : { content: inTime.value.injection }
       const late = yield* Ref.modify(pending.mode, (m) => (m === "taken" ? [false, m] : [true, "late" as const]))
       if (late) return undefined
       // Finished between the timeout and the hand-over: use it now.
       const outcome = yield* Deferred.await(pending.done)
-      return outcome.injection === "" ? undefined : { content: outcome.injection }
+      return outcome === undefined || outcome.injection === "" ? undefined : { content: outcome.injection }
     }).pipe(
       Effect.catchAllCause((cause) =>
         // A cancelled recall is silent; anything else is one warning, and the prompt goes ahead either way.
@@ -340,24 +356,59 @@ export const makeMemorySession = Effect.gen(function* () {
   const userMessageEntered = (text: string) =>
     Effect.gen(function* () {
       if (yield* Ref.getAndSet(skipNextUserMessage, false)) return
+      // Queued messages follow config.json too, not only requests.
+      yield* followConfig
       const a = yield* usable
       if (a === undefined) return
-      yield* startPrefetch(a, text, undefined, "late")
+      yield* startPrefetch(a, text, "late")
     })
+
+  /**
+   * What an untrusted project's agent may not open, known without locating the project (no git, nothing created),
+   * so the block holds with memory switched off or failed to activate: the whole storage root (every project's
+   * memory, config.json, shared state), the configured memory directory and the active one, each also canonical.
+   */
+  const protectedDirs = Effect.gen(function* () {
+    const dirs = new Set<string>([config.storageRoot])
+    const a = yield* Ref.get(active)
+    if (a !== undefined) {
+      dirs.add(a.location.memoryDir)
+      dirs.add(a.canonicalMemoryDir)
+    }
+    const configured = (yield* config.load).config.autoMemoryDirectory
+    if (configured !== undefined) dirs.add(configured)
+    for (const dir of [...dirs]) dirs.add(yield* canonical(dir))
+    return [...dirs]
+  })
+
+  /** realpath of the longest existing prefix, plus the rest: a file about to be created is judged by its folder. */
+  const canonical = (path: string): Effect.Effect<string> =>
+    fs.realpath(path).pipe(
+      Effect.catchAll(() => {
+        const parent = dirname(path)
+        return parent === path ? Effect.succeed(path) : Effect.map(canonical(parent), (p) => join(p, basename(path)))
+      })
+    )
 
   const toolCall = (toolName: string, input: Record<string, unknown>) =>
     Effect.gen(function* () {
-      if (toolName !== "read" && toolName !== "write" && toolName !== "edit") return undefined
-      const a = yield* Ref.get(active)
-      if (a === undefined || (yield* host.isTrusted)) return undefined
-      const file = yield* memoryFileOf(a, yield* host.cwd, input["path"])
-      if (file === undefined) return undefined
+      const raw = guardedToolPath(toolName, input)
+      if (raw === undefined || (yield* host.isTrusted)) return undefined
+      const abs = resolveToolPath(raw, yield* host.cwd, homedir())
+      if (abs === undefined) return undefined
+      const real = yield* canonical(abs)
+      const dirs = yield* protectedDirs
+      if (!dirs.some((dir) => isWithin(dir, abs) || isWithin(dir, real))) return undefined
       yield* FiberSet.clear(prefetches)
-      return {
-        block: true,
-        reason: `This project is not trusted, so its memory files are off limits: ${toolName} of ${file} in ${a.location.memoryDir} was blocked. Trust the project in Pi to use project memory.`
-      } satisfies ToolBlock
-    })
+      return { block: true, reason: untrustedReason(toolName, sanitizeMemoryText(raw)) } satisfies ToolBlock
+    }).pipe(
+      // Fail closed: when the check itself fails, whatever could touch memory is blocked, with the reason.
+      Effect.catchAllCause(() =>
+        Effect.succeed(
+          couldTouchMemory(toolName, input, config.storageRoot) ? ({ block: true, reason: uncheckedReason(toolName) } satisfies ToolBlock) : undefined
+        )
+      )
+    )
 
   const toolResult = (event: ToolResultEvent) =>
     Effect.gen(function* () {
@@ -382,11 +433,12 @@ export const makeMemorySession = Effect.gen(function* () {
         }
         const stale = stalenessNote(read.value.info.mtimeMs, Date.now())
         if (stale === undefined || file === INDEX_FILE) return undefined
-        return { content: [{ type: "text", text: reminder(stale) }, ...event.content] }
+        return { content: [{ type: "text", text: systemReminder(stale) }, ...event.content] }
       }
       const problems = file === INDEX_FILE ? lintIndex(content) : lintTopic({ filename: file, content })
       if (problems.length === 0) return undefined
-      const text = reminder(
+      // Lint messages quote memory text (file names, an unknown type, YAML errors): sanitized like any other.
+      const text = systemReminder(
         `The memory file you just saved needs a correction:\n${problems.map((p) => `- ${p.message}`).join("\n")}`
       )
       return { content: [...event.content, { type: "text", text }] }
@@ -434,6 +486,7 @@ export const makeMemorySession = Effect.gen(function* () {
     toolCall,
     toolResult,
     status,
+    prefetchesDone: FiberSet.awaitEmpty(prefetches),
     setEnabled
   } satisfies MemorySessionShape
 })

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { renderRecall, type RecalledFile } from "../src/recall.ts"
 import { budgetExhausted, withRecall, type BranchRecallState } from "../src/recallState.ts"
+import { sanitizeMemoryText } from "../src/sanitize.ts"
 import { MemoryStore, type Topic } from "./MemoryStore.ts"
 import { Selector } from "./Selector.ts"
 
@@ -64,7 +65,10 @@ export const makeRecall = Effect.gen(function* () {
       names = request.select
     } else {
       if (!passesWhitespaceThreshold(request.query) || budgetExhausted(request.state)) return nothing()
-      const topics = request.topics ?? (yield* store.scanTopics(request.memoryDir)).topics
+      const scanned = request.topics ?? (yield* store.scanTopics(request.memoryDir)).topics
+      // The catalog shows file names verbatim (the model copies them back). A name the sanitizer would change (a
+      // reserved tag, a bidi or zero-width character) cannot be shown safely, so that file is not offered at all.
+      const topics = scanned.filter((t) => sanitizeMemoryText(t.filename) === t.filename)
       const outcome = yield* selector.select({
         query: request.query.trim(),
         topics,

@@ -1,7 +1,7 @@
 /** Rendering recalled memories for injection, and the branch budget they consume. Pure. */
 import type { RecallWindow } from "./recallWindow.ts"
 import { recallTruncationNote } from "./recallWindow.ts"
-import { sanitizeMemoryText } from "./sanitize.ts"
+import { sanitizeMemoryText, systemReminder } from "./sanitize.ts"
 import { stalenessNote } from "./staleness.ts"
 
 export interface RecalledFile {
@@ -19,9 +19,6 @@ export interface RecallRendering {
   /** UTF-16 units charged to the branch budget: sanitized topic text and truncation notes only. */
   readonly budgetUsed: number
 }
-
-const OPEN = "<system-reminder>"
-const CLOSE = "</system-reminder>"
 
 /**
  * Files in selection order. The branch budget is checked before the selector is asked, not here: a request that
@@ -48,12 +45,14 @@ export const renderRecall = (files: ReadonlyArray<RecalledFile>, nowMs: number):
     )
   }
   if (parts.length === 0) return { injection: "", included, budgetUsed: 0 }
-  const injection = [
-    OPEN,
-    "Memories from earlier sessions that may bear on this request. They were true when written; verify anything that could have changed before acting on it.",
-    "",
-    parts.join("\n\n"),
-    CLOSE
-  ].join("\n")
+  // The parts are sanitized already (the budget counts what is sent); the wrapper sanitizes the whole again, which
+  // changes nothing in clean text and keeps one route into context.
+  const injection = systemReminder(
+    [
+      "Memories from earlier sessions that may bear on this request. They were true when written; verify anything that could have changed before acting on it.",
+      "",
+      parts.join("\n\n")
+    ].join("\n")
+  )
   return { injection, included, budgetUsed: used }
 }

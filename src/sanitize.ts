@@ -21,3 +21,9 @@ const invisible = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\uFEFF\u2028\u2
 
 export const sanitizeMemoryText = (text: string): string =>
   text.replace(/\r\n?/g, "\n").replace(invisible, "").replace(reservedTag, "&lt;$1")
+
+/**
+ * A `<system-reminder>` block. Its text goes through the sanitizer whatever it carries (memory text, file names, our
+ * own notes): one route into the model's context, so no caller can forget it.
+ */
+export const systemReminder = (text: string): string => `<system-reminder>\n${sanitizeMemoryText(text)}\n</system-reminder>`

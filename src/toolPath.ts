@@ -4,7 +4,7 @@
  * leading `@` is dropped, `~` and `~/` expand to the home directory, a `file://` URL becomes its path, and a relative
  * path resolves against the session's cwd. Pure.
  */
-import { isAbsolute, join, resolve } from "node:path"
+import { isAbsolute, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g
@@ -24,3 +24,40 @@ export const resolveToolPath = (rawPath: string, cwd: string, home: string): str
   }
   return isAbsolute(p) ? resolve(p) : resolve(cwd, p)
 }
+
+/** Pi's tools that open files or directories named by a `path` argument: the ones the trust check guards. */
+export const FILE_TOOLS: ReadonlySet<string> = new Set(["read", "write", "edit"])
+/** Search tools: `path` names a directory (or file) to search, and defaults to the session's cwd. */
+export const SEARCH_TOOLS: ReadonlySet<string> = new Set(["grep", "find", "ls"])
+
+/** The path a guarded tool call will open, as given (a search tool without one searches the cwd); else undefined. */
+export const guardedToolPath = (toolName: string, input: Record<string, unknown>): string | undefined => {
+  const raw = input["path"]
+  if (FILE_TOOLS.has(toolName)) return typeof raw === "string" && raw !== "" ? raw : undefined
+  if (SEARCH_TOOLS.has(toolName)) return typeof raw === "string" && raw !== "" ? raw : "."
+  return undefined
+}
+
+/** `path` is `dir` or inside it (both absolute, resolved). */
+export const isWithin = (dir: string, path: string): boolean => {
+  const rel = relative(dir, path)
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))
+}
+
+/**
+ * When the trust check itself cannot run: could this tool call touch memory? Any search (its directory may hold
+ * memory), any Markdown file, anything under the storage root or naming it. Such calls are blocked, so that a
+ * failure of the check never opens memory to an untrusted project.
+ */
+export const couldTouchMemory = (toolName: string, input: Record<string, unknown>, storageRoot: string): boolean => {
+  const raw = guardedToolPath(toolName, input)
+  if (raw === undefined) return false
+  if (SEARCH_TOOLS.has(toolName)) return true
+  return /\.md$/i.test(raw.trim()) || raw.includes("project-memory") || raw.includes(storageRoot)
+}
+
+export const untrustedReason = (toolName: string, target: string): string =>
+  `This project is not trusted, so project memory is off limits: ${toolName} of ${target} was blocked. Trust the project in Pi to use project memory.`
+
+export const uncheckedReason = (toolName: string): string =>
+  `This ${toolName} was blocked: the project-memory trust check could not run, and the path may hold project memory. Trust the project in Pi, or retry with a path outside project memory.`

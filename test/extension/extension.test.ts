@@ -3,12 +3,14 @@
  * git repository and a temporary PI_CODING_AGENT_DIR.
  */
 import { fauxAssistantMessage } from "@earendil-works/pi-ai"
-import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { execFileSync } from "node:child_process"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { RECALL_MESSAGE } from "../../layers/MemorySession.ts"
+import { SELECTOR_WAIT_MS } from "../../src/limits.ts"
 import { memoryRulesPrompt } from "../../src/prompts/memoryRules.ts"
-import { selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
+import { heldSelector, mainGate, makeTestClock, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -21,6 +23,9 @@ const INDEX = "- [Release process](release.md) - tagging and publishing\n"
 
 const recallMessages = (r: { messages: ReadonlyArray<any> }) =>
   r.messages.filter((m) => m.role === "custom" || (m.role === "user" && JSON.stringify(m.content).includes("<system-reminder>")))
+
+/** The latest tool result the main model saw. */
+const lastToolResult = (x: Harness): any => lastMain(x).messages.findLast((m: any) => m.role === "toolResult")
 
 const lastMain = (x: Harness) => {
   const main = x.mainRequests()
@@ -97,65 +102,79 @@ describe("recall", () => {
     expect(recallMessages(lastMain(h))).toHaveLength(0)
   })
 
-  it("delivers a selection slower than 2 s by steer", async () => {
-    h = await startHarness({
-      memory: { "MEMORY.md": INDEX, "release.md": RELEASE },
-      selector: async () => {
-        await new Promise((r) => setTimeout(r, 2600))
-        return selectAnswer(["release.md"])
-      }
-    })
-    const started = Date.now()
-    await h.prompt("how do we release this project")
-    // The request went ahead after the 2 s wait, without the memory.
-    const first = h.mainRequests()[0]!
-    expect(recallMessages(first)).toHaveLength(0)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000)
-    await new Promise((r) => setTimeout(r, 1200))
-    // The late result rides with the next request.
+  it("a selection slower than 2 s is delivered on its own, by next turn when Pi is idle, and rides with the next request", async () => {
+    const clock = await makeTestClock()
+    const held = heldSelector(["release.md"])
+    h = await startHarness({ clock: clock.clock, memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: held.answer })
+    const run = h.prompt("how do we release this project")
+    await held.asked
+    // The request's 2 s wait runs out on the extension's clock; the selector is still thinking.
+    await clock.adjust(SELECTOR_WAIT_MS)
+    await run
+    expect(recallMessages(h.mainRequests()[0]!)).toHaveLength(0)
+    expect(h.sent).toEqual([])
+    held.open()
+    await h!.until(() => h!.sent.length > 0)
+    expect(h.sent).toEqual([{ customType: RECALL_MESSAGE, deliverAs: "nextTurn" }])
+    // The next request's own selection is empty: whatever memory it carries is the late one.
+    h.selector = () => selectAnswer([])
     await h.prompt("and then what")
-    const later = lastMain(h)
-    const injected = recallMessages(later)
-    expect(injected.length).toBeGreaterThanOrEqual(1)
+    const injected = recallMessages(lastMain(h))
+    expect(injected).toHaveLength(1)
     expect(JSON.stringify(injected)).toContain("How releases are tagged and published")
   })
 
-  it("a late selection during a running turn is steered into that same run", async () => {
-    h = await startHarness({
-      memory: { "MEMORY.md": INDEX, "release.md": RELEASE },
-      selector: async () => {
-        await new Promise((r) => setTimeout(r, 2400))
-        return selectAnswer(["release.md"])
-      }
-    })
-    // The main model takes long enough that the run is still going when the selection lands.
-    h.mainDelay = () => new Promise((r) => setTimeout(r, 1500))
-    await h.prompt("how do we release this project")
+  it("a late selection during a running turn is delivered by steer into that same run", async () => {
+    const clock = await makeTestClock()
+    const held = heldSelector(["release.md"])
+    h = await startHarness({ clock: clock.clock, memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: held.answer })
+    // The main model holds its first answer until the selection has landed, so the run is still going.
+    const main = mainGate()
+    h.mainDelay = main.delay
+    const run = h.prompt("how do we release this project")
+    await held.asked
+    await clock.adjust(SELECTOR_WAIT_MS)
+    await main.entered
+    held.open()
+    await h!.until(() => h!.sent.length > 0)
+    expect(h.sent).toEqual([{ customType: RECALL_MESSAGE, deliverAs: "steer" }])
     h.mainDelay = undefined
-    const main = h.mainRequests()
-    expect(main.length).toBeGreaterThanOrEqual(2)
-    expect(recallMessages(main[0]!)).toHaveLength(0)
-    expect(JSON.stringify(recallMessages(main[main.length - 1]!))).toContain("How releases are tagged and published")
+    main.open()
+    await run
+    const requests = h.mainRequests()
+    expect(requests.length).toBeGreaterThanOrEqual(2)
+    expect(recallMessages(requests[0]!)).toHaveLength(0)
+    // The same run: its next request carries the memory after the first answer, before any new user message.
+    const last = requests[requests.length - 1]!
+    // Pi hands hidden messages to the model as user messages; the only other one is the request itself.
+    const users = last.messages.filter((m: any) => m.role === "user" && !JSON.stringify(m.content).includes("<system-reminder>"))
+    expect(users).toHaveLength(1)
+    const firstAnswer = last.messages.findIndex((m: any) => m.role === "assistant")
+    const memory = last.messages.findIndex((m: any) => JSON.stringify(m.content).includes("How releases are tagged"))
+    expect(firstAnswer).toBeGreaterThanOrEqual(0)
+    expect(memory).toBeGreaterThan(firstAnswer)
   })
 
-  it("a queued follow-up message is prefetched when it enters the session, and delivered by steer", async () => {
-    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer([]) })
-    let release!: () => void
-    const gate = new Promise<void>((r) => (release = r))
-    h.mainDelay = () => gate
+  it("a queued follow-up message is prefetched when it enters the session, and delivered on its own", async () => {
+    h = await startHarness({ fromSource: true, memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer([]) })
+    const main = mainGate()
+    h.mainDelay = main.delay
     const run = h.prompt("start a long task now")
-    await new Promise((r) => setTimeout(r, 200))
+    await main.entered
     h.selector = () => selectAnswer(["release.md"])
     await h.session.followUp("also how do we release this")
-    release()
     h.mainDelay = undefined
+    main.open()
     await run
-    await new Promise((r) => setTimeout(r, 300))
+    await h!.until(() => h!.sent.length > 0)
     const queries = h.selectorRequests().map((r) => JSON.stringify(r.messages.at(-1).content))
     expect(queries.some((q) => q.includes("also how do we release this"))).toBe(true)
     expect(queries.filter((q) => q.includes("start a long task now"))).toHaveLength(1)
-    // The result reaches the model in a later request of the session.
-    if (!h.mainRequests().some((r) => JSON.stringify(recallMessages(r)).includes("How releases are tagged"))) await h.prompt("next step please")
+    expect(h.sent).toHaveLength(1)
+    expect(h.sent[0]!.customType).toBe(RECALL_MESSAGE)
+    // Steered into the run if it was still going, else with the next request: either way it reaches the model.
+    expect(["steer", "nextTurn"]).toContain(h.sent[0]!.deliverAs)
+    if (h.sent[0]!.deliverAs === "nextTurn") await h.prompt("next step please")
     expect(h.mainRequests().some((r) => JSON.stringify(recallMessages(r)).includes("How releases are tagged"))).toBe(true)
   })
 
@@ -192,6 +211,27 @@ describe("recall", () => {
     expect(text).toContain("has no frontmatter")
   })
 
+  it("a memory edit by the main agent that breaks the topic gets the lint reminder", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    await h.prompt(`edit ${join(h.memoryDir, "release.md")} <<<type: project>>>type: rumor`)
+    expect(readFileSync(join(h.memoryDir, "release.md"), "utf8")).toContain("  type: rumor\n")
+    const toolResult = lastToolResult(h)
+    expect(toolResult.toolName).toBe("edit")
+    expect(toolResult.isError).toBe(false)
+    const text = JSON.stringify(toolResult.content)
+    expect(text).toContain("needs a correction")
+    expect(text).toContain('type \\"rumor\\" is not one of')
+  })
+
+  it("a clean memory edit gets no reminder", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    await h.prompt(`edit ${join(h.memoryDir, "release.md")} <<<Body text.>>>Tag, then publish.`)
+    expect(readFileSync(join(h.memoryDir, "release.md"), "utf8")).toContain("Tag, then publish.")
+    const toolResult = lastToolResult(h)
+    expect(toolResult.isError).toBe(false)
+    expect(JSON.stringify(toolResult.content)).not.toContain("needs a correction")
+  })
+
   it("a clean memory write gets no reminder", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX } })
     await h.prompt(`write ${join(h.memoryDir, "deploys.md")} <<<${topic("Deploys", "How deploys work")}`)
@@ -204,14 +244,14 @@ describe("state resets", () => {
   it("branch navigation rebuilds the recall budget from the active branch", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer([]) })
     await h.prompt("hello there everyone")
-    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61440/)
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 units/)
     h.selector = () => selectAnswer(["release.md"])
     await h.prompt("how do we release this project")
     expect(await statusText(h)).not.toMatch(/Recall budget: +0 of/)
     const entries = h.session.sessionManager.getEntries()
     const firstUser = entries.find((e: any) => e.type === "message" && e.message.role === "user")
     await h.session.navigateTree(firstUser.id, { summarize: false })
-    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61440/)
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 units/)
   })
 
   it("compaction resets the budget and the prompt snapshot", async () => {
@@ -222,7 +262,7 @@ describe("state resets", () => {
     expect(await statusText(h)).not.toMatch(/Recall budget: +0 of/)
     writeFileSync(join(h.memoryDir, "MEMORY.md"), `${INDEX}- [New](new.md) - something new\n`)
     await h.session.compact()
-    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61440/)
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 units/)
     await h.prompt("after compaction now")
     const system = lastMain(h).system
     expect(system).toContain("[New](new.md)")
@@ -253,11 +293,51 @@ describe("trust", () => {
     expect(h.selectorRequests()).toHaveLength(0)
   })
 
-  it("a trusted project never blocks reads or writes of memory files", async () => {
+  it("a trusted project never blocks reads, writes or edits of memory files", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
     await h.prompt(`read ${join(h.memoryDir, "release.md")}`)
-    const toolResult = lastMain(h).messages.find((m: any) => m.role === "toolResult")
-    expect(toolResult.isError).toBe(false)
+    expect(lastToolResult(h).toolName).toBe("read")
+    expect(lastToolResult(h).isError).toBe(false)
+    await h.prompt(`write ${join(h.memoryDir, "deploys.md")} <<<${topic("Deploys", "How deploys work")}`)
+    expect(lastToolResult(h).toolName).toBe("write")
+    expect(lastToolResult(h).isError).toBe(false)
+    expect(readFileSync(join(h.memoryDir, "deploys.md"), "utf8")).toBe(topic("Deploys", "How deploys work"))
+    await h.prompt(`edit ${join(h.memoryDir, "release.md")} <<<Body text.>>>Tag, then publish.`)
+    expect(lastToolResult(h).toolName).toBe("edit")
+    expect(lastToolResult(h).isError).toBe(false)
+    expect(readFileSync(join(h.memoryDir, "release.md"), "utf8")).toContain("Tag, then publish.")
+  })
+
+  /** The main agent tries to read, create and edit memory files; each must be refused and leave the files as they were. */
+  const expectMemoryOffLimits = async (x: Harness) => {
+    await x.prompt(`read ${join(x.memoryDir, "release.md")}`)
+    expect(lastToolResult(x).isError).toBe(true)
+    expect(JSON.stringify(lastToolResult(x).content)).toContain("not trusted")
+    await x.prompt(`write ${join(x.memoryDir, "planted.md")} <<<${topic("Planted", "Written by an untrusted project")}`)
+    expect(lastToolResult(x).isError).toBe(true)
+    expect(existsSync(join(x.memoryDir, "planted.md"))).toBe(false)
+    await x.prompt(`edit ${join(x.memoryDir, "release.md")} <<<Body text.>>>Planted text.`)
+    expect(lastToolResult(x).isError).toBe(true)
+    expect(readFileSync(join(x.memoryDir, "release.md"), "utf8")).toBe(RELEASE)
+    // The project's own files are not affected.
+    await x.prompt(`read ${join(x.cwd, "README.md")}`)
+    expect(lastToolResult(x).isError).toBe(false)
+  }
+
+  it("with memory switched off, an untrusted project's agent still cannot read, write or edit memory files", async () => {
+    h = await startHarness({ trusted: false, memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    writeFileSync(join(h.agentDir, "project-memory", "config.json"), JSON.stringify({ enabled: false }))
+    await h.session.reload()
+    expect(await statusText(h)).toContain("turned off")
+    await expectMemoryOffLimits(h)
+  })
+
+  it("with memory failed to activate, an untrusted project's agent still cannot read, write or edit memory files", async () => {
+    h = await startHarness({ trusted: false, memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    writeFileSync(join(h.agentDir, "project-memory", "config.json"), JSON.stringify({ autoMemoryDirectory: "/proc/version/memory" }))
+    await h.session.reload()
+    expect(await statusText(h)).toContain("inactive")
+    await expectMemoryOffLimits(h)
   })
 
   it("revoking trust mid-session turns memory off at the next check", async () => {

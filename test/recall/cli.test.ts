@@ -5,9 +5,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { sha256Hex24 } from "../../src/projectKey.ts"
+import { createHash } from "node:crypto"
 import { ensureBuilt, repoRoot, runPm, type PmOptions } from "../support/pm.ts"
 import { tempAgent, tempDir, topicText, writeFileAt } from "../support/tmp.ts"
+
+/** The selector cache id's hash, computed here rather than with the code under test: sha256, first 24 hex digits. */
+const hex24 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex").slice(0, 24)
 
 const PROVIDER = join(repoRoot, "test", "fixtures", "providers", "faux.mjs")
 const FIXTURE = readFileSync(join(repoRoot, "test", "fixtures", "prompts", "selector.txt"), "utf8").replace(/\n$/, "")
@@ -93,7 +96,7 @@ describe("pm recall QUERY --model faux/faux-1 --json", () => {
         }
       ]
     ])
-    expect(req!.options).toStrictEqual({ maxTokens: 512, cacheRetention: "short", sessionId: `pm-cli-${sha256Hex24(s.memoryDir)}` })
+    expect(req!.options).toStrictEqual({ maxTokens: 512, cacheRetention: "short", sessionId: `pm-cli-${hex24(s.memoryDir)}` })
   })
 
   it("a stale file gets its note; the text output shows the injection and a summary", async () => {
