@@ -11,6 +11,7 @@
  */
 import * as posix from "node:path/posix"
 import { checkName, ruleFor } from "./commands.ts"
+import { prescan } from "./prescan.ts"
 import type { BashNode } from "./tree.ts"
 import { isDynamic, joinWords, resolveWord, show, type Word } from "./words.ts"
 
@@ -51,8 +52,10 @@ export const precheck = (source: string): string | undefined => {
   if (source.includes("$\\") && /\$\\\r?\n/.test(source)) {
     return "a `$` followed by a line continuation (`$\\` at the end of a line) hides an expansion; join the line"
   }
-  return undefined
+  return prescan(source)
 }
+
+const COMMENT_REASON = "comments are not allowed (the guard's parser and bash can disagree on where one starts or ends)"
 
 const snippet = (source: string, start: number, end: number): string => {
   const s = source.slice(Math.max(0, start - 10), Math.min(source.length, Math.max(end, start + 1) + 10))
@@ -185,7 +188,7 @@ const commandParts = (source: string, node: BashNode): CommandParts | string => 
   let prev: BashNode | undefined
   let prevWasWord = false
   for (const child of node.children) {
-    if (child.type === "comment") continue
+    if (child.type === "comment") return COMMENT_REASON
     const isRedirect = REDIRECTS.has(child.type)
     const isAssignment = child.type === "variable_assignment"
     const isWord = !isRedirect && !isAssignment
@@ -382,7 +385,7 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
   const stack: Array<BashNode> = []
   for (let i = root.children.length - 1; i >= 0; i--) {
     const child = root.children[i]!
-    if (child.type === "comment") continue
+    if (child.type === "comment") return COMMENT_REASON
     if (!child.named) {
       if (child.type === ";") continue
       if (child.type === "&") return "`&` runs a command in the background, which is not allowed; use && or ;"
@@ -403,7 +406,7 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
         let expectOperand = false
         for (let i = node.children.length - 1; i >= 0; i--) {
           const child = node.children[i]!
-          if (child.type === "comment") continue
+          if (child.type === "comment") return COMMENT_REASON
           if (child.named) {
             // Operands and operators must alternate; two commands side by side mean the parser merged lines.
             if (expectOperand) return newlineInside(source, node) ?? "two commands follow each other without an operator"
@@ -424,7 +427,8 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
         if (broken !== undefined) return broken
         for (let i = node.children.length - 1; i >= 0; i--) {
           const child = node.children[i]!
-          if (!child.named || child.type === "comment") continue
+          if (child.type === "comment") return COMMENT_REASON
+          if (!child.named) continue
           if (REDIRECTS.has(child.type)) {
             const problem = checkRedirect(source, child)
             if (problem !== undefined) return problem
@@ -512,7 +516,7 @@ export const checkDeleteTarget = (
 export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext): Verdict | undefined => {
   let command: BashNode | undefined
   for (const child of root.children) {
-    if (child.type === "comment" || child.type === ";") continue
+    if (child.type === ";") continue
     if (child.type !== "command" || command !== undefined) return undefined
     command = child
   }
@@ -554,11 +558,27 @@ export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext):
 // Entry
 
 /**
+ * Any comment node anywhere. The raw scan already rejects every `#` bash could read as a comment; this catches the
+ * reverse, a comment the parser sees where bash does not (everything after it would be invisible to the checks).
+ */
+const hasComment = (root: BashNode): boolean => {
+  const stack: Array<BashNode> = [root]
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    if (n.type === "comment") return true
+    const kids = n.children
+    for (let i = 0; i < kids.length; i++) if (kids[i]!.children.length > 0 || kids[i]!.type === "comment") stack.push(kids[i]!)
+  }
+  return false
+}
+
+/**
  * Classifies a parsed command. `hasError` is the parser's own flag (tree.rootNode.hasError), which covers ERROR and
  * MISSING nodes anywhere in the tree.
  */
 export const classifyTree = (source: string, root: BashNode, hasError: boolean, ctx: ClassifyContext): Verdict => {
   if (hasError) return rejected(syntaxErrorReason(source, root))
+  if (hasComment(root)) return rejected(COMMENT_REASON)
   const deletion = tryDelete(source, root, ctx)
   if (deletion !== undefined) return deletion
   const problem = checkReadOnly(source, root)
