@@ -367,7 +367,16 @@ export const STRUCTURE_REASONS: Readonly<Record<string, string>> = {
   ERROR: "syntax error"
 }
 
-const checkCommand = (source: string, node: BashNode): string | undefined => {
+/** Programs seen so far in one input, for rules that span commands. */
+interface Seen {
+  cd: boolean
+  git: boolean
+}
+
+const GIT_AFTER_CD =
+  "git may not run in the same command as cd: in another directory git would read that repository's configuration, which can run programs; only the project's own repository is trusted (run git in a command of its own, from the project directory)"
+
+const checkCommand = (source: string, node: BashNode, seen: Seen): string | undefined => {
   const parts = commandParts(source, node)
   if (typeof parts === "string") return parts
   for (const r of parts.redirects) {
@@ -382,11 +391,16 @@ const checkCommand = (source: string, node: BashNode): string | undefined => {
   if (name === undefined) return "a redirection or assignment without a command is not allowed"
   const nameProblem = checkName(name)
   if (nameProblem !== undefined) return nameProblem
+  if (name.value === "cd") seen.cd = true
+  // xargs may run git too; any word `git` among its words counts.
+  if (name.value === "git" || (name.value === "xargs" && parts.words.some((w) => w.value === "git"))) seen.git = true
+  if (seen.cd && seen.git) return GIT_AFTER_CD
   return ruleFor(name.value)!.check(name.value, parts.words.slice(1))
 }
 
 /** Checks every statement under the program. Iterative: lists can nest thousands deep. */
 const checkReadOnly = (source: string, root: BashNode): string | undefined => {
+  const seen: Seen = { cd: false, git: false }
   const stack: Array<BashNode> = []
   for (let i = root.children.length - 1; i >= 0; i--) {
     const child = root.children[i]!
@@ -402,7 +416,7 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
     const node = stack.pop()!
     switch (node.type) {
       case "command": {
-        const problem = checkCommand(source, node)
+        const problem = checkCommand(source, node, seen)
         if (problem !== undefined) return problem
         break
       }
