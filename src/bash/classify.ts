@@ -79,8 +79,9 @@ export const syntaxErrorReason = (source: string, root: BashNode): string => {
 
 /** Offset of the first newline in source[from, to) that is not a backslash continuation, or -1. */
 const bareNewlineAt = (source: string, from: number, to: number): number => {
-  for (let i = source.indexOf("\n", from); i >= 0 && i < to; i = source.indexOf("\n", i + 1)) {
-    if (source[i - 1] !== "\\") return i
+  // A bounded loop: indexOf would scan past `to` to the next newline, which is quadratic over many gaps.
+  for (let i = from; i < to; i++) {
+    if (source.charCodeAt(i) === 10 && source[i - 1] !== "\\") return i
   }
   return -1
 }
