@@ -293,8 +293,6 @@ interface Rule {
   readonly pattern: RegExp
   /** Generic rules yield to a specific finding they overlap (GITHUB_TOKEN=ghp_... is one GitHub token). */
   readonly generic?: boolean
-  /** Which capture group is the secret itself, for the placeholder check; 0 = whole match. */
-  readonly valueGroup?: number
   readonly accept?: (m: RegExpExecArray, text: string) => boolean
   /** The rule runs only when the text holds one of these (a cheap scan that skips most rules on most texts). */
   readonly triggers?: ReadonlyArray<string>
@@ -389,21 +387,18 @@ const RULES: ReadonlyArray<Rule> = [
     pattern:
       /(?<![A-Za-z0-9])(?:aws_?)?secret_?access_?key["'`]?[ \t]{0,4}(?:=>|:=|[:=])[ \t]{0,4}["'`]?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
     lowerTriggers: ["secret"],
-    valueGroup: 1,
     accept: (m) => !isPlaceholder(m[1]!) && charClasses(m[1]!) >= 3
   },
   {
     kind: "azure-storage-key",
     pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{30,100}={0,2})/g,
     triggers: ["AccountKey=", "SharedAccessKey="],
-    valueGroup: 1,
     accept: (m) => !isPlaceholder(m[1]!)
   },
   {
     kind: "azure-sas-token",
     pattern: /[?&;]sig=([A-Za-z0-9%+/]{30,200})/g,
     triggers: ["sig="],
-    valueGroup: 1,
     accept: (m, text) => !isPlaceholder(m[1]!) && /[?&;]sv=\d{4}-\d{2}-\d{2}/.test(preceding(text, m.index, 600))
   },
   {
@@ -496,7 +491,6 @@ const RULES: ReadonlyArray<Rule> = [
     pattern: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/([^\s:/@"'`<>]{1,128}):([^\s/@"'`<>]{1,256})@/g,
     lines: URL_SCHEME_END,
     generic: true,
-    valueGroup: 2,
     accept: (m) => urlPasswordAccepted(m[1]!, m[2]!)
   },
   {
@@ -505,7 +499,6 @@ const RULES: ReadonlyArray<Rule> = [
       /(?<![A-Za-z0-9_-])(?:proxy-)?authorization["'`]?[ \t]{0,4}[:=][ \t]{0,4}["'`]?(?:bearer|basic|token|bot|digest)[ \t]{1,4}([^\s"'`,;]{1,1024})/gi,
     lowerTriggers: ["authorization"],
     generic: true,
-    valueGroup: 1,
     accept: (m) => {
       const v = m[1]!
       return v.length >= 8 && plausibleValue(v) && distinctChars(v) >= 5
@@ -518,7 +511,6 @@ const RULES: ReadonlyArray<Rule> = [
       /^[ \t]{0,16}(?:[-*+>][ \t]{1,4}){0,2}(?:(?:export|set|setx|const|let|var|readonly)[ \t]{1,4}|\$env:)?[*_`"']{0,2}([A-Za-z_][A-Za-z0-9_.-]{0,63}(?: [A-Za-z][A-Za-z0-9_.-]{0,31}){0,4})[*_`"']{0,2}[ \t]{0,8}(?:=>|:=|[:=])[ \t]{0,8}([^\n]{1,512})/gm,
     lines: SECRET_NAME_WORD,
     generic: true,
-    valueGroup: 2,
     accept: assignmentAccepted,
     end: assignmentEnd
   },
@@ -528,7 +520,6 @@ const RULES: ReadonlyArray<Rule> = [
     pattern: /(?<![A-Za-z0-9_.$-])([A-Za-z_][A-Za-z0-9_]{0,63})=([^\s=][^\s]{0,511})/g,
     lines: SECRET_NAME_WORD,
     generic: true,
-    valueGroup: 2,
     accept: assignmentAccepted,
     end: assignmentEnd
   },
@@ -538,7 +529,6 @@ const RULES: ReadonlyArray<Rule> = [
     pattern: /"([A-Za-z_][A-Za-z0-9_.-]{0,63})"[ \t]{0,4}:[ \t]{0,4}("[^"\n]{1,512}")/g,
     lines: SECRET_NAME_WORD,
     generic: true,
-    valueGroup: 2,
     accept: assignmentAccepted,
     end: assignmentEnd
   },
@@ -548,7 +538,6 @@ const RULES: ReadonlyArray<Rule> = [
     pattern: /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{1,40})(?:=|[ \t]{1,4})("[^"\n]{1,256}"|'[^'\n]{1,256}'|[^\s"'`]{1,256})/g,
     lines: SECRET_NAME_WORD,
     generic: true,
-    valueGroup: 2,
     accept: assignmentAccepted,
     end: assignmentEnd
   }
@@ -604,7 +593,6 @@ const positionOf = (starts: ReadonlyArray<number>, offset: number): { line: numb
   return { line: lo + 1, column: offset - starts[lo]! + 1 }
 }
 
-/** Every credential-looking thing in `text`, in order of position. Never returns the values. */
 /** [start, end) of each line holding a match of `word` (a global pattern). */
 const lineSpansHolding = (text: string, word: RegExp): Array<readonly [number, number]> => {
   const spans: Array<readonly [number, number]> = []
