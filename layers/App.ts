@@ -4,22 +4,19 @@
  */
 import * as Layer from "effect/Layer"
 import { ConfigService, type ConfigEnvironment } from "./ConfigService.ts"
-import { Dream } from "./Dream.ts"
-import { Extractor } from "./Extractor.ts"
 import { FileSystem } from "./FileSystem.ts"
 import { LockService } from "./LockService.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { ProjectLocator } from "./ProjectLocator.ts"
 import { StateStore } from "./StateStore.ts"
 
-/** FileSystem, ConfigService, ProjectLocator, MemoryStore, locks and state, and the not-yet-live background services. */
+/** FileSystem, ConfigService, ProjectLocator, MemoryStore, locks and state. The background agents need the Pi host
+ * and live in the extension's graph (layers/background/). */
 export const coreLayer = (env: ConfigEnvironment = {}) => {
   const base = Layer.mergeAll(ConfigService.layerWith(env), LockService.layer).pipe(Layer.provideMerge(FileSystem.layer))
   return Layer.mergeAll(
     ProjectLocator.layer,
     MemoryStore.layer,
-    StateStore.layer,
-    Extractor.layerNotImplemented,
-    Dream.layerNotImplemented
+    StateStore.layer
   ).pipe(Layer.provideMerge(base))
 }
