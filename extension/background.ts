@@ -5,7 +5,8 @@ import { formatRun, formatUsage, type RunRecord } from "../src/background/runs.t
 export const backgroundStatusLines = (s: BackgroundStatus): ReadonlyArray<string> => [
   `Background:       ${s.running ? "extracting now" : "idle"}; session usage ${formatUsage(s.totals)}`,
   formatRun("extract", s.runs.extract),
-  formatRun("dream", s.runs.dream)
+  // The dream's attempt time is on its own line already; its run details join once it has run.
+  ...(s.runs.dream === undefined ? [] : [formatRun("dream", s.runs.dream)])
 ]
 
 export const extractReport = (r: RunRecord): string => `Memory extraction: ${formatRun("extract", r).replace(/^Last extraction:\s*/, "")}`

@@ -21,7 +21,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import { homedir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { type BackgroundConfig, decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
 import { type BranchEntry, CURSOR_ENTRY, cursorFromBranch } from "../../src/background/cursor.ts"
 import { addRunUsage, parseRunsFile, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
@@ -271,7 +271,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
               at: Date.now(),
               outcome: "ran",
               detail: o.stop === "api-error" ? `model error: ${o.errorMessage ?? "unknown"}` : o.stop === "max-turns" ? "turn limit reached" : `${o.mode} request`,
-              filesChanged: o.filesChanged,
+              filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
               turns: o.turns,
               usage: spent
             },
@@ -293,7 +293,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
       if (Exit.isSuccess(exit) && exit.value.status !== "busy" && (yield* Ref.get(generation)) === startedIn) {
         yield* advance(exit.value.advanceTo)
       }
-      yield* saveRun(a, record)
+      // "Nothing new" is not a run: the last real one stays on record.
+      if (!(Exit.isSuccess(exit) && exit.value.status === "skipped" && exit.value.reason === "nothing-new")) yield* saveRun(a, record)
       return record
     })
 
@@ -313,7 +314,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           yield* extractOnce("trailing")
         }
       }).pipe(Effect.ensuring(Ref.set(current, undefined)))
-      const fiber = yield* FiberSet.run(fibers, loop).pipe(Effect.uninterruptible)
+      const fiber = yield* FiberSet.run(fibers, loop)
       yield* Ref.set(current, fiber)
       return fiber
     })

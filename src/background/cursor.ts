@@ -97,7 +97,8 @@ export const decideExtraction = (
   const after = entriesAfter(branch, cursor)
   const advanceTo = branch.at(-1)?.id ?? cursor
   const visible = after.filter(isModelVisible)
-  if (visible.length === 0) return { _tag: "Skip", reason: "nothing-new", advanceTo }
+  // Nothing the model could see: stay put rather than step over our own bookkeeping entries.
+  if (visible.length === 0) return { _tag: "Skip", reason: "nothing-new", advanceTo: cursor }
   if (mainAgentWroteMemory(after, isMemoryPath)) return { _tag: "Skip", reason: "main-agent-wrote", advanceTo }
   if (!visible.some((e) => e.type === "message" && isSubstantialUserMessage(e.message))) {
     return { _tag: "Skip", reason: "too-few-words", advanceTo }
