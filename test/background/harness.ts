@@ -45,10 +45,10 @@ export type Script = (request: Recorded) => AssistantMessage | Promise<Assistant
 export const textOf = (m: any): string =>
   typeof m.content === "string" ? m.content : (m.content ?? []).filter((b: any) => b.type === "text").map((b: any) => b.text).join("")
 
-export const call = (name: string, args: Record<string, unknown>): AssistantMessage =>
+export const call = (name: string, args: Record<string, any>): AssistantMessage =>
   fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })
 
-export const calls = (...list: ReadonlyArray<readonly [string, Record<string, unknown>]>): AssistantMessage =>
+export const calls = (...list: ReadonlyArray<readonly [string, Record<string, any>]>): AssistantMessage =>
   fauxAssistantMessage(list.map(([n, a]) => fauxToolCall(n, a)), { stopReason: "toolUse" })
 
 export const say = (text: string): AssistantMessage => fauxAssistantMessage([fauxText(text)])
