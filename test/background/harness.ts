@@ -72,9 +72,14 @@ export interface HarnessOptions {
   readonly background?: Script
   readonly config?: Record<string, unknown>
   readonly models?: ReadonlyArray<string>
+  /** More extensions for the parent session (paths). */
+  readonly extensions?: ReadonlyArray<string>
+  /** The temporary folder holding project/ and agent/ (made when not given). */
+  readonly base?: string
 }
 
 export interface Harness {
+  readonly base: string
   readonly cwd: string
   readonly agentDir: string
   readonly memoryDir: string
@@ -95,7 +100,7 @@ export interface Harness {
 }
 
 export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), "pm-bg-")))
+  const base = options.base ?? realpathSync(mkdtempSync(join(tmpdir(), "pm-bg-")))
   const cwd = join(base, "project")
   mkdirSync(cwd)
   execFileSync("git", ["init", "-q"], { cwd })
@@ -155,7 +160,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
       agentDir,
       settingsManager,
       modelRuntime,
-      resourceLoaderOptions: { additionalExtensionPaths: [EXTENSION], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
+      resourceLoaderOptions: { additionalExtensionPaths: [EXTENSION, ...(options.extensions ?? [])], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
     } as any)
     const r = await createAgentSessionFromServices({ services, sessionManager, sessionStartEvent, model: faux.getModel(options.models?.[0] ?? "faux-1"), thinkingLevel: "off" } as any)
     return { ...r, services, diagnostics: services.diagnostics }
@@ -176,6 +181,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const hostTrust = runner.isProjectTrustedFn
   runner.isProjectTrustedFn = () => h.trusted && hostTrust()
   return Object.assign(h, {
+    base,
     cwd,
     agentDir,
     memoryDir,
