@@ -258,7 +258,13 @@ export const makeBackgroundSession = Effect.gen(function*() {
           onStart: bgHost.setStatus("memory: extracting")
         })
       })
-      const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus(undefined)), Effect.exit)
+      // Interrupted from outside (invalidation, shutdown): the record is written on the way out, the cursor stays.
+      const recordStopped = Ref.get(usage).pipe(
+        Effect.flatMap((spent) =>
+          saveRun(a, { ...base, at: Date.now(), outcome: "stopped", detail: "interrupted", turns: spent.requests, usage: spent })
+        )
+      )
+      const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus(undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
       const spent = yield* Ref.get(usage)
       const record: RunRecord = Exit.match(exit, {
         onSuccess: (o: ExtractionOutcome): RunRecord =>
