@@ -215,11 +215,17 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     const verdict = await Effect.runPromise(options.guard.classify(command, { memoryDir, cwd }))
     if (verdict.verdict === "rejected") return errorResult(`Command refused in a background memory task: ${verdict.reason}`)
     if (verdict.verdict === "delete") {
+      // Only files really removed are changes: `rm -f` of a missing file succeeds without one.
+      const gone: Array<string> = []
       const outcome = await Effect.runPromise(
-        runDelete(verdict, (path, o) => writer.remove(path, o), (e) => e.message)
+        runDelete(
+          verdict,
+          (path, o) => writer.remove(path, o).pipe(Effect.tap((r) => Effect.sync(() => void (r.removed && gone.push(r.path))))),
+          (e) => e.message
+        )
       )
-      for (const path of outcome.removed) await changed({ op: "delete", path })
-      const text = outcome.output === "" ? `Removed ${outcome.removed.length} file(s).` : outcome.output.trimEnd()
+      for (const path of gone) await changed({ op: "delete", path })
+      const text = outcome.output === "" ? `Removed ${gone.length} file(s).` : outcome.output.trimEnd()
       return outcome.exitCode === 0 ? textResult(text) : errorResult(`${text}\n\nCommand exited with code ${outcome.exitCode}`)
     }
     const requested = typeof args["timeout"] === "number" && args["timeout"] > 0 ? args["timeout"] : BASH_DEFAULT_TIMEOUT_S
