@@ -43,6 +43,9 @@ describe("extraction after a settled turn", () => {
     const last = background[0]!.messages.at(-1)
     expect(textOf(last)).toContain(TOOLS_HEADING)
     expect(textOf(last)).toContain("old.md")
+    // The parent's prompt already carries the memory rules: they are not added again.
+    expect(main.system).toContain("## What to remember: four types")
+    expect(textOf(last)).not.toContain("## What to remember: four types")
     expect(background[0]!.messages.some((m: any) => m.role === "user" && textOf(m) === "please remember that deploys happen on Fridays")).toBe(true)
     // Each tool call succeeded.
     const results = background[2]!.messages.filter((m: any) => m.role === "toolResult")
@@ -68,5 +71,28 @@ describe("extraction after a settled turn", () => {
     expect(notices.map(textOf).join("\n")).toContain("deploys.md")
     // The background loop never entered the transcript.
     expect(next.messages.some((m: any) => textOf(m).includes(TOOLS_HEADING))).toBe(false)
+  })
+})
+
+describe("an independent request", () => {
+  it("with another model: our system prompt with the rules and the tools section, only the six tools, its own session id", async () => {
+    h = await startHarness({ models: ["faux-1", "faux-2"], config: { extractor: { model: "faux/faux-2" } } })
+    h.background = () => say("Nothing to save.")
+    await h.prompt("please remember that deploys happen on Fridays")
+    await h.prompt("/memory extract")
+    const [task] = h.ofKind("background")
+    expect(task).toBeDefined()
+    const main = h.ofKind("main")[0]!
+    expect(task!.leadingSystem).not.toBe(main.leadingSystem)
+    expect(task!.system).toContain(TOOLS_HEADING)
+    expect(task!.system.split("## What to remember: four types")).toHaveLength(2)
+    expect(task!.tools).toEqual(["read", "find", "grep", "write", "edit", "bash"])
+    expect(task!.options.cacheRetention).toBe("short")
+    expect(task!.options.sessionId).toBe(`${main.options.sessionId}-memory-extract`)
+    expect(task!.messages.map((m: any) => m.role)).toEqual(["user", "assistant", "user"])
+    expect(textOf(task!.messages[0])).toBe("please remember that deploys happen on Fridays")
+    // The cursor advanced although nothing was saved: the same messages are never sent twice.
+    await h.prompt("/memory extract")
+    expect(h.ofKind("background")).toHaveLength(1)
   })
 })
