@@ -1,19 +1,23 @@
 /** `/memory`: status, on, off, open. Formatting only; the work is MemorySession's. */
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
+import type { BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
-import { BRANCH_RECALL_BUDGET } from "../src/limits.ts"
+import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
+import { backgroundStatusLines, extractReport } from "./background.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
+type RunBackground = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 
 const SUBCOMMANDS = [
   { value: "status", label: "status", description: "Memory directory, topics, recall budget, model usage" },
   { value: "on", label: "on", description: "Turn project memory on (all projects)" },
   { value: "off", label: "off", description: "Turn project memory off (all projects)" },
-  { value: "open", label: "open", description: "Show the memory directory's path" }
+  { value: "open", label: "open", description: "Show the memory directory's path" },
+  { value: "extract", label: "extract", description: "Extract memories from this conversation now" }
 ]
 
-export const formatStatus = (s: SessionStatus): string => {
+export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>): string => {
   if (!s.active || s.location === undefined) return `Project memory is inactive: ${s.reason ?? "unknown reason"}.`
   const u = s.usage
   return [
@@ -24,12 +28,12 @@ export const formatStatus = (s: SessionStatus): string => {
     `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
-    `Background tasks: extraction and dream are not available yet`
+    ...(background ?? [`Background tasks: extraction and dream are not available yet`])
   ].join("\n")
 }
 
-export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void) => ({
-  description: "Project memory: status | on | off | open",
+export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground) => ({
+  description: "Project memory: status | on | off | open | extract",
   getArgumentCompletions: (prefix: string) => {
     const matches = SUBCOMMANDS.filter((c) => c.value.startsWith(prefix.trim()))
     return matches.length > 0 ? matches : null
@@ -40,7 +44,13 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void) =
     switch (sub) {
       case "status": {
         const status = await run((s) => s.status)
-        if (status !== undefined) ctx.ui.notify(formatStatus(status), "info")
+        const background = runBackground === undefined ? undefined : await runBackground((b) => b.status)
+        if (status !== undefined) ctx.ui.notify(formatStatus(status, background && backgroundStatusLines(background)), "info")
+        return
+      }
+      case "extract": {
+        const record = runBackground === undefined ? undefined : await runBackground((b) => b.extractNow)
+        ctx.ui.notify(record === undefined ? "Project memory: extraction is unavailable." : extractReport(record), "info")
         return
       }
       case "on":
@@ -48,6 +58,8 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void) =
         // A failed save was already reported as a warning by `run`: claiming success would be false.
         const saved = await run((s) => Effect.as(s.setEnabled(sub === "on"), true))
         if (saved !== true) return
+        // Background tasks of the old setting stop at once.
+        await runBackground?.((b) => b.invalidate(`/memory ${sub}`))
         ctx.ui.notify(`Project memory is ${sub} (saved in config.json for every project).`, "info")
         return
       }
@@ -57,7 +69,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void) =
         return
       }
       default:
-        ctx.ui.notify(`Unknown /memory subcommand "${sub}". Use status, on, off or open.`, "warning")
+        ctx.ui.notify(`Unknown /memory subcommand "${sub}". Use status, on, off, open or extract.`, "warning")
     }
   }
 })

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { extensionLayer } from "../layers/App.ts"
+import { BackgroundHost, BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
@@ -45,8 +46,11 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
     }
   })
 
+const backgroundHostLayer = (holder: ContextHolder): Layer.Layer<BackgroundHost> =>
+  Layer.succeed(BackgroundHost, { setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)) })
+
 const layerFor = (pi: ExtensionAPI, holder: ContextHolder) =>
-  extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder) })
+  extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder), background: backgroundHostLayer(holder) })
 
 export interface ProjectMemoryOptions {
   /**
@@ -65,6 +69,8 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
       holder.current?.ui.notify(`Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")
       return undefined
     })
+  const background = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
+    runtime.runPromise(Effect.flatMap(BackgroundSession, f)).catch(() => undefined)
   const hold = (ctx: ExtensionContext) => {
     holder.current = ctx
   }
@@ -72,6 +78,13 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
   pi.on("session_start", async (_event, ctx) => {
     hold(ctx)
     await session((s) => s.start)
+    await background((b) => b.start)
+  })
+  pi.on("context_with_system", (event, ctx) => {
+    hold(ctx)
+    const m = ctx.model
+    void background((b) => b.captureRequest(event.messages, m === undefined ? undefined : { provider: m.provider, api: m.api, id: m.id }))
+    return undefined
   })
   pi.on("before_agent_start", async (event, ctx) => {
     hold(ctx)
@@ -84,6 +97,7 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
   pi.on("message_end", (event, ctx) => {
     hold(ctx)
     const message = event.message
+    void background((b) => b.messageEnded(message))
     if (message.role !== "user") return undefined
     const text = typeof message.content === "string" ? message.content : message.content.filter((c) => c.type === "text").map((c) => c.text).join("\n")
     void session((s) => s.userMessageEntered(text))
@@ -92,6 +106,12 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
   pi.on("agent_settled", async (event, ctx) => {
     hold(ctx)
     await session((s) => s.settled(event.aborted))
+    await background((b) => b.settled(event.aborted))
+  })
+  pi.on("session_before_compact", async (_event, ctx) => {
+    hold(ctx)
+    await background((b) => b.beforeCompact)
+    return undefined
   })
   pi.on("tool_call", async (event, ctx) => {
     hold(ctx)
@@ -117,12 +137,13 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
     hold(ctx)
     await session((s) => s.branchChanged)
   })
-  pi.on("session_shutdown", async (_event, ctx) => {
+  pi.on("session_shutdown", async (event, ctx) => {
     hold(ctx)
+    await background((b) => b.shutdown(event.reason))
     await session((s) => s.shutdown)
     await runtime.dispose()
   })
-  pi.registerCommand("memory", memoryCommand((f) => session(f), hold))
+  pi.registerCommand("memory", memoryCommand((f) => session(f), hold, (f) => background(f)))
 }
 
 export default projectMemory()

@@ -9,11 +9,11 @@
  */
 import * as Layer from "effect/Layer"
 import { ConfigService, type ConfigEnvironment } from "./ConfigService.ts"
-import { Dream } from "./Dream.ts"
-import { Extractor } from "./Extractor.ts"
 import { FileSystem } from "./FileSystem.ts"
 import type { Host } from "./Host.ts"
 import { LockService } from "./LockService.ts"
+import { BackgroundHost } from "./background/BackgroundSession.ts"
+import { backgroundLayer } from "./background/layer.ts"
 import { MemorySession } from "./MemorySession.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import type { ModelRegistry } from "./ModelRegistry.ts"
@@ -29,20 +29,14 @@ export interface CoreReplacements {
 }
 
 /**
- * The background agents. Interface-only today (each fails with NotImplementedYet, and nothing calls them); their
- * live layers plug in here, and may then draw ModelRegistry, MemoryWriter and BashGuard from the entry's graph.
+ * FileSystem, ConfigService, locks, ProjectLocator, MemoryStore and StateStore. The background agents need the Pi
+ * host and live in the extension's graph (layers/background/).
  */
-export const backgroundLayer: Layer.Layer<Extractor | Dream> = Layer.mergeAll(
-  Extractor.layerNotImplemented,
-  Dream.layerNotImplemented
-)
-
-/** FileSystem, ConfigService, locks, ProjectLocator, MemoryStore, StateStore and the background agents. */
 export const coreLayer = (env: ConfigEnvironment = {}, replace: CoreReplacements = {}) => {
   const base = Layer.mergeAll(ConfigService.layerWith(env), replace.locks ?? LockService.layer).pipe(
     Layer.provideMerge(replace.fileSystem ?? FileSystem.layer)
   )
-  return Layer.mergeAll(ProjectLocator.layer, MemoryStore.layer, StateStore.layer, backgroundLayer).pipe(
+  return Layer.mergeAll(ProjectLocator.layer, MemoryStore.layer, StateStore.layer).pipe(
     Layer.provideMerge(base)
   )
 }
@@ -52,15 +46,18 @@ export const recallLayer: Layer.Layer<Recall | Selector, never, MemoryStore | Mo
   Layer.provideMerge(Selector.layer)
 )
 
-/** What only the Pi host can provide: its API as a Host, and its model registry. */
+/** What only the Pi host can provide: its API as a Host, its model registry, and its status line. */
 export interface HostPieces {
   readonly host: Layer.Layer<Host>
   readonly models: Layer.Layer<ModelRegistry>
+  /** Where background tasks show that they run; none by default. */
+  readonly background?: Layer.Layer<BackgroundHost>
 }
 
-/** The Pi extension's whole graph: MemorySession over recall, the host's pieces and the core. */
+/** The Pi extension's whole graph: MemorySession and the background agents over recall, the host's pieces and the core. */
 export const extensionLayer = (pieces: HostPieces, env: ConfigEnvironment = {}, replace: CoreReplacements = {}) =>
-  MemorySession.layer.pipe(
+  Layer.merge(MemorySession.layer, backgroundLayer).pipe(
+    Layer.provide(pieces.background ?? BackgroundHost.layerNoop),
     Layer.provideMerge(recallLayer),
     Layer.provideMerge(pieces.models),
     Layer.provideMerge(pieces.host),

@@ -50,6 +50,9 @@ import { Recall, type RecallOutcome } from "./Recall.ts"
 import { StateStore } from "./StateStore.ts"
 
 /** The hidden message type of recalled memories (excluded from recall's own input). */
+/** The branch recall budget, for the entries that show it (they import layers, never src/ directly). */
+export { BRANCH_RECALL_BUDGET } from "../src/limits.ts"
+
 export const RECALL_MESSAGE = "pm-memory-recall"
 
 export interface ToolBlock {

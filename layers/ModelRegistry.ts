@@ -30,13 +30,16 @@ export interface ModelBackend {
 }
 
 export interface CompletionRequest {
-  readonly systemPrompt: string
+  /** Omitted when `messages` open with their own system message (a background fork of the parent's request). */
+  readonly systemPrompt?: string | undefined
   readonly messages: PiContext["messages"]
   readonly tools?: ReadonlyArray<Tool>
   /** Force a call of this tool where the provider's API lets us say so. */
   readonly forceTool?: string
   readonly maxTokens: number
   readonly sessionId: string
+  /** Background tasks keep their own accounts: their calls stay out of the per-process totals. */
+  readonly untracked?: boolean
 }
 
 export interface UsageTotals {
@@ -142,7 +145,11 @@ export const makeModelRegistry = (load: Effect.Effect<ModelBackend, BackendLoadF
         try: (signal) =>
           backend.complete(
             model,
-            { systemPrompt: request.systemPrompt, messages: request.messages, ...(request.tools ? { tools: [...request.tools] } : {}) },
+            {
+              ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+              messages: request.messages,
+              ...(request.tools ? { tools: [...request.tools] } : {})
+            },
             {
               signal,
               maxTokens: request.maxTokens,
@@ -153,7 +160,7 @@ export const makeModelRegistry = (load: Effect.Effect<ModelBackend, BackendLoadF
           ),
         catch: (e) => new ModelRequestFailed({ model: `${model.provider}/${model.id}`, message: e instanceof Error ? e.message : String(e) })
       })
-      yield* Ref.update(totals, (t) => addUsage(t, reply.usage))
+      if (request.untracked !== true) yield* Ref.update(totals, (t) => addUsage(t, reply.usage))
       return reply
     })
 

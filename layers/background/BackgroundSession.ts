@@ -1,0 +1,398 @@
+/**
+ * BackgroundSession: the main session's side of the background agents. It captures the parent's request (for fork
+ * reuse), keeps the extractor's cursor, dispatches an extraction when a turn settles, marks one trailing extraction
+ * when a turn settles while one runs, extracts before compaction, and on shutdown waits up to 60 s before
+ * interrupting. Background work runs as fibers owned by this layer's scope: closing the scope ends them.
+ *
+ * A task stays valid while its generation is current, the project is trusted and memory is on. Invalidation
+ * (`/memory off`, reload, a new session) interrupts the task at once; a lost trust is noticed before the next model
+ * or tool call, and every later tool call of the task fails.
+ */
+import type { Api, Message, Model, Usage } from "@earendil-works/pi-ai"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import { homedir } from "node:os"
+import { join, relative } from "node:path"
+import { type BackgroundConfig, decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
+import { type BranchEntry, CURSOR_ENTRY, cursorFromBranch } from "../../src/background/cursor.ts"
+import { addRunUsage, parseRunsFile, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
+import { sanitizeMemoryText } from "../../src/sanitize.ts"
+import type { ProjectLocation } from "../../src/storage.ts"
+import { resolveToolPath } from "../../src/toolPath.ts"
+import { ConfigService } from "../ConfigService.ts"
+import { FileSystem } from "../FileSystem.ts"
+import { Host } from "../Host.ts"
+import { TaskInvalid } from "../MemoryWriter.ts"
+import { ModelRegistry } from "../ModelRegistry.ts"
+import { ProjectLocator } from "../ProjectLocator.ts"
+import { Extractor, type ExtractionOutcome, type ParentRequest } from "./Extractor.ts"
+import { isInsideDir, type MemoryChange } from "./TaskTools.ts"
+
+/** The hidden message a background change leaves for the main agent's next request. */
+/** Run records as the entries format them. */
+export { formatRun, formatUsage, type RunRecord } from "../../src/background/runs.ts"
+
+export const UPDATE_MESSAGE = "pm-memory-update"
+export const STATUS_KEY = "pm-memory"
+export const SHUTDOWN_WAIT_MS = 60_000
+
+/** What only the background side needs from Pi beyond Host. */
+export interface BackgroundHostShape {
+  readonly setStatus: (text: string | undefined) => Effect.Effect<void>
+}
+
+export class BackgroundHost extends Context.Tag("pm/BackgroundHost")<BackgroundHost, BackgroundHostShape>() {
+  static readonly layerNoop: Layer.Layer<BackgroundHost> = Layer.succeed(BackgroundHost, { setStatus: () => Effect.void })
+}
+
+export interface ModelIdentity {
+  readonly provider: string
+  readonly api: string
+  readonly id: string
+}
+
+export interface BackgroundStatus {
+  readonly running: boolean
+  readonly runs: RunsFile
+  /** This session's background model usage, all runs. */
+  readonly totals: RunUsage
+}
+
+export interface BackgroundSessionShape {
+  /** Session start: locate the project, read the cursor from the branch, start a new generation. */
+  readonly start: Effect.Effect<void>
+  /** `context_with_system`: the parent's request as about to be sent, and its model. */
+  readonly captureRequest: (messages: ReadonlyArray<unknown>, model: ModelIdentity | undefined) => Effect.Effect<void>
+  /** `message_end`: a message completed after the capture joins the prefix. */
+  readonly messageEnded: (message: unknown) => Effect.Effect<void>
+  /** `agent_settled`: dispatch an extraction (returns at once; the task runs in the background). */
+  readonly settled: (aborted: boolean) => Effect.Effect<void>
+  /** `/memory extract`: wait for a running extraction, then run one under the same rules. */
+  readonly extractNow: Effect.Effect<RunRecord>
+  /** `session_before_compact`: wait for a running extraction, then extract the rest. */
+  readonly beforeCompact: Effect.Effect<void>
+  /** `/memory off|on`, revoked trust: running tasks stop at once. */
+  readonly invalidate: (reason: string) => Effect.Effect<void>
+  /** `session_shutdown`: up to 60 s for background work, then interruption; a reload stops it at once. */
+  readonly shutdown: (reason: string) => Effect.Effect<void>
+  readonly status: Effect.Effect<BackgroundStatus>
+  /** Resolves when no background task of this session runs (tests, print mode). */
+  readonly idle: Effect.Effect<void>
+}
+
+interface Active {
+  readonly location: ProjectLocation
+  readonly canonicalMemoryDir: string
+  readonly background: BackgroundConfig
+}
+
+interface Captured {
+  readonly messages: ReadonlyArray<Message>
+  readonly model: ModelIdentity
+}
+
+const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
+
+export const changeNotice = (kind: string, change: MemoryChange): string =>
+  reminder(sanitizeMemoryText(
+    `The background memory ${kind} ${change.op === "delete" ? "deleted" : change.op === "edit" ? "edited" : "wrote"} ${change.path}. The memory index in your instructions may be out of date; read the file if it matters.`
+  ))
+
+const skipText: Record<string, string> = {
+  "nothing-new": "no new messages",
+  "main-agent-wrote": "the main agent already wrote memory",
+  "too-few-words": "no user message of at least 3 words"
+}
+
+export const makeBackgroundSession = Effect.gen(function*() {
+  const host = yield* Host
+  const bgHost = yield* BackgroundHost
+  const fs = yield* FileSystem
+  const config = yield* ConfigService
+  const locator = yield* ProjectLocator
+  const registry = yield* ModelRegistry
+  const extractor = yield* Extractor
+  const scope = yield* Effect.scope
+
+  const generation = yield* Ref.make(0)
+  const active = yield* Ref.make<Active | undefined>(undefined)
+  const cursor = yield* Ref.make<string | undefined>(undefined)
+  const captured = yield* Ref.make<Captured | undefined>(undefined)
+  const runs = yield* Ref.make<RunsFile>({})
+  const totals = yield* Ref.make<RunUsage>(zeroRunUsage)
+  /** The extraction in flight (at most one per session), and whether a turn settled while it ran. */
+  const current = yield* Ref.make<Fiber.RuntimeFiber<void, never> | undefined>(undefined)
+  const trailing = yield* Ref.make(false)
+  const fibers = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
+
+  const safe = <A>(effect: Effect.Effect<A>, fallback: A): Effect.Effect<A> =>
+    // A stale host context (after reload) throws: treat it as "no longer valid" rather than a crash.
+    Effect.catchAllDefect(effect, () => Effect.succeed(fallback))
+
+  const readBackgroundConfig = fs.readRegularFile(config.configPath, 1 << 20).pipe(
+    Effect.map((r) => decodeBackgroundConfig(config.configPath, Buffer.from(r.bytes).toString("utf8")).config),
+    Effect.orElseSucceed(() => defaultBackgroundConfig)
+  )
+
+  const runsPath = (a: Active) => join(a.location.projectDir, RUNS_FILE)
+
+  const start = Effect.gen(function*() {
+    yield* Ref.update(generation, (g) => g + 1)
+    yield* FiberSet.clear(fibers)
+    yield* Ref.set(current, undefined)
+    yield* Ref.set(trailing, false)
+    yield* Ref.set(captured, undefined)
+    yield* Ref.set(active, undefined)
+    const { config: cfg } = yield* config.load
+    if (!cfg.enabled) return
+    const located = yield* locator.locate(yield* host.cwd).pipe(Effect.option)
+    if (Option.isNone(located)) return
+    const location = located.value
+    const canonicalMemoryDir = yield* fs.realpath(location.memoryDir).pipe(Effect.orElseSucceed(() => location.memoryDir))
+    const a: Active = { location, canonicalMemoryDir, background: yield* readBackgroundConfig }
+    yield* Ref.set(active, a)
+    yield* Ref.set(cursor, cursorFromBranch((yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>))
+    const saved = yield* fs.readRegularFile(runsPath(a), 1 << 20).pipe(
+      Effect.map((r) => parseRunsFile(Buffer.from(r.bytes).toString("utf8"))),
+      Effect.orElseSucceed((): RunsFile => ({}))
+    )
+    yield* Ref.set(runs, saved)
+  })
+
+  const captureRequest = (messages: ReadonlyArray<unknown>, model: ModelIdentity | undefined) =>
+    Ref.set(
+      captured,
+      model === undefined ? undefined : { messages: [...(messages as ReadonlyArray<Message>)], model }
+    )
+
+  const messageEnded = (message: unknown) =>
+    Ref.update(captured, (c) => {
+      const m = message as Message | undefined
+      if (c === undefined || m === undefined) return c
+      if (m.role !== "user" && m.role !== "assistant" && m.role !== "toolResult") return c
+      // The same message can reach us twice (the capture already holds what was sent): keep one.
+      if (c.messages.includes(m)) return c
+      return { ...c, messages: [...c.messages, m] }
+    })
+
+  /** Valid while the generation is the one the task started in, the project is trusted and memory is on. */
+  const validity = (startedIn: number): Effect.Effect<void, TaskInvalid> =>
+    Effect.gen(function*() {
+      if ((yield* Ref.get(generation)) !== startedIn) {
+        return yield* Effect.fail(new TaskInvalid({ reason: "project memory was reloaded, turned off or restarted" }))
+      }
+      if (!(yield* safe(host.isTrusted, false))) {
+        return yield* Effect.fail(new TaskInvalid({ reason: "the project is no longer trusted" }))
+      }
+      const { config: cfg } = yield* config.load
+      if (!cfg.enabled) return yield* Effect.fail(new TaskInvalid({ reason: "project memory was turned off" }))
+    })
+
+  const saveRun = (a: Active, record: RunRecord) =>
+    Effect.gen(function*() {
+      const next = yield* Ref.updateAndGet(runs, (r) => ({ ...r, [record.kind]: record }))
+      const path = runsPath(a)
+      const temp = `${path}.${process.pid}.tmp`
+      yield* fs.writeFile(temp, `${JSON.stringify(next, null, 2)}\n`).pipe(
+        Effect.zipRight(fs.rename(temp, path)),
+        Effect.catchAll(() => fs.unlink(temp).pipe(Effect.ignore))
+      )
+    })
+
+  const advance = (to: string | undefined) =>
+    Effect.gen(function*() {
+      if (to === undefined || to === (yield* Ref.get(cursor))) return
+      yield* Ref.set(cursor, to)
+      yield* safe(host.appendEntry(CURSOR_ENTRY, { cursor: to }), undefined)
+    })
+
+  /** One extraction, start to finish, recorded. Never fails: failures are part of the record. */
+  const extractOnce = (trigger: RunRecord["trigger"]): Effect.Effect<RunRecord> =>
+    Effect.gen(function*() {
+      const a = yield* Ref.get(active)
+      const startedIn = yield* Ref.get(generation)
+      const base = { kind: "extract" as const, trigger, filesChanged: [], turns: 0, usage: zeroRunUsage }
+      if (a === undefined) return { ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord
+      const invalid = yield* Effect.flip(validity(startedIn)).pipe(Effect.option)
+      if (Option.isSome(invalid)) return { ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord
+      const usage = yield* Ref.make(zeroRunUsage)
+      const cwd = yield* host.cwd
+      const home = homedir()
+      const isMemoryPath = (raw: string) => {
+        const abs = resolveToolPath(raw, cwd, home)
+        return abs !== undefined && (isInsideDir(a.location.memoryDir, abs) || isInsideDir(a.canonicalMemoryDir, abs))
+      }
+      const sessionId = yield* safe(host.sessionId, "no-session")
+      const parent = yield* Ref.get(captured)
+      const onUsage = (u: Usage | undefined) =>
+        Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
+      const onChange = (change: MemoryChange) =>
+        Effect.gen(function*() {
+          const idle = yield* safe(host.isIdle, true)
+          yield* safe(host.sendHidden(UPDATE_MESSAGE, changeNotice("extractor", change), idle ? "nextTurn" : "steer"), undefined)
+        })
+      const run = Effect.gen(function*() {
+        const model = yield* registry.resolve(a.background.extractor.model)
+        return yield* extractor.extract({
+          location: a.location,
+          cwd,
+          branch: (yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>,
+          cursor: yield* Ref.get(cursor),
+          parent: parent === undefined
+            ? undefined
+            : ({ messages: parent.messages, model: parent.model, sessionId } satisfies ParentRequest),
+          model: model as Model<Api>,
+          taskSessionId: `${sessionId}-memory-extract`,
+          maxTurns: a.background.extractor.maxTurns,
+          maxTokens: a.background.extractor.maxTokens,
+          isMemoryPath,
+          check: validity(startedIn),
+          onChange,
+          onUsage,
+          onStart: bgHost.setStatus("memory: extracting")
+        })
+      })
+      // Interrupted from outside (invalidation, shutdown): the record is written on the way out, the cursor stays.
+      const recordStopped = Ref.get(usage).pipe(
+        Effect.flatMap((spent) =>
+          saveRun(a, { ...base, at: Date.now(), outcome: "stopped", detail: "interrupted", turns: spent.requests, usage: spent })
+        )
+      )
+      const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus(undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
+      const spent = yield* Ref.get(usage)
+      const record: RunRecord = Exit.match(exit, {
+        onSuccess: (o: ExtractionOutcome): RunRecord =>
+          o.status === "skipped"
+            ? { ...base, at: Date.now(), outcome: "skipped", detail: skipText[o.reason] ?? o.reason }
+            : o.status === "busy"
+            ? { ...base, at: Date.now(), outcome: "busy", detail: "extract.lock is held" }
+            : {
+              ...base,
+              at: Date.now(),
+              outcome: "ran",
+              detail: o.stop === "api-error" ? `model error: ${o.errorMessage ?? "unknown"}` : o.stop === "max-turns" ? "turn limit reached" : `${o.mode} request`,
+              filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
+              turns: o.turns,
+              usage: spent
+            },
+        onFailure: (cause): RunRecord => {
+          const failure = Cause.failureOption(cause)
+          const interrupted = Cause.isInterruptedOnly(cause)
+          return {
+            ...base,
+            at: Date.now(),
+            outcome: interrupted || (Option.isSome(failure) && failure.value._tag === "TaskInvalid") ? "stopped" : "failed",
+            detail: interrupted ? "interrupted" : Option.isSome(failure) ? failure.value.message : Cause.pretty(cause).split("\n")[0] ?? "unknown",
+            turns: spent.requests,
+            usage: spent
+          }
+        }
+      })
+      // Returned outcomes advance the cursor (skips, API errors and the turn limit included); a throw, an
+      // interruption or invalidation leaves it, so the same messages are tried again.
+      if (Exit.isSuccess(exit) && exit.value.status !== "busy" && (yield* Ref.get(generation)) === startedIn) {
+        yield* advance(exit.value.advanceTo)
+      }
+      // "Nothing new" is not a run: the last real one stays on record.
+      if (!(Exit.isSuccess(exit) && exit.value.status === "skipped" && exit.value.reason === "nothing-new")) yield* saveRun(a, record)
+      return record
+    })
+
+  /** Starts an extraction fiber (with its trailing follow-ups) unless one runs; returns the fiber in flight. */
+  const dispatch = (trigger: RunRecord["trigger"]) =>
+    Effect.gen(function*() {
+      const running = yield* Ref.get(current)
+      if (running !== undefined) {
+        yield* Ref.set(trailing, true)
+        return running
+      }
+      const loop: Effect.Effect<void> = Effect.gen(function*() {
+        yield* extractOnce(trigger)
+        // One trailing extraction for turns that settled meanwhile, once the session is idle again.
+        while (yield* Ref.getAndSet(trailing, false)) {
+          if (!(yield* safe(host.isIdle, true))) break
+          yield* extractOnce("trailing")
+        }
+      }).pipe(Effect.ensuring(Ref.set(current, undefined)))
+      const fiber = yield* FiberSet.run(fibers, loop)
+      yield* Ref.set(current, fiber)
+      return fiber
+    })
+
+  const awaitCurrent = Effect.gen(function*() {
+    const running = yield* Ref.get(current)
+    if (running !== undefined) yield* Fiber.await(running)
+  })
+
+  /** Waits for the running extraction, then runs one more and waits for it too. */
+  const extractAfterCurrent = (trigger: RunRecord["trigger"]) =>
+    Effect.gen(function*() {
+      yield* awaitCurrent
+      yield* Ref.set(trailing, false)
+      const done = yield* Effect.makeLatch(false)
+      let record: RunRecord | undefined
+      const fiber = yield* FiberSet.run(
+        fibers,
+        extractOnce(trigger).pipe(
+          Effect.tap((r) => Effect.sync(() => void (record = r))),
+          Effect.ensuring(done.open),
+          Effect.asVoid
+        )
+      )
+      yield* Ref.set(current, fiber)
+      yield* Fiber.await(fiber).pipe(Effect.ensuring(Ref.update(current, (c) => (c === fiber ? undefined : c))))
+      return record ?? ({ kind: "extract", at: Date.now(), trigger, outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroRunUsage } satisfies RunRecord)
+    })
+
+  const invalidate = (_reason: string) =>
+    Effect.gen(function*() {
+      yield* Ref.update(generation, (g) => g + 1)
+      yield* FiberSet.clear(fibers)
+      yield* Ref.set(current, undefined)
+      yield* Ref.set(trailing, false)
+    })
+
+  const idle = FiberSet.awaitEmpty(fibers)
+
+  const shutdown = (reason: string) =>
+    Effect.gen(function*() {
+      if (reason !== "reload") yield* idle.pipe(Effect.timeoutOption(Duration.millis(SHUTDOWN_WAIT_MS)))
+      yield* invalidate(reason)
+    })
+
+  return {
+    start,
+    captureRequest,
+    messageEnded,
+    settled: (aborted) => (aborted ? Effect.void : Effect.asVoid(dispatch("turn"))),
+    extractNow: extractAfterCurrent("manual"),
+    beforeCompact: Effect.asVoid(extractAfterCurrent("compaction")),
+    invalidate,
+    shutdown,
+    status: Effect.gen(function*() {
+      return {
+        running: (yield* Ref.get(current)) !== undefined,
+        runs: yield* Ref.get(runs),
+        totals: yield* Ref.get(totals)
+      } satisfies BackgroundStatus
+    }),
+    idle
+  } satisfies BackgroundSessionShape
+})
+
+export class BackgroundSession extends Context.Tag("pm/BackgroundSession")<BackgroundSession, BackgroundSessionShape>() {
+  static readonly layer: Layer.Layer<
+    BackgroundSession,
+    never,
+    Host | BackgroundHost | FileSystem | ConfigService | ProjectLocator | ModelRegistry | Extractor
+  > = Layer.scoped(BackgroundSession, makeBackgroundSession)
+}

@@ -1,0 +1,111 @@
+/**
+ * The background tool loop shared by the extractor and dream: call the model, run the tool calls it asks for with
+ * the task's restricted tools, feed the results back, until it stops calling tools or `maxTurns` model calls are
+ * spent. Our own loop on Effect rather than pi-agent-core's Agent (see docs/background.md): every step is a fiber
+ * step, so interrupting the task aborts the model call and any running tool through its AbortSignal; usage is
+ * reported after every model call, before anything else can fail; and validity is checked before each call.
+ */
+import type { Api, AssistantMessage, Message, Model, ToolCall, ToolResultMessage, Usage } from "@earendil-works/pi-ai"
+import * as Effect from "effect/Effect"
+import { TaskInvalid } from "../MemoryWriter.ts"
+import { ModelRegistry, type ModelRequestFailed } from "../ModelRegistry.ts"
+import { errorResult, type TaskToolSet, type ToolResult } from "./TaskTools.ts"
+
+/** How the request opens: the parent's own prefix (a fork) or our system prompt and declarations (independent). */
+export type TaskRequest =
+  | {
+    readonly mode: "fork"
+    /** The parent's captured messages, its system message first, sent unchanged. */
+    readonly prefix: ReadonlyArray<Message>
+    /** The final user message: the tools section and the task's instructions. */
+    readonly instructions: string
+    readonly sessionId: string
+  }
+  | {
+    readonly mode: "independent"
+    readonly systemPrompt: string
+    readonly messages: ReadonlyArray<Message>
+    readonly instructions: string
+    readonly sessionId: string
+  }
+
+export interface RunSpec {
+  readonly model: Model<Api>
+  readonly request: TaskRequest
+  readonly maxTurns: number
+  readonly maxTokens: number
+  readonly tools: TaskToolSet
+  /** Validity: run before each model call and each tool call. */
+  readonly check: Effect.Effect<void, TaskInvalid>
+  /** Called after every model call with its usage, whatever happens next. */
+  readonly onUsage: (usage: Usage | undefined) => Effect.Effect<void>
+}
+
+export type StopReason = "done" | "max-turns" | "api-error"
+
+export interface RunResult {
+  readonly stop: StopReason
+  /** Model calls made. */
+  readonly turns: number
+  readonly finalText: string
+  readonly errorMessage: string | undefined
+}
+
+const textOf = (reply: AssistantMessage): string =>
+  reply.content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("").trim()
+
+const toolResultMessage = (call: ToolCall, result: ToolResult): ToolResultMessage =>
+  ({
+    role: "toolResult",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: result.content,
+    isError: result.isError === true,
+    timestamp: Date.now()
+  }) as ToolResultMessage
+
+export const runTask = Effect.fn("Background.runTask")(function*(spec: RunSpec) {
+  const registry = yield* ModelRegistry
+  const { request } = spec
+  const finalUser: Message = { role: "user", content: request.instructions, timestamp: Date.now() }
+  const transcript: Array<Message> = request.mode === "fork"
+    ? [...request.prefix, finalUser]
+    : [...request.messages, finalUser]
+  const declarations = spec.tools.tools.map((t) => t.declaration)
+
+  for (let turn = 1; turn <= spec.maxTurns; turn++) {
+    yield* spec.check
+    const reply: AssistantMessage = yield* registry.complete(spec.model, {
+      ...(request.mode === "independent" ? { systemPrompt: request.systemPrompt, tools: declarations } : {}),
+      messages: transcript,
+      maxTokens: spec.maxTokens,
+      sessionId: request.sessionId,
+      untracked: true
+    }).pipe(Effect.tap((r) => spec.onUsage(r.usage)))
+    transcript.push(reply)
+    if (reply.stopReason === "error" || reply.stopReason === "aborted") {
+      return { stop: "api-error", turns: turn, finalText: textOf(reply), errorMessage: reply.errorMessage ?? reply.stopReason } satisfies RunResult
+    }
+    const calls = reply.content.filter((c): c is ToolCall => c.type === "toolCall")
+    if (calls.length === 0) return { stop: "done", turns: turn, finalText: textOf(reply), errorMessage: undefined } satisfies RunResult
+    // One at a time: a read must finish before a write that depends on its baseline.
+    for (const call of calls) {
+      const tool = spec.tools.byName(call.name)
+      const result: ToolResult = call.argumentsError !== undefined
+        ? errorResult(`Invalid arguments for ${call.name}: ${call.argumentsError}`)
+        : tool === undefined
+        ? errorResult(`The tool "${call.name}" is not available in this background memory task. Use only read, find, grep, write, edit and bash.`)
+        : yield* Effect.tryPromise({
+          try: (signal) => tool.execute(call.id, call.arguments as Record<string, unknown>, signal),
+          catch: (e) => e
+        }).pipe(Effect.catchAll((e) => Effect.succeed(errorResult(`${call.name} failed: ${e instanceof Error ? e.message : String(e)}`))))
+      transcript.push(toolResultMessage(call, result))
+    }
+    // A tool that found the task invalid ends it here, instead of another model call.
+    yield* spec.check
+  }
+  return { stop: "max-turns", turns: spec.maxTurns, finalText: "", errorMessage: undefined } satisfies RunResult
+})
+
+export type RunError = ModelRequestFailed | TaskInvalid
+export { TaskInvalid }

@@ -1,0 +1,275 @@
+/**
+ * The six tools of a background task, wrapped from Pi's own tool definitions with the parent session's cwd at task
+ * start: `read`, `find`, `grep` as Pi runs them (find over Node's glob instead of `fd`; grep with a 20 s limit),
+ * `write` and `edit` with Pi's schemas and diff output but publishing through the task's MemoryWriter handle, and
+ * `bash` behind the BashGuard (delete verdicts carried out by `runDelete`, read-only ones by Pi's bash).
+ *
+ * Every call first runs the task's validity check (trust, generation, lock); once it fails, the tools are dead and
+ * every later call returns an error. The host package is imported when a task starts, so the CLI never loads it.
+ */
+import type { AgentToolResult } from "@earendil-works/pi-agent-core"
+import type { Tool } from "@earendil-works/pi-ai"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { existsSync } from "node:fs"
+import { access, glob, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises"
+import { homedir, tmpdir } from "node:os"
+import { basename, isAbsolute, join, relative, resolve } from "node:path"
+import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
+import { resolveToolPath } from "../../src/toolPath.ts"
+import { type BashGuardShape, runDelete } from "../BashGuard.ts"
+import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
+
+export const BACKGROUND_TOOL_NAMES = ["read", "find", "grep", "write", "edit", "bash"] as const
+export type BackgroundToolName = (typeof BACKGROUND_TOOL_NAMES)[number]
+
+export const GREP_TIMEOUT_MS = 20_000
+export const BASH_DEFAULT_TIMEOUT_S = 120
+export const BASH_MAX_TIMEOUT_S = 600
+
+export type ToolResult = AgentToolResult<unknown>
+
+/** A successful change in memory, reported at once (change notices, the run's file list). */
+export interface MemoryChange {
+  readonly op: "write" | "edit" | "delete"
+  readonly path: string
+}
+
+export interface TaskTool {
+  readonly name: BackgroundToolName
+  /** What the model is told: Pi's own description and parameters. */
+  readonly declaration: Tool
+  readonly execute: (toolCallId: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>
+}
+
+export interface TaskToolsOptions {
+  readonly cwd: string
+  readonly memoryDir: string
+  readonly writer: MemoryTask
+  readonly guard: BashGuardShape
+  /** Task validity; fails once the task may no longer act. */
+  readonly check: Effect.Effect<void, TaskInvalid>
+  readonly onChange: (change: MemoryChange) => Effect.Effect<void>
+}
+
+export interface TaskToolSet {
+  readonly tools: ReadonlyArray<TaskTool>
+  readonly byName: (name: string) => TaskTool | undefined
+  /** Marks the tools dead (every later call fails) and removes the task's temporary folder. */
+  readonly close: (reason: string) => Promise<void>
+}
+
+export const errorResult = (text: string): ToolResult => ({ content: [{ type: "text", text }], details: undefined, isError: true })
+
+const textResult = (text: string): ToolResult => ({ content: [{ type: "text", text }], details: undefined })
+
+/** fd matches a pattern without a slash against file names anywhere below the search folder. */
+const globPattern = (pattern: string): string => (pattern.includes("/") ? pattern : `**/${pattern}`)
+
+const nodeGlob = async (pattern: string, cwd: string, options: { ignore: Array<string>; limit: number }): Promise<Array<string>> => {
+  const found: Array<string> = []
+  const skip = (p: string) => /(^|\/)(node_modules|\.git)(\/|$)/.test(p)
+  for await (const entry of glob(globPattern(pattern), { cwd, exclude: skip })) {
+    if (skip(entry)) continue
+    found.push(resolve(cwd, entry))
+    if (found.length >= options.limit) break
+  }
+  return found
+}
+
+const run = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>): Promise<A> =>
+  Effect.runPromise(Effect.mapError(effect, (e) => new Error(e.message)))
+
+export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskToolSet> => {
+  const pi = await import("@earendil-works/pi-coding-agent")
+  const { cwd, memoryDir, writer } = options
+  const tempDir = await mkdtemp(join(tmpdir(), "pm-task-"))
+  const logs = new Set<string>()
+  let dead: string | undefined
+
+  const changed = (change: MemoryChange) => Effect.runPromise(options.onChange(change))
+
+  const readDef = pi.createReadToolDefinition(cwd)
+  const findDef = pi.createFindToolDefinition(cwd, { operations: { exists: existsSync, glob: nodeGlob } })
+  const grepDef = pi.createGrepToolDefinition(cwd)
+  const writeDef = pi.createWriteToolDefinition(cwd, {
+    operations: {
+      // The writer creates missing folders inside memory itself; nothing is ever created elsewhere.
+      mkdir: async () => undefined,
+      writeFile: async (absolutePath, content) => {
+        const result = await run(writer.write(absolutePath, content))
+        await changed({ op: "write", path: result.path })
+      }
+    }
+  })
+  /** What Pi's edit read, per file: to tell an exact replacement (the writer's edit) from a fuzzy one. */
+  const editSeen = new Map<string, string>()
+  const pendingEdits = new Map<string, ReadonlyArray<Replacement>>()
+  const editDef = pi.createEditToolDefinition(cwd, {
+    operations: {
+      access: (absolutePath) => access(absolutePath),
+      readFile: async (absolutePath) => {
+        const bytes = await readFile(absolutePath)
+        editSeen.set(absolutePath, bytes.toString("utf8"))
+        return bytes
+      },
+      writeFile: async (absolutePath, content) => {
+        const before = editSeen.get(absolutePath)
+        const edits = pendingEdits.get(absolutePath) ?? []
+        const exact = before === undefined ? undefined : applyEdits(before, edits)
+        // Exact replacements go through the writer's edit (which may re-apply them to a file changed since the read);
+        // anything Pi matched loosely is published as a whole-file write under the same baseline rules.
+        const result = exact?._tag === "Applied" && exact.content === content
+          ? await run(writer.edit(absolutePath, edits))
+          : await run(writer.write(absolutePath, content))
+        await changed({ op: "edit", path: result.path })
+      }
+    }
+  })
+  const bashDef = pi.createBashToolDefinition(cwd)
+
+  const guarded = (name: BackgroundToolName, body: (id: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>) =>
+    async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+      if (dead !== undefined) return errorResult(`This background task was stopped (${dead}); no tool may run any more.`)
+      const valid = await Effect.runPromise(Effect.either(options.check))
+      if (valid._tag === "Left") {
+        dead = valid.left.reason
+        return errorResult(valid.left.message)
+      }
+      try {
+        return await body(id, args, signal)
+      } catch (e) {
+        return errorResult(`${name} failed: ${e instanceof Error ? e.message : String(e)}`)
+      }
+    }
+
+  const viaPi = (def: { execute: (...a: Array<any>) => Promise<unknown> }) => (id: string, args: Record<string, unknown>, signal: AbortSignal) =>
+    def.execute(id, args, signal, undefined, undefined) as Promise<ToolResult>
+
+  const read = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    const raw = typeof args["path"] === "string" ? args["path"] : ""
+    const absolute = resolveToolPath(raw, cwd, homedir())
+    const before = absolute === undefined ? undefined : await stat(absolute).catch(() => undefined)
+    const result = await viaPi(readDef)(id, args, signal)
+    if (absolute === undefined || result.isError === true) return result
+    const image = result.content.some((c) => c.type === "image") ||
+      result.content.some((c) => c.type === "text" && c.text.startsWith("Read image file"))
+    const truncated = (result.details as { truncation?: { truncated?: boolean } } | undefined)?.truncation?.truncated === true
+    const offset = typeof args["offset"] === "number" ? args["offset"] : undefined
+    const limit = typeof args["limit"] === "number" ? args["limit"] : undefined
+    const outcome = image
+      ? { kind: "image" as const }
+      : { kind: "text" as const, truncated, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }
+    // The baseline is what the tool saw only if the file did not move under the read; otherwise none is recorded.
+    const after = await stat(absolute).catch(() => undefined)
+    const content = after === undefined ? undefined : await readFile(absolute, "utf8").catch(() => undefined)
+    const steady = before !== undefined && after !== undefined && content !== undefined &&
+      before.mtimeMs === after.mtimeMs && before.size === after.size && before.ino === after.ino
+    await Effect.runPromise(
+      steady
+        ? writer.recordRead(absolute, outcome, { content, mtimeMs: after.mtimeMs })
+        : writer.recordRead(absolute, { kind: "image" })
+    )
+    return result
+  }
+
+  const grep = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    const controller = new AbortController()
+    const onAbort = () => controller.abort()
+    signal.addEventListener("abort", onAbort, { once: true })
+    try {
+      const outcome = await Effect.runPromise(
+        Effect.tryPromise(() => viaPi(grepDef)(id, args, controller.signal)).pipe(
+          Effect.timeoutOption(Duration.millis(GREP_TIMEOUT_MS)),
+          Effect.either
+        )
+      )
+      if (outcome._tag === "Left") throw outcome.left.error
+      if (Option.isNone(outcome.right)) {
+        controller.abort()
+        return errorResult(`grep took longer than ${GREP_TIMEOUT_MS / 1000} s and was stopped; narrow the pattern or the path.`)
+      }
+      return outcome.right.value
+    } finally {
+      signal.removeEventListener("abort", onAbort)
+    }
+  }
+
+  const edit = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    const edits = Array.isArray(args["edits"]) ? (args["edits"] as ReadonlyArray<Replacement>) : []
+    const absolute = typeof args["path"] === "string" ? resolveToolPath(args["path"], cwd, homedir()) : undefined
+    if (absolute !== undefined) pendingEdits.set(absolute, edits)
+    try {
+      return await viaPi(editDef)(id, args, signal)
+    } finally {
+      if (absolute !== undefined) {
+        pendingEdits.delete(absolute)
+        editSeen.delete(absolute)
+      }
+    }
+  }
+
+  const bash = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    const command = typeof args["command"] === "string" ? args["command"] : ""
+    const verdict = await Effect.runPromise(options.guard.classify(command, { memoryDir, cwd }))
+    if (verdict.verdict === "rejected") return errorResult(`Command refused in a background memory task: ${verdict.reason}`)
+    if (verdict.verdict === "delete") {
+      // Only files really removed are changes: `rm -f` of a missing file succeeds without one.
+      const gone: Array<string> = []
+      const outcome = await Effect.runPromise(
+        runDelete(
+          verdict,
+          (path, o) => writer.remove(path, o).pipe(Effect.tap((r) => Effect.sync(() => void (r.removed && gone.push(r.path))))),
+          (e) => e.message
+        )
+      )
+      for (const path of gone) await changed({ op: "delete", path })
+      const text = outcome.output === "" ? `Removed ${gone.length} file(s).` : outcome.output.trimEnd()
+      return outcome.exitCode === 0 ? textResult(text) : errorResult(`${text}\n\nCommand exited with code ${outcome.exitCode}`)
+    }
+    const requested = typeof args["timeout"] === "number" && args["timeout"] > 0 ? args["timeout"] : BASH_DEFAULT_TIMEOUT_S
+    const result = await viaPi(bashDef)(id, { command, timeout: Math.min(requested, BASH_MAX_TIMEOUT_S) }, signal)
+    const full = (result.details as { fullOutputPath?: string } | undefined)?.fullOutputPath
+    if (typeof full !== "string") return result
+    // The full log moves into the task's own folder, which goes when the task ends.
+    const moved = join(tempDir, basename(full))
+    const ok = await rename(full, moved).then(() => true, () => false)
+    if (!ok) {
+      logs.add(full)
+      return result
+    }
+    return {
+      ...result,
+      content: result.content.map((c) => (c.type === "text" ? { ...c, text: c.text.replaceAll(full, moved) } : c)),
+      details: { ...(result.details as object), fullOutputPath: moved }
+    }
+  }
+
+  const declare = (def: { name: string; description: string; parameters: unknown }): Tool =>
+    ({ name: def.name, description: def.description, parameters: def.parameters as Tool["parameters"] })
+
+  const tools: ReadonlyArray<TaskTool> = [
+    { name: "read", declaration: declare(readDef), execute: guarded("read", read) },
+    { name: "find", declaration: declare(findDef), execute: guarded("find", viaPi(findDef)) },
+    { name: "grep", declaration: declare(grepDef), execute: guarded("grep", grep) },
+    { name: "write", declaration: declare(writeDef), execute: guarded("write", viaPi(writeDef)) },
+    { name: "edit", declaration: declare(editDef), execute: guarded("edit", edit) },
+    { name: "bash", declaration: declare(bashDef), execute: guarded("bash", bash) }
+  ]
+  return {
+    tools,
+    byName: (name) => tools.find((t) => t.name === name),
+    close: async (reason) => {
+      dead ??= reason
+      for (const log of logs) await rm(log, { force: true }).catch(() => undefined)
+      await rm(tempDir, { recursive: true, force: true }).catch(() => undefined)
+    }
+  }
+}
+
+/** Whether `path` (already absolute) lies inside `dir`. */
+export const isInsideDir = (dir: string, path: string): boolean => {
+  const rel = relative(dir, path)
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)
+}

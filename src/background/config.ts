@@ -1,0 +1,66 @@
+/**
+ * The background tasks' keys of `config.json`: `extractor` and `dream`, each `{ model?, maxTurns?, maxTokens? }`.
+ * Decoded key by key like the rest of the file: a bad value falls back to its default with one warning.
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+
+export interface BackgroundTaskConfig {
+  /** `provider/model-id`; undefined: the session's model. */
+  readonly model: string | undefined
+  readonly maxTurns: number
+  readonly maxTokens: number
+}
+
+export interface BackgroundConfig {
+  readonly extractor: BackgroundTaskConfig
+  readonly dream: BackgroundTaskConfig
+}
+
+export const defaultBackgroundConfig: BackgroundConfig = {
+  extractor: { model: undefined, maxTurns: 5, maxTokens: 8_192 },
+  dream: { model: undefined, maxTurns: 50, maxTokens: 16_384 }
+}
+
+const fields = {
+  model: Schema.String.pipe(Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })),
+  maxTurns: Schema.Int.pipe(Schema.between(1, 200)),
+  maxTokens: Schema.Int.pipe(Schema.between(256, 1_000_000))
+}
+
+export const decodeBackgroundConfig = (
+  file: string,
+  text: string
+): { readonly config: BackgroundConfig; readonly warnings: ReadonlyArray<string> } => {
+  const warnings: Array<string> = []
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return { config: defaultBackgroundConfig, warnings }
+  }
+  const raw = typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : {}
+  const section = (name: keyof BackgroundConfig): BackgroundTaskConfig => {
+    const defaults = defaultBackgroundConfig[name]
+    const value = raw[name]
+    if (value === undefined) return defaults
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      warnings.push(`${file}: "${name}" must be an object; using the defaults.`)
+      return defaults
+    }
+    const obj = value as Record<string, unknown>
+    const pick = <A>(key: keyof typeof fields, schema: Schema.Schema<A, any>, fallback: A): A => {
+      if (obj[key] === undefined) return fallback
+      const decoded = Schema.decodeUnknownEither(schema)(obj[key])
+      if (Either.isRight(decoded)) return decoded.right
+      warnings.push(`${file}: "${name}.${key}" is invalid; using the default.`)
+      return fallback
+    }
+    return {
+      model: pick("model", fields.model as Schema.Schema<string | undefined, any>, defaults.model),
+      maxTurns: pick("maxTurns", fields.maxTurns, defaults.maxTurns),
+      maxTokens: pick("maxTokens", fields.maxTokens, defaults.maxTokens)
+    }
+  }
+  return { config: { extractor: section("extractor"), dream: section("dream") }, warnings }
+}

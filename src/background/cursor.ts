@@ -1,0 +1,125 @@
+/**
+ * The extractor's cursor machine (pure). The cursor is the id of the last session entry an extraction has already
+ * covered. On each dispatch the entries after it decide: skip and advance (nothing new, the main agent already wrote
+ * memory, or no user message of at least three words), or run over the messages after it and advance to the end of
+ * this snapshot when the task returns.
+ */
+
+/** The part of a Pi session entry the machine looks at. */
+export interface BranchEntry {
+  readonly type: string
+  readonly id: string
+  readonly customType?: string
+  readonly message?: {
+    readonly role: string
+    readonly content?: unknown
+    readonly toolCallId?: string
+    readonly isError?: boolean
+  }
+}
+
+export type SkipReason = "nothing-new" | "main-agent-wrote" | "too-few-words"
+
+export type CursorDecision =
+  | { readonly _tag: "Skip"; readonly reason: SkipReason; readonly advanceTo: string | undefined }
+  | {
+    readonly _tag: "Run"
+    /** The model-visible entries after the cursor (messages and custom messages), in order. */
+    readonly entries: ReadonlyArray<BranchEntry>
+    /** The last entry of the snapshot: where the cursor goes when the task returns. */
+    readonly advanceTo: string
+  }
+
+/** Words of a string: split on runs of whitespace, empty pieces dropped (no merging across blocks or messages). */
+export const wordCount = (text: string): number => text.split(/\s+/).filter((w) => w !== "").length
+
+export const MIN_USER_WORDS = 3
+
+/** A real user message counts when its content is a string, or exactly one text block, of at least 3 words. */
+export const isSubstantialUserMessage = (message: BranchEntry["message"]): boolean => {
+  if (message === undefined || message.role !== "user") return false
+  const content = message.content
+  if (typeof content === "string") return wordCount(content) >= MIN_USER_WORDS
+  if (Array.isArray(content) && content.length === 1) {
+    const block = content[0] as { type?: unknown; text?: unknown }
+    return block.type === "text" && typeof block.text === "string" && wordCount(block.text) >= MIN_USER_WORDS
+  }
+  return false
+}
+
+const isModelVisible = (e: BranchEntry): boolean => e.type === "message" || e.type === "custom_message"
+
+/** The entries after the cursor; when the cursor is not on this branch, everything after the last compaction. */
+export const entriesAfter = (branch: ReadonlyArray<BranchEntry>, cursor: string | undefined): ReadonlyArray<BranchEntry> => {
+  const at = cursor === undefined ? -1 : branch.findIndex((e) => e.id === cursor)
+  if (at >= 0) return branch.slice(at + 1)
+  const compaction = branch.findLastIndex((e) => e.type === "compaction")
+  return branch.slice(compaction + 1)
+}
+
+interface ToolCallBlock {
+  readonly type: "toolCall"
+  readonly id: string
+  readonly name: string
+  readonly arguments?: Record<string, unknown>
+}
+
+/**
+ * A successful main-agent `write` or `edit` whose path lands in memory. Failed calls (an error result, or no result
+ * at all) and writes elsewhere do not count.
+ */
+export const mainAgentWroteMemory = (
+  entries: ReadonlyArray<BranchEntry>,
+  isMemoryPath: (rawPath: string) => boolean
+): boolean => {
+  const calls = new Set<string>()
+  for (const e of entries) {
+    const m = e.message
+    if (e.type !== "message" || m === undefined) continue
+    if (m.role === "assistant" && Array.isArray(m.content)) {
+      for (const block of m.content as ReadonlyArray<ToolCallBlock>) {
+        if (block.type !== "toolCall" || (block.name !== "write" && block.name !== "edit")) continue
+        const path = block.arguments?.["path"]
+        if (typeof path === "string" && isMemoryPath(path)) calls.add(block.id)
+      }
+    } else if (m.role === "toolResult" && m.toolCallId !== undefined && calls.has(m.toolCallId) && m.isError !== true) {
+      return true
+    }
+  }
+  return false
+}
+
+export const decideExtraction = (
+  branch: ReadonlyArray<BranchEntry>,
+  cursor: string | undefined,
+  isMemoryPath: (rawPath: string) => boolean
+): CursorDecision => {
+  const after = entriesAfter(branch, cursor)
+  const advanceTo = branch.at(-1)?.id ?? cursor
+  const visible = after.filter(isModelVisible)
+  // Nothing the model could see: stay put rather than step over our own bookkeeping entries.
+  if (visible.length === 0) return { _tag: "Skip", reason: "nothing-new", advanceTo: cursor }
+  if (mainAgentWroteMemory(after, isMemoryPath)) return { _tag: "Skip", reason: "main-agent-wrote", advanceTo }
+  if (!visible.some((e) => e.type === "message" && isSubstantialUserMessage(e.message))) {
+    return { _tag: "Skip", reason: "too-few-words", advanceTo }
+  }
+  return { _tag: "Run", entries: visible, advanceTo: advanceTo! }
+}
+
+/** Custom entry holding the cursor, appended on each advance; the last one on the branch wins. */
+export const CURSOR_ENTRY = "pm-extract-cursor"
+
+export interface CursorEntryData {
+  readonly cursor: string
+}
+
+export const cursorFromBranch = (branch: ReadonlyArray<BranchEntry & { readonly data?: unknown }>): string | undefined => {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i]!
+    if (e.type === "custom" && e.customType === CURSOR_ENTRY) {
+      const data = e.data as Partial<CursorEntryData> | undefined
+      if (typeof data?.cursor === "string") return data.cursor
+    }
+  }
+  return undefined
+}

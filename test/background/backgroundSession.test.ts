@@ -1,0 +1,198 @@
+/**
+ * BackgroundSession's scheduling with a scripted Extractor: trailing extraction, extraction before compaction,
+ * invalidation, and the shutdown wait (60 s on the TestClock, then interruption).
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { coreLayer } from "../../layers/App.ts"
+import { BackgroundHost, BackgroundSession } from "../../layers/background/BackgroundSession.ts"
+import { Extractor, type ExtractionOutcome, type ExtractionRequest } from "../../layers/background/Extractor.ts"
+import { Host } from "../../layers/Host.ts"
+import { ModelRegistry } from "../../layers/ModelRegistry.ts"
+
+const dirs: Array<string> = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+interface Script {
+  /** Each call of extract gets the next gate; the call waits for it, then returns a run. */
+  readonly calls: Array<{ request: ExtractionRequest; gate: Deferred.Deferred<void>; interrupted: boolean }>
+  /** One item per call, offered when it starts: tests wait on it instead of on time. */
+  readonly started: Queue.Queue<number>
+}
+
+const setup = Effect.gen(function*() {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "pm-bgs-")))
+  dirs.push(base)
+  const cwd = join(base, "project")
+  mkdirSync(cwd)
+  execFileSync("git", ["init", "-q"], { cwd })
+  const branch: Array<any> = [
+    { type: "message", id: "u1", message: { role: "user", content: "remember the deploy day" } },
+    { type: "message", id: "a1", message: { role: "assistant", content: [{ type: "text", text: "ok" }] } }
+  ]
+  const appended: Array<{ customType: string; data: any }> = []
+  const idle = { value: true }
+  const script: Script = { calls: [], started: yield* Queue.unbounded<number>() }
+  const host = Layer.succeed(Host, {
+    cwd: Effect.succeed(cwd),
+    sessionId: Effect.succeed("s1"),
+    isTrusted: Effect.succeed(true),
+    isIdle: Effect.sync(() => idle.value),
+    branch: Effect.sync(() => branch),
+    notify: () => Effect.void,
+    appendEntry: (customType, data) => Effect.sync(() => void appended.push({ customType, data })),
+    sendHidden: () => Effect.void
+  })
+  const extractor = Layer.succeed(Extractor, {
+    extract: (request) =>
+      Effect.gen(function*() {
+        const gate = yield* Deferred.make<void>()
+        const entry = { request, gate, interrupted: false }
+        script.calls.push(entry)
+        yield* Queue.offer(script.started, script.calls.length)
+        yield* Deferred.await(gate).pipe(Effect.onInterrupt(() => Effect.sync(() => void (entry.interrupted = true))))
+        return { status: "ran", stop: "done", turns: 1, mode: "fork", filesChanged: [], finalText: "", errorMessage: undefined, advanceTo: branch.at(-1)!.id } satisfies ExtractionOutcome
+      })
+  })
+  const model = { provider: "faux", api: "faux", id: "faux-1" } as any
+  const registry = ModelRegistry.fromBackend({ find: () => model, fallback: () => model, complete: () => Promise.reject(new Error("no model")) })
+  const layer = BackgroundSession.layer.pipe(
+    Layer.provide(Layer.mergeAll(host, extractor, registry, BackgroundHost.layerNoop)),
+    Layer.provide(coreLayer({ agentDir: join(base, "agent"), home: base }))
+  )
+  return { layer, script, branch, appended, idle }
+})
+
+/** Lets forked fibers run until they block on something other than I/O. */
+const settle = Effect.repeatN(Effect.yieldNow(), 50)
+/** Waits for the next extract call to start. */
+const started = (s: Script) => Queue.take(s.started)
+
+const run = <A>(body: (ctx: Effect.Effect.Success<typeof setup>) => Effect.Effect<A, unknown, BackgroundSession>) =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const ctx = yield* setup
+      return yield* body(ctx).pipe(Effect.provide(ctx.layer))
+    }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext)) as Effect.Effect<A>
+  )
+
+const release = (s: Script, i: number) => Effect.suspend(() => Deferred.succeed(s.calls[i]!.gate, undefined))
+
+describe("BackgroundSession scheduling", () => {
+  it("turns that settle during a run mark one trailing extraction, run after it, without aborting it", () =>
+    run(({ script, appended }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        yield* bg.settled(false)
+        yield* bg.settled(false)
+        yield* settle
+        expect(script.calls).toHaveLength(1)
+        expect(script.calls[0]!.interrupted).toBe(false)
+        yield* release(script, 0)
+        yield* started(script)
+        yield* release(script, 1)
+        yield* bg.idle
+        expect(script.calls).toHaveLength(2)
+        expect(appended.filter((e) => e.customType === "pm-extract-cursor").map((e) => e.data.cursor)).toEqual(["a1"])
+        expect((yield* bg.status).runs.extract?.trigger).toBe("trailing")
+      })))
+
+  it("an aborted turn dispatches nothing", () =>
+    run(({ script }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(true)
+        yield* settle
+        expect(script.calls).toHaveLength(0)
+      })))
+
+  it("before compaction: waits for the running extraction, then extracts the rest", () =>
+    run(({ script }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        const compaction = yield* Effect.fork(bg.beforeCompact)
+        yield* settle
+        expect(script.calls).toHaveLength(1)
+        expect(compaction.unsafePoll()).toBeNull()
+        yield* release(script, 0)
+        yield* started(script)
+        expect(script.calls[1]!.request.cursor).toBe("a1")
+        expect(compaction.unsafePoll()).toBeNull()
+        yield* release(script, 1)
+        yield* Fiber.join(compaction)
+        expect((yield* bg.status).runs.extract?.trigger).toBe("compaction")
+      })))
+
+  it("invalidation interrupts the running task at once and keeps the cursor", () =>
+    run(({ script, appended }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        yield* bg.invalidate("/memory off")
+        expect(script.calls[0]!.interrupted).toBe(true)
+        expect(appended.filter((e) => e.customType === "pm-extract-cursor")).toEqual([])
+        const status = yield* bg.status
+        expect(status.running).toBe(false)
+        expect(status.runs.extract).toMatchObject({ outcome: "stopped", detail: "interrupted" })
+      })))
+
+  it("shutdown waits up to 60 s for background work, then interrupts it", () =>
+    run(({ script }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        const shutdown = yield* Effect.fork(bg.shutdown("quit"))
+        yield* settle
+        yield* TestClock.adjust("59999 millis")
+        yield* settle
+        expect(shutdown.unsafePoll()).toBeNull()
+        expect(script.calls[0]!.interrupted).toBe(false)
+        yield* TestClock.adjust("1 millis")
+        yield* Fiber.join(shutdown)
+        expect(script.calls[0]!.interrupted).toBe(true)
+      })))
+
+  it("shutdown returns as soon as the work ends within the wait, and a reload stops it at once", () =>
+    run(({ script }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        const shutdown = yield* Effect.fork(bg.shutdown("quit"))
+        yield* TestClock.adjust("10 seconds")
+        yield* release(script, 0)
+        yield* Fiber.join(shutdown)
+        expect(script.calls[0]!.interrupted).toBe(false)
+        expect((yield* bg.status).runs.extract?.outcome).toBe("ran")
+        // A reload: no wait.
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        yield* bg.shutdown("reload")
+        expect(script.calls[1]!.interrupted).toBe(true)
+      })))
+})

@@ -1,0 +1,98 @@
+/** The extractor end to end in the real Pi host with the fake provider. */
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { call, calls, type Harness, say, startHarness, taskTurn, textOf, TOOLS_HEADING, topic } from "./harness.ts"
+
+let h: Harness | undefined
+afterEach(async () => {
+  await h?.dispose()
+  h = undefined
+})
+
+const INDEX = "- [Old](old.md) - an older memory\n"
+
+describe("extraction after a settled turn", () => {
+  it("reads MEMORY.md, writes a topic and edits the index; the notice reaches the next request and the cursor moves", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "old.md": topic("Old", "an older memory") } })
+    const dir = h.memoryDir
+    h.background = (r) => {
+      const turn = taskTurn(r)
+      if (turn === 0) return call("read", { path: join(dir, "MEMORY.md") })
+      if (turn === 1) {
+        return calls(
+          ["write", { path: join(dir, "deploys.md"), content: topic("Deploys", "deploys happen on Fridays only") }],
+          ["edit", { path: join(dir, "MEMORY.md"), edits: [{ oldText: INDEX, newText: `${INDEX}- [Deploys](deploys.md) - Friday deploys\n` }] }]
+        )
+      }
+      return say("Saved deploys.md.")
+    }
+    await h.prompt("please remember that deploys happen on Fridays")
+    await h.prompt("/memory extract") // waits for the dispatched extraction, then finds nothing new
+
+    expect(readFileSync(join(dir, "deploys.md"), "utf8")).toContain("deploys happen on Fridays only")
+    expect(readFileSync(join(dir, "MEMORY.md"), "utf8")).toBe(`${INDEX}- [Deploys](deploys.md) - Friday deploys\n`)
+
+    const background = h.ofKind("background")
+    expect(background).toHaveLength(3)
+    // A fork: the parent's system message byte for byte, the parent's messages as the prefix, short cache retention.
+    const main = h.ofKind("main")[0]!
+    expect(background[0]!.leadingSystem).toBe(main.leadingSystem)
+    expect(background[0]!.options.cacheRetention).toBe("short")
+    expect(background[0]!.options.sessionId).toBe(main.options.sessionId)
+    const last = background[0]!.messages.at(-1)
+    expect(textOf(last)).toContain(TOOLS_HEADING)
+    expect(textOf(last)).toContain("old.md")
+    // The parent's prompt already carries the memory rules: they are not added again.
+    expect(main.system).toContain("## What to remember: four types")
+    expect(textOf(last)).not.toContain("## What to remember: four types")
+    expect(background[0]!.messages.some((m: any) => m.role === "user" && textOf(m) === "please remember that deploys happen on Fridays")).toBe(true)
+    // Each tool call succeeded.
+    const results = background[2]!.messages.filter((m: any) => m.role === "toolResult")
+    expect(results.map((m: any) => m.isError)).toEqual([false, false, false])
+
+    // The cursor advanced to the end of the snapshot.
+    const cursors = h.branch().filter((e) => e.type === "custom" && e.customType === "pm-extract-cursor")
+    expect(cursors).toHaveLength(1)
+    const assistantReply = h.branch().filter((e) => e.type === "message" && e.message.role === "assistant").at(-1)
+    expect(cursors[0].data.cursor).toBe(assistantReply.id)
+
+    // Usage and the outcome are on record.
+    await h.prompt("/memory status")
+    const status = h.notifications.at(-1)!.message
+    expect(status).toMatch(/Last extraction: .* turn: changed deploys\.md, MEMORY\.md \(fork request\); 3 turns, 3 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
+    expect(h.statuses).toContainEqual({ key: "pm-memory", text: "memory: extracting" })
+    expect(h.statuses.at(-1)).toEqual({ key: "pm-memory", text: undefined })
+
+    // The change notices reach the main agent's next request, hidden and wrapped.
+    await h.prompt("what should we do next then")
+    const next = h.ofKind("main").at(-1)!
+    const notices = next.messages.filter((m: any) => m.role === "user" && textOf(m).includes("<system-reminder>") && textOf(m).includes("background memory extractor"))
+    expect(notices.map(textOf).join("\n")).toContain("deploys.md")
+    // The background loop never entered the transcript.
+    expect(next.messages.some((m: any) => textOf(m).includes(TOOLS_HEADING))).toBe(false)
+  })
+})
+
+describe("an independent request", () => {
+  it("with another model: our system prompt with the rules and the tools section, only the six tools, its own session id", async () => {
+    h = await startHarness({ models: ["faux-1", "faux-2"], config: { extractor: { model: "faux/faux-2" } } })
+    h.background = () => say("Nothing to save.")
+    await h.prompt("please remember that deploys happen on Fridays")
+    await h.prompt("/memory extract")
+    const [task] = h.ofKind("background")
+    expect(task).toBeDefined()
+    const main = h.ofKind("main")[0]!
+    expect(task!.leadingSystem).not.toBe(main.leadingSystem)
+    expect(task!.system).toContain(TOOLS_HEADING)
+    expect(task!.system.split("## What to remember: four types")).toHaveLength(2)
+    expect(task!.tools).toEqual(["read", "find", "grep", "write", "edit", "bash"])
+    expect(task!.options.cacheRetention).toBe("short")
+    expect(task!.options.sessionId).toBe(`${main.options.sessionId}-memory-extract`)
+    expect(task!.messages.map((m: any) => m.role)).toEqual(["user", "assistant", "user"])
+    expect(textOf(task!.messages[0])).toBe("please remember that deploys happen on Fridays")
+    // The cursor advanced although nothing was saved: the same messages are never sent twice.
+    await h.prompt("/memory extract")
+    expect(h.ofKind("background")).toHaveLength(1)
+  })
+})

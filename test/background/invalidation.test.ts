@@ -1,0 +1,117 @@
+/**
+ * In the real Pi host: a running extraction stops when trust is revoked, memory is turned off or the session
+ * reloads; its pending tool call never changes memory and the cursor stays. And on exit the host waits for it.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { call, type Harness, say, startHarness, taskTurn } from "./harness.ts"
+
+let h: Harness | undefined
+afterEach(async () => {
+  await h?.dispose()
+  h = undefined
+})
+
+/** A promise and its resolver. */
+const gate = <A = void>() => {
+  let open!: (a: A) => void
+  const promise = new Promise<A>((resolve) => (open = resolve))
+  return { promise, open }
+}
+
+const cursors = (x: Harness) => x.branch().filter((e) => e.type === "custom" && e.customType === "pm-extract-cursor")
+
+describe("invalidation during a running extraction", () => {
+  it("revoked trust: the next tool call fails, nothing is written, the task stops and the cursor stays", async () => {
+    h = await startHarness()
+    const target = join(h.memoryDir, "secret.md")
+    h.background = (r) => {
+      if (taskTurn(r) === 0) {
+        h!.trusted = false
+        return call("write", { path: target, content: "---\nname: s\ndescription: s\nmetadata:\n  type: user\n---\nx\n" })
+      }
+      return say("should never be asked")
+    }
+    await h.prompt("please remember that deploys happen on Fridays")
+    await h.prompt("/memory extract")
+    expect(existsSync(target)).toBe(false)
+    expect(h.ofKind("background")).toHaveLength(1)
+    expect(cursors(h)).toEqual([])
+    h.trusted = true
+    await h.prompt("/memory status")
+    expect(h.notifications.at(-1)!.message).toMatch(/Last extraction: .* turn: stopped: .*no longer trusted/)
+  })
+
+  it("/memory off: the model call in flight is abandoned at once and its answer never runs", async () => {
+    h = await startHarness()
+    const target = join(h.memoryDir, "late.md")
+    const asked = gate()
+    const answer = gate()
+    h.background = async () => {
+      asked.open()
+      await answer.promise
+      return call("write", { path: target, content: "x" })
+    }
+    await h.prompt("please remember that deploys happen on Fridays")
+    await asked.promise
+    await h.prompt("/memory off")
+    answer.open()
+    await h.prompt("/memory status")
+    expect(existsSync(target)).toBe(false)
+    expect(cursors(h)).toEqual([])
+    expect(h.ofKind("background")).toHaveLength(1)
+    const runs = JSON.parse(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8"))
+    expect(runs.extract).toMatchObject({ outcome: "stopped", detail: "interrupted" })
+  })
+
+  it("reload: the task stops at once, and the new instance extracts the same messages again (cursor stayed)", async () => {
+    h = await startHarness()
+    const target = join(h.memoryDir, "late.md")
+    const asked = gate()
+    const answer = gate()
+    let tasks = 0
+    h.background = async (r) => {
+      if (taskTurn(r) > 0) return say("Nothing to save.")
+      if (++tasks > 1) return say("Nothing to save.")
+      asked.open()
+      await answer.promise
+      return call("write", { path: target, content: "x" })
+    }
+    await h.prompt("please remember that deploys happen on Fridays")
+    await asked.promise
+    await h.session.reload()
+    answer.open()
+    await h.prompt("/memory extract")
+    expect(existsSync(target)).toBe(false)
+    const background = h.ofKind("background")
+    expect(background).toHaveLength(2)
+    // The retry covers the same user message: the stopped run did not advance the cursor.
+    expect(background[1]!.messages.some((m: any) => m.role === "user" && m.content?.[0]?.text === "please remember that deploys happen on Fridays" || m.content === "please remember that deploys happen on Fridays")).toBe(true)
+    expect(cursors(h)).toHaveLength(1)
+  })
+})
+
+describe("exit", () => {
+  it("the host's shutdown waits for the running extraction, so the settled turn is extracted before exit", async () => {
+    h = await startHarness()
+    const target = join(h.memoryDir, "exit.md")
+    const asked = gate()
+    const answer = gate()
+    h.background = async (r) => {
+      if (taskTurn(r) > 0) return say("Saved.")
+      asked.open()
+      await answer.promise
+      return call("write", { path: target, content: "---\nname: Exit\ndescription: written during shutdown\nmetadata:\n  type: project\n---\nx\n" })
+    }
+    await h.prompt("please remember that deploys happen on Fridays")
+    await asked.promise
+    const disposed = h.runtime.dispose()
+    answer.open()
+    await disposed
+    expect(readFileSync(target, "utf8")).toContain("written during shutdown")
+    const x = h
+    h = undefined
+    await x.dispose().catch(() => undefined)
+  })
+})

@@ -1,0 +1,124 @@
+/**
+ * The six tools of a background task over real files, the real writer and the real bash guard (Pi's tool
+ * definitions underneath): reads record baselines, deletes go through the writer, read-only bash runs, find and grep
+ * work offline, and once the task is invalid every call fails.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { makeTaskTools, type MemoryChange, type TaskToolSet } from "../../layers/background/TaskTools.ts"
+import { BashGuard } from "../../layers/BashGuard.ts"
+import { FileSystem } from "../../layers/FileSystem.ts"
+import { MemoryWriter, TaskInvalid } from "../../layers/MemoryWriter.ts"
+
+const dirs: Array<string> = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+// One runtime for the file: the guard's parser lives as long as its layer's scope.
+const runtime = ManagedRuntime.make(Layer.merge(MemoryWriter.layer, BashGuard.layer).pipe(Layer.provideMerge(FileSystem.layer)))
+afterAll(() => runtime.dispose())
+
+const setup = async (valid: { value: boolean }) => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "pm-tools-")))
+  dirs.push(base)
+  const cwd = join(base, "project")
+  const memoryDir = join(base, "memory")
+  mkdirSync(cwd)
+  mkdirSync(memoryDir)
+  writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta needle\n")
+  writeFileSync(join(memoryDir, "MEMORY.md"), "- [A](a.md) - a\n")
+  writeFileSync(join(memoryDir, "a.md"), "---\nname: A\ndescription: a\nmetadata:\n  type: user\n---\nneedle body\n")
+  const changes: Array<MemoryChange> = []
+  const check = Effect.suspend(() => (valid.value ? Effect.void : Effect.fail(new TaskInvalid({ reason: "trust was revoked" }))))
+  const tools = await runtime.runPromise(
+    Effect.gen(function*() {
+      const writer = yield* MemoryWriter
+      const guard = yield* BashGuard
+      const task = yield* writer.openTask({ memoryDir, cwd, check })
+      return yield* Effect.promise(() =>
+        makeTaskTools({ cwd, memoryDir, writer: task, guard, check, onChange: (c) => Effect.sync(() => void changes.push(c)) })
+      )
+    })
+  )
+  return { base, cwd, memoryDir, tools, changes }
+}
+
+const exec = (tools: TaskToolSet, name: string, args: Record<string, unknown>) =>
+  tools.byName(name)!.execute("call-1", args, new AbortController().signal)
+const text = (r: { content: ReadonlyArray<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? "").join("")
+
+describe("background task tools", () => {
+  it("declare exactly the six tools with Pi's schemas", async () => {
+    const { tools } = await setup({ value: true })
+    expect(tools.tools.map((t) => t.name)).toEqual(["read", "find", "grep", "write", "edit", "bash"])
+    expect(JSON.stringify(tools.byName("edit")!.declaration.parameters)).toContain("oldText")
+    expect(tools.byName("ls")).toBeUndefined()
+  })
+
+  it("a full read sets the baseline that a later edit needs; the edit is published and reported", async () => {
+    const { tools, memoryDir, changes } = await setup({ value: true })
+    const path = join(memoryDir, "a.md")
+    const refused = await exec(tools, "edit", { path, edits: [{ oldText: "needle body", newText: "new body" }] })
+    expect(refused.isError).toBe(true)
+    expect((await exec(tools, "read", { path })).isError).not.toBe(true)
+    const edited = await exec(tools, "edit", { path, edits: [{ oldText: "needle body", newText: "new body" }] })
+    expect(edited.isError).not.toBe(true)
+    expect((edited.details as { diff?: string }).diff).toContain("new body")
+    expect(readFileSync(path, "utf8")).toContain("new body")
+    expect(changes).toEqual([{ op: "edit", path }])
+  })
+
+  it("a paged read truncated by the default window sets no baseline", async () => {
+    const { tools, memoryDir } = await setup({ value: true })
+    const path = join(memoryDir, "long.md")
+    writeFileSync(path, Array.from({ length: 2_500 }, (_, i) => `line ${i}`).join("\n"))
+    const read = await exec(tools, "read", { path })
+    expect(text(read)).toContain("Use offset=2001")
+    expect((await exec(tools, "write", { path, content: "short" })).isError).toBe(true)
+    await exec(tools, "read", { path, offset: 1, limit: 10 })
+    expect((await exec(tools, "write", { path, content: "short" })).isError).not.toBe(true)
+  })
+
+  it("find runs on Node's glob and grep on rg, both without a network", async () => {
+    const { tools, cwd } = await setup({ value: true })
+    expect(text(await exec(tools, "find", { pattern: "*.txt" }))).toBe("notes.txt")
+    const grep = await exec(tools, "grep", { pattern: "needle", path: cwd })
+    expect(grep.isError).not.toBe(true)
+    expect(text(grep)).toContain("notes.txt:2: beta needle")
+  })
+
+  it("bash: read-only commands run, rm of a memory file goes through the writer, anything else is refused", async () => {
+    const { tools, memoryDir, cwd, changes } = await setup({ value: true })
+    expect(text(await exec(tools, "bash", { command: `cat ${join(cwd, "notes.txt")} | wc -l` })).trim()).toBe("2")
+    const removed = await exec(tools, "bash", { command: `rm -f ${join(memoryDir, "a.md")} ${join(memoryDir, "gone.md")}` })
+    expect(removed.isError).not.toBe(true)
+    expect(existsSync(join(memoryDir, "a.md"))).toBe(false)
+    expect(changes).toEqual([{ op: "delete", path: join(memoryDir, "a.md") }])
+    const refused = await exec(tools, "bash", { command: `rm ${join(memoryDir, "MEMORY.md")}` })
+    expect(refused.isError).toBe(true)
+    expect(existsSync(join(memoryDir, "MEMORY.md"))).toBe(true)
+  })
+
+  it("once the task is invalid, every call fails, including those that would only read", async () => {
+    const valid = { value: true }
+    const { tools, memoryDir } = await setup(valid)
+    expect((await exec(tools, "read", { path: join(memoryDir, "a.md") })).isError).not.toBe(true)
+    valid.value = false
+    const first = await exec(tools, "write", { path: join(memoryDir, "b.md"), content: "x" })
+    expect(first.isError).toBe(true)
+    expect(text(first)).toMatch(/trust was revoked/)
+    valid.value = true // even if the check would pass again, the task stays dead
+    for (const [name, args] of [["read", { path: join(memoryDir, "a.md") }], ["find", { pattern: "*" }], ["bash", { command: "ls" }]] as const) {
+      const r = await exec(tools, name, args)
+      expect(r.isError).toBe(true)
+      expect(text(r)).toMatch(/stopped/)
+    }
+    expect(existsSync(join(memoryDir, "b.md"))).toBe(false)
+  })
+})
