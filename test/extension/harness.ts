@@ -1,6 +1,8 @@
 /**
- * The real Pi host (1.6) with pi-ai's fake provider, loading the built `dist/extension.js` (pi-host-api §7).
- * One scripted model answers both the main agent and the memory selector; every request is recorded.
+ * The real Pi host (1.6) with pi-ai's fake provider, loading the built `dist/extension.js`, or the same extension
+ * from source when a test drives its clock (Effect's TestClock) or records its hidden messages. One scripted model
+ * answers both the main agent and the memory selector; every request is recorded, and `until` waits for a condition
+ * re-checked at each request and session event, so no test waits on the wall clock.
  */
 import {
   fauxAssistantMessage,
