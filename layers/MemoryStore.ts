@@ -24,6 +24,7 @@ import { indexLinkTargets, lintIndex, lintTopic, type LintProblem } from "../src
 import { buildBackfillIndex, trimIndex, type IndexWindow } from "../src/memoryIndex.ts"
 import { recallWindow, type RecallWindow } from "../src/recallWindow.ts"
 import { INDEX_FILE } from "../src/storage.ts"
+import { publishFile } from "./AtomicPublish.ts"
 import { FileSystem, type FileInfo, type FsError, type FsReason } from "./FileSystem.ts"
 
 export class IndexReadError extends Schema.TaggedError<IndexReadError>()("IndexReadError", {
@@ -279,19 +280,12 @@ export const makeMemoryStore = Effect.gen(function* () {
       const content = buildBackfillIndex(topics.map((t) => ({ filename: t.filename, title: t.name ?? t.filename.replace(/\.md$/, ""), description: t.description })))
       if (content === "") return { content: "", created: false }
       const fail = (e: FsError) => new BackfillError({ path, reason: describeReason(e.reason) })
-      // Write the whole index under a private name, then link it in: the index appears complete or not at all, and
-      // a racing writer's index is never replaced.
-      const temp = join(memoryDir, `.MEMORY.md.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
-      yield* fs.writeFile(temp, content, { flag: "wx" }).pipe(Effect.mapError(fail))
-      const linked = yield* fs.link(temp, path).pipe(
-        // A file system without hard links (some network and FUSE mounts): an exclusive create still never clobbers.
-        Effect.catchIf((e) => e.reason !== "AlreadyExists", () => fs.writeFile(path, content, { flag: "wx" })),
-        Effect.as(true),
-        Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
-        Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore)),
+      // Published whole and only if absent (AtomicPublish "create"): the index appears complete or not at all, and a
+      // racing writer's index is never replaced.
+      const outcome = yield* publishFile(fs, { dir: memoryDir, name: INDEX_FILE, content, mode: "create", durable: true }).pipe(
         Effect.mapError(fail)
       )
-      if (linked) return { content, created: true }
+      if (outcome._tag === "Published") return { content, created: true }
       const existing = yield* readIndexFile(memoryDir).pipe(Effect.mapError((e) => new BackfillError({ path, reason: e.reason })))
       return { content: existing, created: false }
     })

@@ -46,7 +46,7 @@ import {
   type Replacement
 } from "../src/readBaseline.ts"
 import { isTempName, newTempName, publishFile, removeTemp, sweepTemps as sweepTempFiles, TEMP_STALE_MS } from "./AtomicPublish.ts"
-import { type FileInfo, FileSystem, type FileSystemShape, FsReason } from "./FileSystem.ts"
+import { type FileInfo, type FsError, FileSystem, type FileSystemShape, FsReason } from "./FileSystem.ts"
 
 export class WriteRejected extends Schema.TaggedError<WriteRejected>()("WriteRejected", {
   rule: Schema.Literal(
@@ -341,7 +341,7 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
     : undefined
   const viaDescriptor = (fd: number) => `/proc/self/fd/${fd}`
 
-  const openPinned = (path: string): Effect.Effect<number, import("./FileSystem.ts").FsError, Scope.Scope> =>
+  const openPinned = (path: string): Effect.Effect<number, FsError, Scope.Scope> =>
     Effect.acquireRelease(fs.openDirectory(path), (fd) => fs.closeDescriptor(fd))
 
   /**

@@ -10,6 +10,7 @@ import { execFile } from "node:child_process"
 import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../src/projectKey.ts"
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../src/storage.ts"
+import { publishFile, sweepTemps, TEMP_STALE_MS } from "./AtomicPublish.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem, type FsError } from "./FileSystem.ts"
 
@@ -46,7 +47,10 @@ const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
   Effect.async<GitAnswer | undefined>((resume, signal) => {
     execFile(
       "git",
-      // safe.directory: a repository owned by another user is still this project (the query only reads).
+      // safe.directory=*: a checkout owned by another user (a container's bind mount, sudo) is still this project.
+      // Git's ownership check exists because some commands run programs named in the repository's config
+      // (core.fsmonitor for `status`, pagers, hooks); `rev-parse` with these two options runs none of them, so
+      // trusting the config for this one query is safe. Never add a command here that reads the index or pages.
       ["-c", "safe.directory=*", "rev-parse", "--show-toplevel", "--git-common-dir"],
       {
         cwd,
@@ -88,20 +92,12 @@ export const makeProjectLocator = Effect.gen(function* () {
     Effect.gen(function* () {
       const marker = join(dir, PROJECT_ROOT_MARKER)
       yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError((e) => fail(cwd, e.message)))
-      // Written whole under a private name, then linked in: the marker is never seen empty or half written, and
-      // the link fails when another root already holds the key.
-      const temp = join(dir, `${PROJECT_ROOT_MARKER}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
-      const cannotWrite = (e: FsError) => fail(cwd, `cannot write ${marker}: ${e.reason}`)
-      yield* fs.writeFile(temp, `${root}\n`, { flag: "wx" }).pipe(Effect.mapError(cannotWrite))
-      const created = yield* fs.link(temp, marker).pipe(
-        // A file system without hard links: fall back to an exclusive create of the marker itself.
-        Effect.catchIf((e) => e.reason !== "AlreadyExists", () => fs.writeFile(marker, `${root}\n`, { flag: "wx" })),
-        Effect.as(true),
-        Effect.catchIf((e) => e.reason === "AlreadyExists", () => Effect.succeed(false)),
-        Effect.ensuring(fs.unlink(temp).pipe(Effect.ignore)),
-        Effect.mapError(cannotWrite)
+      yield* sweepTemps(fs, dir, { olderThanMs: TEMP_STALE_MS, recursive: false })
+      // Published whole and only if absent: never seen empty or half written, never replacing another root's claim.
+      const outcome = yield* publishFile(fs, { dir, name: PROJECT_ROOT_MARKER, content: `${root}\n`, mode: "create", durable: true }).pipe(
+        Effect.mapError((e: FsError) => fail(cwd, `cannot write ${marker}: ${e.reason}`))
       )
-      if (created) return true
+      if (outcome._tag === "Published") return true
       const recorded = yield* fs.readRegularFile(marker, 64 * 1024).pipe(
         Effect.map((r) => Buffer.from(r.bytes).toString("utf8").replace(/\n$/, "")),
         Effect.mapError((e) => fail(cwd, `cannot read ${marker}: ${e.reason}`))
@@ -116,8 +112,14 @@ export const makeProjectLocator = Effect.gen(function* () {
     const projectsDir = projectsDirOf(config.storageRoot)
     let projectKey = projectKeyOf(projectRoot)
     if (!(yield* claim(cwd, join(projectsDir, projectKey), projectRoot))) {
+      // Another root holds the plain key: this root's own `<key>-<sha256>` directory, which must be ours too.
       projectKey = collisionKeyOf(projectRoot)
-      yield* claim(cwd, join(projectsDir, projectKey), projectRoot)
+      const marker = join(projectsDir, projectKey, PROJECT_ROOT_MARKER)
+      if (!(yield* claim(cwd, join(projectsDir, projectKey), projectRoot))) {
+        return yield* Effect.fail(
+          fail(cwd, `${marker} names another project root; this project's memory cannot be placed. Check that file.`)
+        )
+      }
     }
     const projectDir = join(projectsDir, projectKey)
     const configured = cfg.autoMemoryDirectory

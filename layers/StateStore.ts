@@ -122,7 +122,9 @@ export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): St
     const shared = yield* readText(stateFile(paths))
     if (shared !== undefined) return parseShared(shared)
     if (paths.legacyFile === undefined) return { state: EMPTY_STATE, source: "empty" } satisfies StateSnapshot
-    const legacy = yield* readText(paths.legacyFile)
+    // The legacy file only seeds `lastDreamAt`: one that cannot be read (a directory, no permission) counts as absent,
+    // so it can never keep the shared file from being created.
+    const legacy = yield* readText(paths.legacyFile).pipe(Effect.orElseSucceed(() => undefined))
     return legacy === undefined ? { state: EMPTY_STATE, source: "empty" } satisfies StateSnapshot : parseLegacy(legacy)
   })
 

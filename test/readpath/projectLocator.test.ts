@@ -1,8 +1,9 @@
 /** ProjectLocator on real git repositories and real folders (DECISIONS D2-D4). */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach } from "vitest"
 import { ConfigService } from "../../layers/ConfigService.ts"
@@ -26,6 +27,7 @@ const savedPath = process.env["PATH"]
 const savedGitDir = process.env["GIT_DIR"]
 afterEach(() => {
   process.env["PATH"] = savedPath
+  delete process.env["GIT_TEST_ASSUME_DIFFERENT_OWNER"]
   if (savedGitDir === undefined) delete process.env["GIT_DIR"]
   else process.env["GIT_DIR"] = savedGitDir
 })
@@ -175,6 +177,85 @@ describe("ProjectLocator", () => {
       }
     })
   , 60_000)
+
+  it.live("fails with a typed error, writing nothing, when the collision directory is claimed by yet another root", () =>
+    Effect.gen(function* () {
+      const { agentDir, home, storageRoot } = tempAgent()
+      const x = tempDir("pm-collide-twice-")
+      const first = join(x, "a-b")
+      const second = join(x, "a_b")
+      mkdirSync(first)
+      mkdirSync(second)
+      const key = projectKeyOf(first)
+      yield* locate(agentDir, home, first)
+      // A marker in the second root's collision directory naming a third root (tampered, or a hash collision).
+      const collisionDir = join(storageRoot, "projects", `${key}-${sha24(second)}`)
+      mkdirSync(collisionDir, { recursive: true })
+      writeFileSync(join(collisionDir, ".project-root"), "/somewhere/else\n")
+      const error = yield* Effect.flip(locate(agentDir, home, second))
+      expect(error._tag).toBe("ProjectLocateError")
+      expect(error.message).toContain(join(collisionDir, ".project-root"))
+      expect(readFileSync(join(collisionDir, ".project-root"), "utf8")).toBe("/somewhere/else\n")
+      expect(readdirSync(collisionDir)).toEqual([".project-root"])
+    })
+  )
+
+  it.live("sweeps a temp file a killed claimer left in the project folder, once it is old", () =>
+    Effect.gen(function* () {
+      const { agentDir, home, storageRoot } = tempAgent()
+      const dir = tempDir("pm-sweep-")
+      const projectDir = join(storageRoot, "projects", projectKeyOf(dir))
+      mkdirSync(projectDir, { recursive: true })
+      const old = join(projectDir, ".pm-00000000-0000-4000-8000-000000000000.tmp")
+      const young = join(projectDir, ".pm-11111111-1111-4111-8111-111111111111.tmp")
+      writeFileSync(old, "x")
+      writeFileSync(young, "x")
+      const twoHoursAgo = (Date.now() - 2 * 60 * 60 * 1000) / 1000
+      utimesSync(old, twoHoursAgo, twoHoursAgo)
+      yield* locate(agentDir, home, dir)
+      expect(existsSync(old)).toBe(false)
+      expect(existsSync(young)).toBe(true)
+    })
+  )
+
+  it.live("a checkout owned by another user is still the project (git's ownership check would refuse it)", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const sub = join(repo, "deep", "er")
+      mkdirSync(sub, { recursive: true })
+      process.env["GIT_TEST_ASSUME_DIFFERENT_OWNER"] = "1"
+      // Without the exception git refuses the repository outright.
+      expect(() =>
+        execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: sub, env: process.env, stdio: ["ignore", "pipe", "pipe"] })
+      ).toThrow(/dubious ownership/)
+      const l = yield* locate(agentDir, home, sub)
+      expect(l.projectRoot).toBe(realpathSync(repo))
+    })
+  )
+
+  it.live("a foreign checkout's config runs nothing: fsmonitor, pager, hooks and aliases stay unused", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const proof = tempDir("pm-proof-")
+      const touch = (name: string) => `touch ${join(proof, name)}; false`
+      git(repo, "config", "core.fsmonitor", touch("fsmonitor"))
+      git(repo, "config", "core.pager", touch("pager"))
+      git(repo, "config", "pager.rev-parse", touch("pager-rev-parse"))
+      git(repo, "config", "alias.rev-parse", `!${touch("alias")}`)
+      mkdirSync(join(repo, "hooks"))
+      git(repo, "config", "core.hooksPath", join(repo, "hooks"))
+      for (const hook of ["post-checkout", "post-index-change", "reference-transaction"]) {
+        writeFileSync(join(repo, "hooks", hook), `#!/bin/sh\n${touch(hook)}\n`, { mode: 0o755 })
+      }
+      git(repo, "config", "core.sshCommand", touch("ssh"))
+      process.env["GIT_TEST_ASSUME_DIFFERENT_OWNER"] = "1"
+      const l = yield* locate(agentDir, home, repo)
+      expect(l.projectRoot).toBe(realpathSync(repo))
+      expect(readdirSync(proof)).toEqual([])
+    })
+  )
 
   it.live("claims the key with an exclusive create where hard links are not supported", () =>
     Effect.gen(function* () {

@@ -115,6 +115,13 @@ describe("StateStore", () => {
   it("concurrent updates in one process are all kept", async () => {
     const { dir, paths } = setup()
     using _ = dir
+    // 40 writers queue on one lock: a generous timeout, so a loaded machine makes them slower, never StateBusy.
+    const patient = StateStore.layer.pipe(
+      Layer.provideMerge(LockService.layerWith({ timeouts: { "last-dream-at.lock": 30_000 } })),
+      Layer.provide(FileSystem.layer)
+    )
+    const run = <A, E>(f: (store: StateStore["Type"]) => Effect.Effect<A, E>) =>
+      Effect.runPromise(Effect.flatMap(StateStore, f).pipe(Effect.provide(patient)))
     await run((s) =>
       Effect.all(
         Array.from({ length: 40 }, () => s.update(paths, (st) => ({ ...st, n: Number(st["n"] ?? 0) + 1 }))),
