@@ -2,10 +2,12 @@
  * Lock, compare-and-swap and publish costs, each beside a bare baseline measured in the same run.
  *   node bench/locks.ts            (Node >= 22.18 runs the TypeScript directly)
  * The process re-executes itself as a worker for the multi-process measurements.
+ * - takeover: how long after its timeout a SIGKILLed holder's lock is taken by a waiting process (the tests check
+ *   only that it is never before the timeout; how soon after is this figure).
  */
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as fsp from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -23,10 +25,27 @@ const SELF = fileURLToPath(import.meta.url)
 
 // ---------------------------------------------------------------------------------------------- worker side
 interface WorkerArgs {
-  readonly kind: "cas" | "bare"
+  readonly kind: "cas" | "bare" | "hold"
   readonly rootDir: string
   readonly count: number
 }
+
+const TAKEOVER_TIMEOUT_MS = 1_000
+const TAKEOVER_HEARTBEAT_MS = 100
+const takeoverLocks = LockService.layerWith({
+  timeouts: { "dream.lock": TAKEOVER_TIMEOUT_MS },
+  heartbeatMs: TAKEOVER_HEARTBEAT_MS
+}).pipe(Layer.provide(FileSystem.layer))
+
+/** Takes `dream.lock` under rootDir, says so, and holds it until killed. */
+const holdForever = (rootDir: string) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const locks = yield* LockService
+    const result = yield* locks.acquire(rootDir, "dream.lock")
+    if (result._tag !== "Acquired") throw new Error("the lock was busy")
+    process.stdout.write("acquired\n")
+    return yield* Effect.never
+  })).pipe(Effect.provide(takeoverLocks)))
 
 const bareIncrement = async (rootDir: string) => {
   const path = join(rootDir, "bare.json")
@@ -37,6 +56,7 @@ const bareIncrement = async (rootDir: string) => {
 }
 
 const runWorker = async (args: WorkerArgs) => {
+  if (args.kind === "hold") return holdForever(args.rootDir)
   process.stdout.write("ready\n")
   await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()))
   const start = performance.timeOrigin + performance.now()
@@ -89,6 +109,33 @@ const multiProcess = async (kind: WorkerArgs["kind"], processes: number, count: 
   const file = kind === "bare" ? join(rootDir, "bare.json") : join(rootDir, "state.json")
   const final = (JSON.parse(readFileSync(file, "utf8")) as { n: number }).n
   return { perSecond: (processes * count) / seconds, final, expected: processes * count }
+}
+
+/** One takeover: ms between the holder's last heartbeat + timeout and the waiter holding the lock. */
+const takeoverOnce = async (base: string, round: number): Promise<number> => {
+  const rootDir = join(base, `takeover-${round}`)
+  mkdirSync(rootDir, { recursive: true })
+  const holder = spawn(process.execPath, [SELF, "worker", JSON.stringify({ kind: "hold", rootDir, count: 0 } satisfies WorkerArgs)], {
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  await new Promise<void>((resolve) => {
+    let text = ""
+    holder.stdout.setEncoding("utf8").on("data", (c: string) => {
+      text += c
+      if (text.includes("acquired\n")) resolve()
+    })
+  })
+  const exited = new Promise<void>((resolve) => holder.on("exit", () => resolve()))
+  holder.kill("SIGKILL")
+  await exited
+  const lastHeartbeat = statSync(join(rootDir, "dream.lock")).mtimeMs
+  const acquiredAt = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const locks = yield* LockService
+    const result = yield* locks.acquireOrWait(rootDir, "dream.lock", { maxWaitMs: 30_000 })
+    if (result._tag !== "Acquired") throw new Error("the waiter gave up")
+    return Date.now()
+  })).pipe(Effect.provide(takeoverLocks)))
+  return acquiredAt - lastHeartbeat - TAKEOVER_TIMEOUT_MS
 }
 
 const main = async () => {
@@ -161,6 +208,17 @@ const main = async () => {
       `${ms(percentile(ours, 0.5))} / ${ms(percentile(ours, 0.95))}`,
       `${ms(percentile(bareTimes, 0.5))} / ${ms(percentile(bareTimes, 0.95))} writeFile+rename`,
       ratio(percentile(ours, 0.5), percentile(bareTimes, 0.5))
+    ])
+
+    // 4. Takeover of a SIGKILLed holder's lock by a waiting process.
+    const lateness: Array<number> = []
+    for (let round = 0; round < 5; round++) lateness.push(await takeoverOnce(base, round))
+    lateness.sort((a, b) => a - b)
+    rows.push([
+      "takeover after SIGKILL, median / max",
+      `${percentile(lateness, 0.5).toFixed(0)} / ${lateness[lateness.length - 1]!.toFixed(0)} ms after the timeout`,
+      `timeout ${TAKEOVER_TIMEOUT_MS} ms, heartbeat ${TAKEOVER_HEARTBEAT_MS} ms`,
+      "-"
     ])
   } finally {
     rmSync(base, { recursive: true, force: true })

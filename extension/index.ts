@@ -1,7 +1,7 @@
 /**
  * The Pi extension entry. It builds one runtime from the extension's graph (layers/App.ts), giving it the two
- * host-backed pieces, and forwards host events to MemorySession; it decides nothing itself. The factory does no I/O: layers are built on first use,
- * in `session_start`.
+ * host-backed pieces, and forwards host events to MemorySession; it decides nothing itself. The factory does no
+ * I/O: layers are built on first use, in `session_start`.
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import type * as Clock from "effect/Clock"
