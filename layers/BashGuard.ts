@@ -143,7 +143,6 @@ const OPAQUE_NODES: ReadonlySet<string> = new Set(Object.keys(STRUCTURE_REASONS)
   "simple_expansion",
   "heredoc_redirect",
   "herestring_redirect",
-  "ansi_c_string",
   "translated_string",
   "brace_expression"
 ]))

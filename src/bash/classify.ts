@@ -548,6 +548,8 @@ export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext):
   if (typeof parts === "string" || parts.redirects.length > 0 || parts.assignments.length > 0) return undefined
   const [name, ...args] = parts.words
   if (name === undefined || name.value !== "rm") return undefined
+  // Delete targets are plain words and quotes only: $'...' escapes stay out of the delete path.
+  if (args.some((w) => w.raw.includes("$'"))) return undefined
   let force = false
   let closed = false
   const targets: Array<string> = []

@@ -7,7 +7,7 @@
 import { checkAwk, AWK_SPEC } from "./awk.ts"
 import { checkDocker, checkGit, dockerOptionsClosedAt, gitOptionsClosedAt } from "./git.ts"
 import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
-import { checkSed, SED_SPEC, substitutionScript } from "./sed.ts"
+import { checkSed, printOnlyScript, SED_SPEC, substitutionScript } from "./sed.ts"
 import { show, type Word } from "./words.ts"
 
 /** How xargs may add words: "any" position, only after the returned index (options closed there; -1 = never closed),
@@ -441,6 +441,10 @@ const RULES: Readonly<Record<string, CommandRule>> = {
       if (scripts.some((s) => substitutionScript(s) === undefined)) {
         return { never: "sed s/// must read its standard input, and xargs would give it file operands" }
       }
+      const quiet = p.options.some((o) => o.name === "-n" || o.name === "--quiet" || o.name === "--silent")
+      if (!quiet || scripts.some((s) => printOnlyScript(s) !== undefined)) {
+        return { never: "xargs would give sed file operands, and with files sed may run only -n with printing commands" }
+      }
       return p.closedAt
     }
   },
@@ -455,6 +459,15 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   echo: { check: () => undefined, xargs: ANY },
   printf: { check: checkPrintf, xargs: ANY },
   pwd: simple(),
+  diff: simple({ shortArg: "CDFIlSUWx", long: { "ignore-matching-lines": "required", label: "required", "line-format": "required", "new-line-format": "required", "old-line-format": "required", "unchanged-line-format": "required", "from-file": "required", "to-file": "required", "show-function-line": "required", "starting-file": "required", exclude: "required", "exclude-from": "required", "horizon-lines": "required", ifdef: "required", "tabsize": "required", "width": "required", color: "optional", palette: "required", "unified": "optional", "context": "optional" } }),
+  sha256sum: simple(),
+  sha1sum: simple(),
+  sha224sum: simple(),
+  sha384sum: simple(),
+  sha512sum: simple(),
+  md5sum: simple(),
+  b2sum: simple({ shortArg: "l" }),
+  cksum: simple({ shortArg: "al" }),
   true: { check: () => undefined, xargs: ANY },
   date: never({ check: specRule(DATE, checkDate).check }, "input words could become an operand that sets the clock"),
   cd: never({ check: specRule(CD, checkCd).check }, "cd is a shell builtin; xargs cannot run it"),
