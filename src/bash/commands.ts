@@ -159,15 +159,18 @@ const FD: OptionSpec = {
 }
 
 const SORT: OptionSpec = {
-  shortArg: "ktST",
+  shortArg: "ktS",
   shortFlags: "bdfgiMhnRrVcCmsuz",
-  badShort: { o: "writes its output to a file" },
-  badLong: { output: "writes its output to a file", "compress-program": "runs a compression program" },
+  badShort: { o: "writes its output to a file", T: "writes temporary files into a directory of its choice" },
+  badLong: {
+    output: "writes its output to a file",
+    "compress-program": "runs a compression program",
+    "temporary-directory": "writes temporary files into a directory of its choice"
+  },
   long: {
     key: "required",
     "field-separator": "required",
     "buffer-size": "required",
-    "temporary-directory": "required",
     "files0-from": "required",
     "batch-size": "required",
     parallel: "required",
