@@ -418,7 +418,8 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   ls: simple({ globValues: true, shortArg: "ITw", long: { hide: "required", ignore: "required", format: "required", sort: "required", time: "required", "time-style": "required", width: "required", tabsize: "required", "block-size": "required", "quoting-style": "required", "indicator-style": "required", color: "optional", hyperlink: "optional" } }),
   cat: simple(),
   head: simple({ shortArg: "nc", long: { lines: "required", bytes: "required" } }),
-  tail: specRule(TAIL, checkTail),
+  // Input words could add -f or a +1f operand: xargs may feed tail only after `--`.
+  tail: { check: specRule(TAIL, checkTail).check, xargs: closedAtBy(TAIL) },
   wc: simple({ long: { "files0-from": "required" } }),
   stat: simple({ shortArg: "c", long: { format: "required", printf: "required" } }),
   file: specRule(FILE),
