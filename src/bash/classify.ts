@@ -598,9 +598,16 @@ const hasComment = (root: BashNode): boolean => {
  * Classifies a parsed command. `hasError` is the parser's own flag (tree.rootNode.hasError), which covers ERROR and
  * MISSING nodes anywhere in the tree.
  */
-export const classifyTree = (source: string, root: BashNode, hasError: boolean, ctx: ClassifyContext): Verdict => {
+export const classifyTree = (
+  source: string,
+  root: BashNode,
+  hasError: boolean,
+  ctx: ClassifyContext,
+  /** Whether the tree holds a comment, when the caller already knows (the copy notes it); else the tree is walked. */
+  comment?: boolean
+): Verdict => {
   if (hasError) return rejected(syntaxErrorReason(source, root))
-  if (hasComment(root)) return rejected(COMMENT_REASON)
+  if (comment ?? hasComment(root)) return rejected(COMMENT_REASON)
   const deletion = tryDelete(source, root, ctx)
   if (deletion !== undefined) return deletion
   const problem = checkReadOnly(source, root)
