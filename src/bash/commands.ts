@@ -452,7 +452,7 @@ const RULES: Readonly<Record<string, CommandRule>> = {
       return p.closedAt
     }
   },
-  jq: simple({ shortArg: "fL", long: { arg: "required", argjson: "required", slurpfile: "required", rawfile: "required", indent: "required", "library-path": "required", "from-file": "required" } }),
+  jq: simple({ shortArg: "fL", long: { arg: "pair", argjson: "pair", slurpfile: "pair", rawfile: "pair", indent: "required", "library-path": "required", "from-file": "required" } }),
   awk: never({ check: checkAwk }, AWK_UNDER_XARGS),
   gawk: never({ check: checkAwk }, AWK_UNDER_XARGS),
   mawk: never({ check: checkAwk }, AWK_UNDER_XARGS),
