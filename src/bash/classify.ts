@@ -301,7 +301,13 @@ const checkRedirect = (source: string, node: BashNode): string | undefined => {
   const broken = newlineInside(source, node)
   if (broken !== undefined) return broken
   const raw = source.slice(node.start, node.end)
-  const before = node.start > 0 ? source.charCodeAt(node.start - 1) : 0
+  // The character bash sees right before the operator: line continuations are removed before bash reads tokens.
+  let at = node.start - 1
+  while (at >= 1 && source.charCodeAt(at) === 10 && source.charCodeAt(at - 1) === 92) at -= 2
+  const before = at >= 0 ? source.charCodeAt(at) : 0
+  if (before === 125 /* } */ && at !== node.start - 1) {
+    return `\`{name}${raw}\` assigns a file descriptor to a shell variable; write the redirection without {name}`
+  }
   if (before >= 48 && before <= 57 && !(node.children[0]?.type === "file_descriptor")) {
     // `cat 0< f`: bash reads the digits touching the operator as the descriptor; the parser made them an argument.
     return `the number touching the redirection \`${raw}\` is read by bash as a file descriptor, not as an argument; put a space between them, or drop the number`
