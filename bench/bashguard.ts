@@ -106,9 +106,11 @@ for (let round = 0; round < WARMUP + ROUNDS; round++) {
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits)
 const lines: Array<ReadonlyArray<string>> = [["input", "bare parse µs/cmd", "guard µs/cmd", "guard cmds/s", "guard / parse"]]
+// The fastest round of each side: on a machine shared with other work, slower rounds measure the other work.
+const best = (xs: ReadonlyArray<number>): number => Math.min(...xs)
 for (const row of rows) {
-  const p = median(row.parseMs)
-  const g = median(row.guardMs)
+  const p = best(row.parseMs)
+  const g = best(row.guardMs)
   lines.push([
     row.name,
     fmt((p * 1000) / row.count),
@@ -126,9 +128,9 @@ console.log("")
 console.log(
   `cold load (wasm runtime + bash grammar + parser): median ${fmt(median(colds))} ms over ${colds.length} fresh processes (min ${fmt(Math.min(...colds))}, max ${fmt(Math.max(...colds))}); this process: ${fmt(firstLoadMs)} ms`
 )
-console.log(`median CPU time of ${ROUNDS} rounds after ${WARMUP} warm-up rounds; Node ${process.version}; target: guard / parse < 2x`)
+console.log(`fastest CPU time of ${ROUNDS} rounds after ${WARMUP} warm-up rounds; Node ${process.version}; target: guard / parse < 2x`)
 if (sink < 0) console.log(sink)
-const worst = Math.max(...rows.map((r) => median(r.guardMs) / median(r.parseMs)))
+const worst = Math.max(...rows.map((r) => best(r.guardMs) / best(r.parseMs)))
 console.log(worst < 2 ? `target met (worst ratio ${fmt(worst, 2)}x)` : `target MISSED (worst ratio ${fmt(worst, 2)}x)`)
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -143,7 +143,6 @@ const OPAQUE_NODES: ReadonlySet<string> = new Set(Object.keys(STRUCTURE_REASONS)
   "simple_expansion",
   "heredoc_redirect",
   "herestring_redirect",
-  "ansi_c_string",
   "translated_string",
   "brace_expression"
 ]))
@@ -163,7 +162,10 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
   const budgetMs = options.budgetMs ?? CLASSIFY_BUDGET_MS
   const types = nodeTypesOf(parser.language!)
   /** Parses and copies the tree, freeing the parser's copy. */
-  const parseTree = (text: string, deadline: number): { readonly root: BashNode; readonly hasError: boolean } | undefined => {
+  const parseTree = (
+    text: string,
+    deadline: number
+  ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined => {
     const tree =
       text.length > LARGE_INPUT
         ? parser.parse(text, null, { progressCallback: () => cpuMs() > deadline })
@@ -177,13 +179,14 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
       const cursor = tree.walk()
       try {
         const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
-        if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false }
+        if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false, comment: copy.comment }
         // A large input is worded from the copy at hand (its ERROR nodes), not copied again: one more walk asking
         // the parser about every node costs several times the parse.
-        if (text.length > LARGE_INPUT) return { root: copy.root, hasError: true }
+        if (text.length > LARGE_INPUT) return { root: copy.root, hasError: true, comment: copy.comment }
         // A syntax error: copy again, completely and with MISSING flags, to word it.
         cursor.reset(tree.rootNode)
-        return { root: copyTree(cursor, types, text, { withMissing: true }).root, hasError: true }
+        const full = copyTree(cursor, types, text, { withMissing: true })
+        return { root: full.root, hasError: true, comment: full.comment }
       } finally {
         cursor.delete()
       }
@@ -217,7 +220,7 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
             continue
           }
         }
-        return classifyTree(text, parsed.root, parsed.hasError, context)
+        return classifyTree(text, parsed.root, parsed.hasError, context, parsed.comment)
       }
       return rejected("the command's line breaks could not be read unambiguously; join the commands with && or ; on one line")
     } catch (e) {

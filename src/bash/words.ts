@@ -97,6 +97,44 @@ class Builder {
   }
 }
 
+const ANSI_ESCAPES: Readonly<Record<string, string>> = {
+  t: "\t",
+  n: "\n",
+  r: "\r",
+  f: "\f",
+  v: "\v",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?"
+}
+
+/** The value of `$'...'` holding only simple escapes (`sort -t$'\t'`), or undefined. */
+const ansiC = (raw: string): string | undefined => {
+  if (!raw.startsWith("$'") || !raw.endsWith("'") || raw.length < 3) return undefined
+  const body = raw.slice(2, -1)
+  let out = ""
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!
+    // An unescaped quote inside: bash ended the string there, the parser's token went on.
+    if (c === "'") return undefined
+    if (c !== "\\") {
+      out += c
+      continue
+    }
+    const e = body[i + 1]
+    const v = e === undefined ? undefined : ANSI_ESCAPES[e]
+    if (v === undefined || !Object.hasOwn(ANSI_ESCAPES, e!)) return undefined
+    out += v
+    i++
+  }
+  return out
+}
+
 /** Unquoted word text: `\x` is a quoted x, `\<newline>` disappears, an unquoted `$` or backtick is dynamic. */
 const addBareWord = (b: Builder, text: string): string | undefined => {
   // Runs of plain text are added whole; only `\\`, `$` and backticks need a look.
@@ -170,6 +208,15 @@ const addPiece = (b: Builder, source: string, node: BashNode, last: boolean): st
     case "raw_string":
       b.quotedText(source.slice(node.start + 1, node.end - 1))
       return undefined
+    case "ansi_c_string": {
+      const raw = source.slice(node.start, node.end)
+      const value = ansiC(raw)
+      if (value === undefined) {
+        return `\`${raw.length > 60 ? `${raw.slice(0, 57)}...` : raw}\`: in $'...' only the escapes \\t \\n \\r \\f \\v \\a \\b \\e \\\\ \\' \\" \\? are allowed (no \\x, \\u, octal or \\c, which can spell any character)`
+      }
+      b.quotedText(value)
+      return undefined
+    }
     case "string": {
       for (const child of node.children) {
         if (child.type === '"' || child.type === "string_content" || child.type === "$") continue
