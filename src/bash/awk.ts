@@ -71,8 +71,48 @@ const isIdent = (c: string | undefined): boolean => c !== undefined && (isIdentS
 /** Keywords after which an expression (and so a regex literal) may start. */
 const EXPRESSION_STARTERS = new Set(["print", "printf", "return", "in", "do", "else", "case"])
 
+/**
+ * Words that are rejected wherever they appear in the program text, inside strings, regexes and comments too: no
+ * lexing decides whether they count, so a lexer that reads a `/` or a `#` differently from awk cannot hide them.
+ */
+const FORBIDDEN_ANYWHERE: ReadonlyArray<readonly [string, string]> = [
+  ["system", "calls `system`, which runs a shell command"],
+  ["getline", "uses `getline`, which reads a file or command chosen at run time; pass the files as operands"],
+  ["ARGV", "uses `ARGV`, which can change the files awk opens at run time"],
+  ["ARGC", "uses `ARGC`, which can change the files awk opens at run time"],
+  ["ENVIRON", "reads `ENVIRON` (the environment, where secrets live)"],
+  ["PROCINFO", "uses gawk's `PROCINFO`, which controls sockets, coprocesses and input handling"],
+  ["inet", "names `/inet`, which gawk opens as a network socket"],
+  ["@", "uses `@` (an indirect function call, @load or @include)"]
+]
+
+/**
+ * The lexing-free part of the check: forbidden words anywhere, any single `|` (only `||` is allowed, read greedily as
+ * awk's lexer does), and any `>` after the first `print`/`printf` in the text (output redirection is only possible
+ * after one; a comparison before it, as in `$3 > 100 { print }`, stays allowed).
+ */
+const awkTextProblem = (program: string): string | undefined => {
+  for (const [word, why] of FORBIDDEN_ANYWHERE) {
+    if (program.includes(word)) return `the awk program ${why}`
+  }
+  for (let i = program.indexOf("|"); i >= 0; i = program.indexOf("|", i + 1)) {
+    if (program[i + 1] === "|") {
+      i++
+      continue
+    }
+    return "the awk program uses `|`, which pipes output to a command or reads from one (use grep -E for alternation)"
+  }
+  const print = program.indexOf("print")
+  if (print >= 0 && program.indexOf(">", print) >= 0) {
+    return "the awk program has a `>` after `print`, which can redirect output into a file; compare before the action (`$3 > 100 { print }`) or filter with grep"
+  }
+  return undefined
+}
+
 /** Returns a reason when the program can write or execute, undefined when it is read-only. */
 export const awkProgramProblem = (program: string): string | undefined => {
+  const text = awkTextProblem(program)
+  if (text !== undefined) return text
   let depth = 0
   /** Paren depth at which the current print/printf statement started, or -1. */
   let printDepth = -1
@@ -219,8 +259,9 @@ export const checkAwk = (cmd: string, args: ReadonlyArray<Word>): string | undef
   if (isRejected(parsed)) return parsed.reject
   const program = parsed.operands[0]
   if (program === undefined) return `\`${cmd}\` needs a program text`
-  const socket = parsed.operands.slice(1).find((w) => w.value.startsWith("/inet"))
-  if (socket !== undefined) return `\`${cmd}\`: ${show(socket)} names a network socket to gawk`
+  // gawk opens `/inet/...` operands as sockets; a wildcard that matches nothing stays literal (`/ine[t]/tcp/...`).
+  const socket = parsed.operands.slice(1).find((w) => w.value.includes("inet") || (w.glob && w.value.startsWith("/")))
+  if (socket !== undefined) return `\`${cmd}\`: ${show(socket)} could name a network socket to gawk (/inet/...)`
   const problem = awkProgramProblem(program.value)
   return problem === undefined ? undefined : `\`${cmd}\`: ${problem} (program ${show(program)})`
 }

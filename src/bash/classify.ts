@@ -11,6 +11,7 @@
  */
 import * as posix from "node:path/posix"
 import { checkName, ruleFor } from "./commands.ts"
+import { prescan } from "./prescan.ts"
 import type { BashNode } from "./tree.ts"
 import { isDynamic, joinWords, resolveWord, show, type Word } from "./words.ts"
 
@@ -51,8 +52,10 @@ export const precheck = (source: string): string | undefined => {
   if (source.includes("$\\") && /\$\\\r?\n/.test(source)) {
     return "a `$` followed by a line continuation (`$\\` at the end of a line) hides an expansion; join the line"
   }
-  return undefined
+  return prescan(source)
 }
+
+const COMMENT_REASON = "comments are not allowed (the guard's parser and bash can disagree on where one starts or ends)"
 
 const snippet = (source: string, start: number, end: number): string => {
   const s = source.slice(Math.max(0, start - 10), Math.min(source.length, Math.max(end, start + 1) + 10))
@@ -185,7 +188,7 @@ const commandParts = (source: string, node: BashNode): CommandParts | string => 
   let prev: BashNode | undefined
   let prevWasWord = false
   for (const child of node.children) {
-    if (child.type === "comment") continue
+    if (child.type === "comment") return COMMENT_REASON
     const isRedirect = REDIRECTS.has(child.type)
     const isAssignment = child.type === "variable_assignment"
     const isWord = !isRedirect && !isAssignment
@@ -297,6 +300,11 @@ const checkRedirect = (source: string, node: BashNode): string | undefined => {
   const broken = newlineInside(source, node)
   if (broken !== undefined) return broken
   const raw = source.slice(node.start, node.end)
+  const before = node.start > 0 ? source.charCodeAt(node.start - 1) : 0
+  if (before >= 48 && before <= 57 && !(node.children[0]?.type === "file_descriptor")) {
+    // `cat 0< f`: bash reads the digits touching the operator as the descriptor; the parser made them an argument.
+    return `the number touching the redirection \`${raw}\` is read by bash as a file descriptor, not as an argument; put a space between them, or drop the number`
+  }
   if (node.start > 0 && source[node.start - 1] === "}") {
     return `\`{name}${raw}\` assigns a file descriptor to a shell variable; write the redirection without {name}`
   }
@@ -359,7 +367,16 @@ export const STRUCTURE_REASONS: Readonly<Record<string, string>> = {
   ERROR: "syntax error"
 }
 
-const checkCommand = (source: string, node: BashNode): string | undefined => {
+/** Programs seen so far in one input, for rules that span commands. */
+interface Seen {
+  cd: boolean
+  git: boolean
+}
+
+const GIT_AFTER_CD =
+  "git may not run in the same command as cd: in another directory git would read that repository's configuration, which can run programs; only the project's own repository is trusted (run git in a command of its own, from the project directory)"
+
+const checkCommand = (source: string, node: BashNode, seen: Seen): string | undefined => {
   const parts = commandParts(source, node)
   if (typeof parts === "string") return parts
   for (const r of parts.redirects) {
@@ -374,15 +391,20 @@ const checkCommand = (source: string, node: BashNode): string | undefined => {
   if (name === undefined) return "a redirection or assignment without a command is not allowed"
   const nameProblem = checkName(name)
   if (nameProblem !== undefined) return nameProblem
+  if (name.value === "cd") seen.cd = true
+  // xargs may run git too; any word `git` among its words counts.
+  if (name.value === "git" || (name.value === "xargs" && parts.words.some((w) => w.value === "git"))) seen.git = true
+  if (seen.cd && seen.git) return GIT_AFTER_CD
   return ruleFor(name.value)!.check(name.value, parts.words.slice(1))
 }
 
 /** Checks every statement under the program. Iterative: lists can nest thousands deep. */
 const checkReadOnly = (source: string, root: BashNode): string | undefined => {
+  const seen: Seen = { cd: false, git: false }
   const stack: Array<BashNode> = []
   for (let i = root.children.length - 1; i >= 0; i--) {
     const child = root.children[i]!
-    if (child.type === "comment") continue
+    if (child.type === "comment") return COMMENT_REASON
     if (!child.named) {
       if (child.type === ";") continue
       if (child.type === "&") return "`&` runs a command in the background, which is not allowed; use && or ;"
@@ -394,7 +416,7 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
     const node = stack.pop()!
     switch (node.type) {
       case "command": {
-        const problem = checkCommand(source, node)
+        const problem = checkCommand(source, node, seen)
         if (problem !== undefined) return problem
         break
       }
@@ -403,7 +425,7 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
         let expectOperand = false
         for (let i = node.children.length - 1; i >= 0; i--) {
           const child = node.children[i]!
-          if (child.type === "comment") continue
+          if (child.type === "comment") return COMMENT_REASON
           if (child.named) {
             // Operands and operators must alternate; two commands side by side mean the parser merged lines.
             if (expectOperand) return newlineInside(source, node) ?? "two commands follow each other without an operator"
@@ -424,7 +446,8 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
         if (broken !== undefined) return broken
         for (let i = node.children.length - 1; i >= 0; i--) {
           const child = node.children[i]!
-          if (!child.named || child.type === "comment") continue
+          if (child.type === "comment") return COMMENT_REASON
+          if (!child.named) continue
           if (REDIRECTS.has(child.type)) {
             const problem = checkRedirect(source, child)
             if (problem !== undefined) return problem
@@ -512,7 +535,7 @@ export const checkDeleteTarget = (
 export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext): Verdict | undefined => {
   let command: BashNode | undefined
   for (const child of root.children) {
-    if (child.type === "comment" || child.type === ";") continue
+    if (child.type === ";") continue
     if (child.type !== "command" || command !== undefined) return undefined
     command = child
   }
@@ -554,11 +577,27 @@ export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext):
 // Entry
 
 /**
+ * Any comment node anywhere. The raw scan already rejects every `#` bash could read as a comment; this catches the
+ * reverse, a comment the parser sees where bash does not (everything after it would be invisible to the checks).
+ */
+const hasComment = (root: BashNode): boolean => {
+  const stack: Array<BashNode> = [root]
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    if (n.type === "comment") return true
+    const kids = n.children
+    for (let i = 0; i < kids.length; i++) if (kids[i]!.children.length > 0 || kids[i]!.type === "comment") stack.push(kids[i]!)
+  }
+  return false
+}
+
+/**
  * Classifies a parsed command. `hasError` is the parser's own flag (tree.rootNode.hasError), which covers ERROR and
  * MISSING nodes anywhere in the tree.
  */
 export const classifyTree = (source: string, root: BashNode, hasError: boolean, ctx: ClassifyContext): Verdict => {
   if (hasError) return rejected(syntaxErrorReason(source, root))
+  if (hasComment(root)) return rejected(COMMENT_REASON)
   const deletion = tryDelete(source, root, ctx)
   if (deletion !== undefined) return deletion
   const problem = checkReadOnly(source, root)

@@ -5,7 +5,7 @@
  * any position; or only where the command no longer reads options, which the rule locates).
  */
 import { checkAwk, AWK_SPEC } from "./awk.ts"
-import { checkDocker, checkGh, checkGit, dockerOptionsClosedAt, ghOptionsClosedAt, gitOptionsClosedAt } from "./git.ts"
+import { checkDocker, checkGit, dockerOptionsClosedAt, gitOptionsClosedAt } from "./git.ts"
 import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
 import { checkSed, SED_SPEC, substitutionScript } from "./sed.ts"
 import { show, type Word } from "./words.ts"
@@ -41,9 +41,12 @@ const specRule = (spec: OptionSpec, extra?: (cmd: string, parsed: ParsedArgs) =>
   }
 }
 
+const AWK_UNDER_XARGS = "input words would become awk operands, and gawk opens operands named /inet/... as network sockets"
+
 const never = (rule: Omit<CommandRule, "xargs">, why: string): CommandRule => ({ ...rule, xargs: () => ({ never: why }) })
 
 const GREP: OptionSpec = {
+  globValues: true,
   shortArg: "ABCDdefm",
   long: {
     "after-context": "required",
@@ -66,6 +69,7 @@ const GREP: OptionSpec = {
 }
 
 const RG: OptionSpec = {
+  globValues: true,
   shortArg: "ABCdEefgjMmrtT",
   shortFlags: "abcFHhiIlLnNopPqsSuUvVwx0.",
   negation: true,
@@ -117,10 +121,15 @@ const RG: OptionSpec = {
 // the guard reads any abbreviation as an option whose value it cannot know.
 
 const FD: OptionSpec = {
+  globValues: true,
   shortArg: "deEtScjo",
-  shortFlags: "HIusigFalLp0qh1V",
-  badShort: { x: "runs a command for each result (--exec)", X: "runs a command on the results (--exec-batch)" },
-  badLong: { exec: "runs a command for each result", "exec-batch": "runs a command on the results" },
+  shortFlags: "HIusigFaLp0qh1V",
+  badShort: {
+    x: "runs a command for each result (--exec)",
+    X: "runs a command on the results (--exec-batch)",
+    l: "runs `ls` on the results (--list-details)"
+  },
+  badLong: { exec: "runs a command for each result", "exec-batch": "runs a command on the results", "list-details": "runs `ls` on the results" },
   long: Object.fromEntries(
     [
       "max-depth",
@@ -147,17 +156,6 @@ const FD: OptionSpec = {
       "and"
     ].map((k) => [k, "required" as const])
   )
-}
-
-const TREE: OptionSpec = {
-  shortArg: "LPIHT",
-  shortFlags: "adlfxpsughDFqNQrtvUcSnCAJXi",
-  badShort: {
-    o: "writes its output to a file",
-    R: "writes 00Tree.html files into the directories it lists"
-  },
-  badLong: { output: "writes its output to a file" },
-  long: { filelimit: "required", charset: "required", timefmt: "required", sort: "required", gitfile: "required", infofile: "required", hintro: "required", houtro: "required" }
 }
 
 const SORT: OptionSpec = {
@@ -240,12 +238,29 @@ const FILE: OptionSpec = {
 
 const TAIL: OptionSpec = {
   shortArg: "ncs",
-  // Follow mode never ends (until the tool's timeout); it neither writes nor executes, so a wildcard that could
-  // expand into -f is not treated as dangerous.
+  shortFlags: "0123456789qvz",
+  // Follow mode never ends (until the tool's timeout). Wildcards are checked by checkTail: an expansion ending in a
+  // literal `.suffix` cannot be a follow option (getopt stops tail at the `.`), a bare `*` could be `-f` or `+1f`.
   risky: false,
   badShort: { f: "follows the file forever", F: "follows the file forever" },
   badLong: { follow: "follows the file forever", retry: "waits for the file forever" },
   long: { lines: "required", bytes: "required", "sleep-interval": "required", pid: "required", "max-unchanged-stats": "required" }
+}
+
+/** Obsolete `tail +N[bcl][f]` (and `+` words in general): `+1f` follows forever; write `-n +N` instead. */
+const checkTail = (cmd: string, parsed: ParsedArgs): string | undefined => {
+  for (const w of parsed.operands) {
+    if (w.value.startsWith("+")) {
+      return `\`${cmd}\`: ${show(w)} is the obsolete +N form (\`+1f\` follows the file forever); write \`-n +N\` instead`
+    }
+    if (w.leadingGlob && !parsed.closed) {
+      const lastGlob = Math.max(w.value.lastIndexOf("*"), w.value.lastIndexOf("?"), w.value.lastIndexOf("]"))
+      if (!w.value.slice(lastGlob + 1).includes(".")) {
+        return `\`${cmd}\`: ${show(w)} starts with a wildcard and could expand to \`-f\` or \`+1f\` (follow forever); write \`./${w.value}\` or put \`--\` before it`
+      }
+    }
+  }
+  return undefined
 }
 
 const FIND_BAD: Readonly<Record<string, string>> = {
@@ -294,8 +309,11 @@ const checkDate = (cmd: string, parsed: ParsedArgs): string | undefined => {
 
 const CD: OptionSpec = { strict: true, shortFlags: "LPe@" }
 
-const checkCd = (cmd: string, parsed: ParsedArgs): string | undefined =>
-  parsed.operands.length > 1 ? `\`${cmd}\` takes one directory` : undefined
+const checkCd = (cmd: string, parsed: ParsedArgs): string | undefined => {
+  if (parsed.operands.length > 1) return `\`${cmd}\` takes one directory`
+  const g = parsed.operands.find((w) => w.glob)
+  return g === undefined ? undefined : `\`${cmd}\`: ${show(g)} is a wildcard; name the directory`
+}
 
 const checkPrintf = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
   const first = args[0]
@@ -362,6 +380,14 @@ const KNOWN_REJECTIONS: ReadonlyArray<readonly [ReadonlyArray<string>, string]> 
     "runs another command, which the guard cannot check"
   ],
   [
+    ["tree"],
+    "is not allowed: its options are not read the usual way (`tree -Lo 1 FILE` writes FILE) and some write files; use `ls -R` or `find . -maxdepth N`"
+  ],
+  [
+    ["gh"],
+    "is not allowed: every gh query goes to a server, so words in it (search terms, repository names) could carry data read from files off the machine"
+  ],
+  [
     ["curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ping", "telnet", "ftp", "socat", "dig", "nslookup", "host"],
     "reaches the network"
   ],
@@ -386,10 +412,10 @@ const REJECTION_BY_NAME: ReadonlyMap<string, string> = new Map(
 const simple = (spec: OptionSpec = {}): CommandRule => specRule(spec)
 
 const RULES: Readonly<Record<string, CommandRule>> = {
-  ls: simple({ shortArg: "ITw", long: { hide: "required", ignore: "required", format: "required", sort: "required", time: "required", "time-style": "required", width: "required", tabsize: "required", "block-size": "required", "quoting-style": "required", "indicator-style": "required", color: "optional", hyperlink: "optional" } }),
+  ls: simple({ globValues: true, shortArg: "ITw", long: { hide: "required", ignore: "required", format: "required", sort: "required", time: "required", "time-style": "required", width: "required", tabsize: "required", "block-size": "required", "quoting-style": "required", "indicator-style": "required", color: "optional", hyperlink: "optional" } }),
   cat: simple(),
   head: simple({ shortArg: "nc", long: { lines: "required", bytes: "required" } }),
-  tail: specRule(TAIL),
+  tail: specRule(TAIL, checkTail),
   wc: simple({ long: { "files0-from": "required" } }),
   stat: simple({ shortArg: "c", long: { format: "required", printf: "required" } }),
   file: specRule(FILE),
@@ -399,8 +425,7 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   fgrep: simple(GREP),
   rg: specRule(RG),
   fd: specRule(FD),
-  tree: specRule(TREE),
-  du: simple({ shortArg: "BdtX", long: { exclude: "required", "exclude-from": "required", "files0-from": "required", "max-depth": "required", threshold: "required", "time-style": "required", "block-size": "required" } }),
+  du: simple({ globValues: true, shortArg: "BdtX", long: { exclude: "required", "exclude-from": "required", "files0-from": "required", "max-depth": "required", threshold: "required", "time-style": "required", "block-size": "required" } }),
   df: simple({ shortArg: "Btx", long: { "block-size": "required", type: "required", "exclude-type": "required" } }),
   sort: specRule(SORT),
   uniq: never({ check: specRule(UNIQ, checkUniq).check }, "input words could become uniq's second operand, an output file it writes"),
@@ -420,9 +445,9 @@ const RULES: Readonly<Record<string, CommandRule>> = {
     }
   },
   jq: simple({ shortArg: "fL", long: { arg: "required", argjson: "required", slurpfile: "required", rawfile: "required", indent: "required", "library-path": "required", "from-file": "required" } }),
-  awk: { check: checkAwk, xargs: closedAtBy(AWK_SPEC) },
-  gawk: { check: checkAwk, xargs: closedAtBy(AWK_SPEC) },
-  mawk: { check: checkAwk, xargs: closedAtBy(AWK_SPEC) },
+  awk: never({ check: checkAwk }, AWK_UNDER_XARGS),
+  gawk: never({ check: checkAwk }, AWK_UNDER_XARGS),
+  mawk: never({ check: checkAwk }, AWK_UNDER_XARGS),
   nl: simple({ shortArg: "bdfhilnsvw" }),
   basename: simple({ shortArg: "s", long: { suffix: "required" } }),
   dirname: simple(),
@@ -434,7 +459,6 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   date: never({ check: specRule(DATE, checkDate).check }, "input words could become an operand that sets the clock"),
   cd: never({ check: specRule(CD, checkCd).check }, "cd is a shell builtin; xargs cannot run it"),
   git: { check: checkGit, xargs: gitOptionsClosedAt },
-  gh: { check: checkGh, xargs: ghOptionsClosedAt },
   docker: { check: checkDocker, xargs: dockerOptionsClosedAt },
   xargs: never({ check: (cmd, args) => checkXargs(cmd, args) }, "`xargs` inside `xargs` is not allowed")
 }

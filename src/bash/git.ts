@@ -1,5 +1,5 @@
 /**
- * git, gh and docker: read-only queries only.
+ * git and docker: read-only queries only.
  *
  * git: global options from an allowlist (never `-c`, `--config-env`, `--exec-path`, `-p`/`--paginate`), then a
  * subcommand from an allowlist, then that subcommand's words read as git's parse-options reads them (clusters,
@@ -17,6 +17,7 @@ import { show, type Word } from "./words.ts"
 
 const COMMON_BAD_LONG: Readonly<Record<string, string>> = {
   output: "writes its output to a file",
+  "show-signature": "runs gpg to verify signatures",
   "ext-diff": "runs an external diff program",
   textconv: "runs text conversion filters (external programs)"
 }
@@ -25,6 +26,9 @@ interface GitSub {
   readonly spec: OptionSpec
   /** Extra check on the parsed words (forms that write). */
   readonly form?: (parsed: ParsedArgs, args: ReadonlyArray<Word>) => string | undefined
+  /** What the subcommand does depends on its operands (a name creates a branch, a second word sets a value): xargs
+   *  may not add words to it, and a wildcard operand (which could expand into several) is rejected. */
+  readonly operandsDecide?: boolean
 }
 
 /**
@@ -61,11 +65,17 @@ const COMMON_LONG: Readonly<Record<string, "none" | "optional">> = {
 
 const sub = (
   spec: Omit<OptionSpec, "negation" | "badLong"> & { readonly badLong?: Record<string, string> },
-  form?: GitSub["form"]
+  form?: GitSub["form"],
+  operandsDecide = false
 ): GitSub => ({
   spec: { ...spec, negation: true, long: { ...COMMON_LONG, ...spec.long }, badLong: { ...COMMON_BAD_LONG, ...spec.badLong } },
-  ...(form === undefined ? {} : { form })
+  ...(form === undefined ? {} : { form }),
+  operandsDecide
 })
+
+/** A `--no-` option: it may switch off the very option a form relies on (`--list ... --no-list NAME`). */
+const negationIn = (parsed: ParsedArgs): ParsedArgs["options"][number] | undefined =>
+  parsed.options.find((o) => o.name.startsWith("--no-"))
 
 /** Log/diff family: short options that take the next word as their value (exactly these: a letter listed here that
  *  git reads as a flag would hide the next word from the checks). */
@@ -75,11 +85,25 @@ const LOG_SHORT_ARG = "nLSGO"
 const LOG_SHORT_FLAGS = "0123456789pusztrmcbwWEFiPDRqgaMCBXU"
 const LOG: Omit<OptionSpec, "negation" | "badLong"> = { shortArg: LOG_SHORT_ARG, shortFlags: LOG_SHORT_FLAGS }
 
+/**
+ * git branch / tag: with no operand they list. An operand is a name to create unless the command is surely in list
+ * mode: `--list`/`-l` given as an option (not possibly the value of the option before it), and no `--no-` option
+ * anywhere that could switch list mode off again. Filters alone (`-v`, `--merged X`, `-n`) are not proof: in
+ * git 2.39 `git branch -v NAME` creates NAME.
+ */
 const operandsOnlyWith =
   (what: string, listOptions: ReadonlyArray<string>) =>
   (parsed: ParsedArgs): string | undefined => {
-    if (parsed.operands.length === 0 || hasOption(parsed, ...listOptions)) return undefined
-    return `\`git ${what}\` with a name (${show(parsed.operands[0]!)}) creates or changes one; only listing is allowed (add --list to filter by pattern)`
+    if (parsed.operands.length === 0) return undefined
+    const name = parsed.operands[0]!
+    if (!hasOption(parsed, ...listOptions)) {
+      return `\`git ${what}\` with a name (${show(name)}) creates or changes one; only listing is allowed (add --list to filter by pattern)`
+    }
+    const negation = negationIn(parsed)
+    if (negation !== undefined) {
+      return `\`git ${what}\`: ${show(negation.word)} could switch list mode off, and ${show(name)} would then be created; drop the --no- option`
+    }
+    return undefined
   }
 
 const onlyActions =
@@ -105,12 +129,14 @@ const BRANCH_TAG_VALUES: Readonly<Record<string, "required">> = {
   "points-at": "required"
 }
 
-const BRANCH_LIST = ["--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-v", "--verbose"]
-const TAG_LIST = ["--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-n"]
+const BRANCH_LIST = ["--list", "-l"]
+const TAG_LIST = ["--list", "-l"]
 
 const CONFIG_READ = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l"]
 
 const configForm = (parsed: ParsedArgs): string | undefined => {
+  const negation = negationIn(parsed)
+  if (negation !== undefined) return `\`git config\`: ${show(negation.word)} is not allowed (a negation could undo the reading option)`
   if (hasOption(parsed, ...CONFIG_READ)) return undefined
   const first = parsed.operands[0]
   if (first === undefined) return "`git config` needs a name to read, or --list"
@@ -189,9 +215,11 @@ const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
         "create-reflog": "creates a reflog",
         "recurse-submodules": "creates branches in submodules"
       },
-      long: BRANCH_TAG_VALUES
+      shortFlags: "arvqli",
+      long: { ...BRANCH_TAG_VALUES, list: "none", all: "none", remotes: "none", verbose: "none", "show-current": "none", "ignore-case": "none", "omit-empty": "none" }
     },
-    operandsOnlyWith("branch", BRANCH_LIST)
+    operandsOnlyWith("branch", BRANCH_LIST),
+    true
   ),
   tag: sub(
     {
@@ -221,16 +249,18 @@ const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
         "create-reflog": "creates a reflog",
         trailer: "creates a tag"
       },
-      long: BRANCH_TAG_VALUES
+      shortFlags: "li",
+      long: { ...BRANCH_TAG_VALUES, list: "none", "ignore-case": "none", "omit-empty": "none" }
     },
-    operandsOnlyWith("tag", TAG_LIST)
+    operandsOnlyWith("tag", TAG_LIST),
+    true
   ),
   // `stash list`, `stash show` and `reflog show` pass their options on to git log / diff (--output, --ext-diff ...):
   // the words after the action are read like log's.
-  stash: sub(LOG, onlyActions("stash", ["list", "show"], false)),
-  reflog: sub(LOG, onlyActions("reflog", ["show", "list", "exists"], true)),
-  worktree: sub({}, onlyActions("worktree", ["list"], false)),
-  notes: sub({}, onlyActions("notes", ["list", "show"], true)),
+  stash: sub(LOG, onlyActions("stash", ["list", "show"], false), true),
+  reflog: sub(LOG, onlyActions("reflog", ["show", "list", "exists"], true), true),
+  worktree: sub({}, onlyActions("worktree", ["list"], false), true),
+  notes: sub({}, onlyActions("notes", ["list", "show"], true), true),
   remote: sub({}, (parsed) => {
     const action = parsed.operands[0]
     if (action === undefined) return undefined
@@ -244,7 +274,7 @@ const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
         : "`git remote show` contacts the remote over the network; add -n to show only local information"
     }
     return `\`git remote ${action.value}\` changes or contacts a remote; only \`git remote\`, \`-v\`, \`get-url\` and \`show -n\` are allowed`
-  }),
+  }, true),
   config: sub(
     {
       shortArg: "ft",
@@ -283,18 +313,19 @@ const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
         "remove-section": "removes a configuration section"
       }
     },
-    configForm
+    configForm,
+    true
   ),
   "symbolic-ref": sub(
     { badShort: { d: "deletes a symbolic ref", m: "records a reflog message for a change" }, badLong: { delete: "deletes a symbolic ref" } },
     (parsed) =>
-      parsed.operands.length <= 1 ? undefined : "`git symbolic-ref NAME REF` changes a ref; only reading (one name) is allowed"
+      parsed.operands.length <= 1 ? undefined : "`git symbolic-ref NAME REF` changes a ref; only reading (one name) is allowed",
+    true
   )
 }
 
 /** git's own global options (exact spellings; git does not abbreviate these). */
 const GIT_GLOBAL_FLAGS = new Set([
-  "--bare",
   "-P",
   "--no-pager",
   "--no-replace-objects",
@@ -310,9 +341,15 @@ const GIT_GLOBAL_FLAGS = new Set([
   "--man-path",
   "--info-path"
 ])
-const GIT_GLOBAL_WITH_VALUE = ["--git-dir", "--work-tree", "--namespace", "--attr-source"]
+const GIT_GLOBAL_WITH_VALUE = ["--namespace"]
+
+const OTHER_REPOSITORY = "makes git use another repository (or another work tree), whose configuration can run programs (diff drivers, pagers, filters); only the project's own repository is trusted"
 
 const GIT_GLOBAL_BAD: ReadonlyArray<readonly [string, string]> = [
+  ["--git-dir", OTHER_REPOSITORY],
+  ["--work-tree", OTHER_REPOSITORY],
+  ["--bare", OTHER_REPOSITORY],
+  ["--attr-source", "reads attributes (which choose filters and diff drivers) from another tree"],
   ["--config-env", "sets configuration, which can name programs to run"],
   ["--exec-path", "changes where git finds the programs it runs"],
   ["--paginate", "runs a pager"],
@@ -328,9 +365,8 @@ const gitGlobals = (args: ReadonlyArray<Word>): number | string => {
     if (!v.startsWith("-")) return i
     if (w.glob) return `\`git\`: option word ${show(w)} holds a wildcard; write the option literally`
     if (GIT_GLOBAL_FLAGS.has(v)) continue
-    if (v === "-C") {
-      i++
-      continue
+    if (v.startsWith("-C") || (v.length > 1 && v[1] !== "-" && v.includes("C"))) {
+      return `\`git\`: option \`-C\` ${OTHER_REPOSITORY}; run git from the project directory`
     }
     if (v.startsWith("-c") || (v.length > 1 && v[1] !== "-" && v.includes("c"))) {
       return `\`git\`: option \`-c\` sets configuration, which can name programs to run${v === "-c" ? "" : ` (in ${show(w)})`}`
@@ -341,7 +377,7 @@ const gitGlobals = (args: ReadonlyArray<Word>): number | string => {
     if (v === "-h") return "`git -h` opens help; ask for a specific subcommand instead"
     const name = v.split("=")[0]!
     for (const [bad, why] of GIT_GLOBAL_BAD) {
-      if (name.length > 2 && bad.startsWith(name)) return `\`git\`: option \`${bad}\` ${why}${v === bad ? "" : ` (in ${show(w)})`}`
+      if (name.length > 2 && (bad.startsWith(name) || name === bad)) return `\`git\`: option \`${bad}\` ${why}${v === bad ? "" : ` (in ${show(w)})`}`
     }
     const withValue = GIT_GLOBAL_WITH_VALUE.find((o) => name === o)
     if (withValue !== undefined) {
@@ -368,8 +404,19 @@ const parseGit = (
     return `\`git ${name.value}\` is not a read-only git query; allowed: ${GIT_ALLOWED_TEXT} (branch, tag, config, stash, remote, reflog, worktree and notes only in their listing forms)`
   }
   const rest = args.slice(index + 1)
+  for (const w of rest) {
+    if (w.value.includes("%G") || w.value.includes("%(signature")) {
+      return `\`git ${name.value}\`: ${show(w)} asks for signature details (\`%G...\`, \`%(signature)\`), which runs gpg; leave them out of the format`
+    }
+  }
   const parsed = scanOptions(`git ${name.value}`, rest, entry.spec)
   if (isRejected(parsed)) return parsed.reject
+  if (entry.operandsDecide === true) {
+    const g = parsed.operands.find((w) => w.glob)
+    if (g !== undefined) {
+      return `\`git ${name.value}\`: ${show(g)} is a wildcard, which could expand into several words, and the number of words decides what git ${name.value} does; quote it`
+    }
+  }
   const problem = entry.form?.(parsed, rest)
   if (problem !== undefined) return problem
   return { index, parsed }
@@ -380,79 +427,19 @@ export const checkGit = (_cmd: string, args: ReadonlyArray<Word>): string | unde
   return typeof r === "string" ? r : undefined
 }
 
-/** For xargs: the index in args after which appended words can no longer be options, or -1. */
-export const gitOptionsClosedAt = (args: ReadonlyArray<Word>): number => {
+/** For xargs: the index in args after which appended words can no longer be options, -1 when they always can, or
+ *  the reason xargs may never add words (subcommands whose action depends on how many operands they get). */
+export const gitOptionsClosedAt = (args: ReadonlyArray<Word>): number | { readonly never: string } => {
   const r = parseGit(args)
-  if (typeof r === "string" || r.parsed === undefined || r.parsed.closedAt < 0) return -1
+  if (typeof r === "string") return -1
+  const name = args[r.index]
+  if (name === undefined) return { never: "xargs would choose the git subcommand" }
+  const entry = GIT_SUBCOMMANDS[name.value]
+  if (entry?.operandsDecide === true) {
+    return { never: `what \`git ${name.value}\` does depends on how many words it gets (an extra word turns a read into a write)` }
+  }
+  if (r.parsed === undefined || r.parsed.closedAt < 0) return -1
   return r.index + 1 + r.parsed.closedAt
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// gh
-
-const GH_ACTIONS: Readonly<Record<string, ReadonlyArray<string> | null>> = {
-  status: null,
-  pr: ["list", "view", "status", "diff", "checks"],
-  issue: ["list", "view", "status"],
-  repo: ["view", "list"],
-  run: ["list", "view"],
-  workflow: ["list", "view"],
-  release: ["list", "view"],
-  label: ["list"],
-  gist: ["list", "view"],
-  cache: ["list"],
-  search: ["repos", "issues", "prs", "commits", "code"],
-  auth: ["status"],
-  ruleset: ["list", "view", "check"],
-  secret: ["list"],
-  variable: ["list", "get"],
-  org: ["list"]
-}
-
-const GH_ALLOWED_TEXT = Object.entries(GH_ACTIONS)
-  .map(([g, a]) => (a === null ? `gh ${g}` : `gh ${g} ${a.join("|")}`))
-  .join(", ")
-
-const GH_SPEC: OptionSpec = {
-  shortArg: "RLqtSAlsBabH",
-  badShort: { w: "opens a web browser" },
-  badLong: { web: "opens a web browser", "show-token": "prints the authentication token" },
-  // cobra does not abbreviate long options, but rejecting abbreviations of forbidden ones costs nothing
-  risky: true
-}
-
-const parseGh = (args: ReadonlyArray<Word>): { readonly offset: number; readonly parsed: ParsedArgs } | string => {
-  const group = args[0]
-  if (group === undefined) return "`gh` needs a query such as `gh pr list` or `gh issue view N`"
-  const actions = Object.hasOwn(GH_ACTIONS, group.value) ? GH_ACTIONS[group.value] : undefined
-  if (actions === undefined) {
-    return `\`gh ${group.value}\` is not an allowed read-only query; allowed: ${GH_ALLOWED_TEXT}`
-  }
-  let offset = 1
-  if (actions !== null) {
-    const action = args[1]
-    if (action === undefined || !actions.includes(action.value)) {
-      return `\`gh ${group.value}${action === undefined ? "" : ` ${action.value}`}\` is not read-only; allowed: gh ${group.value} ${actions.join("|")}`
-    }
-    offset = 2
-  }
-  // `-t` only prints the token under `gh auth status`; elsewhere it takes a value (templates, titles are not here).
-  const spec: OptionSpec =
-    group.value === "auth" ? { ...GH_SPEC, badShort: { ...GH_SPEC.badShort, t: "prints the authentication token" } } : GH_SPEC
-  const parsed = scanOptions(`gh ${group.value}`, args.slice(offset), spec)
-  return isRejected(parsed) ? parsed.reject : { offset, parsed }
-}
-
-export const checkGh = (_cmd: string, args: ReadonlyArray<Word>): string | undefined => {
-  const r = parseGh(args)
-  return typeof r === "string" ? r : undefined
-}
-
-/** For xargs: the index in args after which appended words can no longer be options (a `--` that surely ends them,
- *  not one a flag such as `-R` takes as its value), or -1. */
-export const ghOptionsClosedAt = (args: ReadonlyArray<Word>): number => {
-  const r = parseGh(args)
-  return typeof r === "string" || r.parsed.closedAt < 0 ? -1 : r.offset + r.parsed.closedAt
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -529,7 +516,7 @@ export const checkDocker = (_cmd: string, args: ReadonlyArray<Word>): string | u
   return typeof r === "string" ? r : undefined
 }
 
-/** For xargs: as ghOptionsClosedAt. */
+/** For xargs: the index in args after which appended words can no longer be options (a `--` that surely ends them), or -1. */
 export const dockerOptionsClosedAt = (args: ReadonlyArray<Word>): number => {
   const r = parseDocker(args)
   return typeof r === "string" || r.parsed.closedAt < 0 ? -1 : r.offset + r.parsed.closedAt

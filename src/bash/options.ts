@@ -39,6 +39,9 @@ export interface OptionSpec {
   /** A word holding a glob that starts with `-`-capable text could expand to an option; set for commands with
    *  forbidden options or dangerous operand positions. Derived from badShort/badLong when absent. */
   readonly risky?: boolean
+  /** `--name=PATTERN` may hold a wildcard (grep's --include=*.ts): every expansion still starts with `--name=`, and
+   *  the program reads the value as a pattern the guard does not interpret. Off by default: a value is never a glob. */
+  readonly globValues?: boolean
 }
 
 export interface ParsedOption {
@@ -78,6 +81,10 @@ const globOnlyInValue = (v: string): boolean => {
   const eq = v.indexOf("=")
   return eq > 2 && !/[*?[]/.test(v.slice(0, eq))
 }
+
+const globValue = (cmd: string, option: string, value: Word): Rejected => ({
+  reject: `\`${cmd}\`: the value of \`${option}\`, ${show(value)}, holds an unquoted wildcard, which could expand into several words (the extra ones read as options or operands); quote it`
+})
 
 const isRisky = (spec: OptionSpec): boolean =>
   spec.risky ?? (spec.badShort !== undefined || spec.badLong !== undefined)
@@ -148,7 +155,10 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
     const v = word.value
     const maybeValue = pending && closedAt < 0
     pending = false
-    if (maybeValue) uncertain.add(word)
+    if (maybeValue) {
+      uncertain.add(word)
+      if (word.glob && risky) return globValue(cmd, words[i - 1]!.value, word)
+    }
     if (closedAt >= 0 || v.length < 2 || v[0] !== "-") {
       if (closedAt < 0 && risky && word.leadingGlob) {
         return {
@@ -159,8 +169,8 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
       if (closedAt < 0 && spec.stopAtOperand === true && !maybeValue) closedAt = i
       continue
     }
-    if (word.glob && !globOnlyInValue(v)) {
-      return { reject: `\`${cmd}\`: option word ${show(word)} holds a wildcard; write the option literally` }
+    if (word.glob && !(spec.globValues === true && globOnlyInValue(v))) {
+      return { reject: `\`${cmd}\`: option word ${show(word)} holds a wildcard; write the option literally (quote a pattern value: --name='*.ts')` }
     }
     if (v === "--") {
       // After an option that may take a value, `--` may be that value: options go on.
@@ -177,6 +187,7 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
         value = { ...word, value: v.slice(eq + 1) }
       } else if (m.kind === "required" && m.certain && !maybeValue) {
         value = words[i + 1]
+        if (value?.glob === true) return globValue(cmd, `--${m.name}`, value)
         i++
       } else if (m.kind === "required" || !m.certain) {
         pending = true
@@ -200,6 +211,7 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
         else if (maybeValue) pending = true
         else {
           value = words[i + 1]
+          if (value?.glob === true) return globValue(cmd, `-${c}`, value)
           i++
         }
         options.push({ name: `-${c}`, value, word })

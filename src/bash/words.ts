@@ -71,6 +71,9 @@ class Builder {
     this.pieces = trackPieces ? [] : undefined
   }
 
+  /** An unquoted `~` right after `=` or `:` (bash expands it in words shaped like assignments: `a=~/x`). */
+  innerTilde = false
+
   unquoted(text: string): void {
     if (text.length === 0) return
     for (let i = 0; i < text.length; i++) {
@@ -78,6 +81,9 @@ class Builder {
       if (GLOB.has(c)) {
         this.glob = true
         if (this.value.length === 0 && i === 0) this.leadingGlob = true
+      } else if (c === "~") {
+        const prev = i > 0 ? text[i - 1] : this.value[this.value.length - 1]
+        if (prev === "=" || prev === ":") this.innerTilde = true
       }
     }
     if (this.value.length === 0 && text[0] === "~") this.tilde = true
@@ -234,6 +240,9 @@ export const resolveWord = (source: string, node: BashNode): Word | Dynamic => {
   const b = new Builder(needsPieces)
   const r = addPiece(b, source, node, true)
   if (r !== undefined) return { reject: r }
+  if (b.innerTilde) {
+    return { reject: `\`${raw}\` holds an unquoted \`~\` after \`=\` or \`:\`, which bash expands to a home directory; quote it ('~') or write the path` }
+  }
   if (needsPieces && braceExpansion(b.pieces!)) {
     return { reject: `\`${raw}\` is brace expansion (an unquoted {...} holding "," or ".."); list the words separately` }
   }
