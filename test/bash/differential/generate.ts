@@ -48,6 +48,14 @@ const spell = (r: Rng, value: string): string => {
     // every special character backslashed
     return value.replace(/([^A-Za-z0-9_./,:=+%@^-])/g, "\\$1") || "''"
   }
+  if (choice < 8.5 && value.length > 0) {
+    // empty quotes spliced in, or every character backslashed (letters too)
+    if (r.chance(0.5)) {
+      const k = r.int(value.length + 1)
+      return `${spell(r, value.slice(0, k)).replace(/^''$/, "")}${r.pick(["''", '""'])}${value.slice(k).replace(/([^A-Za-z0-9_./,:=+%@^-])/g, "\\$1")}`
+    }
+    return value.replace(/([\s\S])/g, (c) => (c === "\n" ? "'\n'" : `\\${c}`))
+  }
   if (choice < 9 && value.length > 1) {
     // mixed: split in two with different quotes
     const k = 1 + r.int(value.length - 1)
@@ -72,8 +80,11 @@ const gap = (r: Rng): string => {
   return "  "
 }
 
+const ODD_WORDS = ["''", '""', "\\*", '"*"', "'*'", "*'x'", "~+", "~-", "a=~", "x:~", "a=1", "[", "]", "{}", "{x}", "-", "\\-x", "'-'x", "=", "a\\ b", "\\\\", "$", "x$", "%", "@", "!", "^"]
+
 const operand = (r: Rng): string => {
-  const c = r.int(10)
+  const c = r.int(12)
+  if (c >= 10) return r.pick(ODD_WORDS)
   if (c < 5) return spell(r, r.pick(FILES))
   if (c < 8) return r.pick(GLOBS) // unquoted on purpose
   if (c < 9) return `-- ${spell(r, r.pick(HOSTILE))}`
@@ -170,7 +181,19 @@ const optionWords = (r: Rng, p: Program): Array<string> => {
   return words
 }
 
+const XARGS_INPUT = ["-oPWNED", "--pre=sh", "--output=PWNED", "user.name PWNED", "/inet/tcp/0/127.0.0.1/9", "README.md", "-e", "--exec=touch", "PWNED", "HEAD refs/heads/PWNED", "'a b'", "-C ..", "--no-verbose"]
+
+/** printf WORDS | xargs [options] COMMAND [words] [--]: hostile input into a command the guard checks statically. */
+const xargsPipeline = (r: Rng): string => {
+  const input = Array.from({ length: 1 + r.int(3) }, () => spell(r, r.pick(XARGS_INPUT)))
+  const xo = r.pick([[], ["-0"], ["-n", "1"], ["-n1"], ["-I", "{}"], ["-r"], ["-L", "1"], ["-d", "'\\n'"], ["-i"]])
+  const inner = r.chance(0.4) ? gitCommand(r).join(" ") : simpleCommand(r, 1)
+  const tail = xo[0] === "-I" || xo[0] === "-i" ? ` ${r.pick(["{}", "-- {}", "x{}"])}` : r.chance(0.4) ? " --" : ""
+  return `printf '%s\\n' ${input.join(" ")} | xargs ${xo.join(" ")} ${inner}${tail}`.replace(/ +/g, " ")
+}
+
 export const simpleCommand = (r: Rng, depth = 0): string => {
+  if (depth === 0 && r.chance(0.1)) return xargsPipeline(r)
   if (r.chance(0.12)) return gitCommand(r).join(" ")
   if (depth === 0 && r.chance(0.08)) {
     // xargs into a command
