@@ -214,8 +214,33 @@ const PREFIXES = ["LC_ALL=C ", "LANG=C ", "TZ=UTC ", "NO_COLOR=1 "]
 const JOINERS = [" | ", " && ", " || ", "; ", ";", "\n", " |& ", " &&\n", " |\n", " ; "]
 const COMMENTS = [" # note", " #", "# x", " # a \\", " #;touch PWNED"]
 
+// Program texts for awk and sed built around a call that runs or writes: the guard must see it wherever the lexer
+// tricks put it (regex or division, strings, comments, brackets, continuations).
+const AWK_FRAGMENTS = ["/", "/x/", '"', '"/"', "#", "\n", "[", "]", "/[/]/", "exit", "length", "return", "print", "printf", "x", "1", ";", "(", ")", "{", "}", " in ", "a[1]", "++", "--", "!", "~", ",", "\\", " ", " ", "$0", "NR", "if (0)", "/\\//", "\\\n", "&&", "||", "?", ":", "getline_", "-", "*", "%", "^", "=="]
+const AWK_PAYLOADS = ['system("touch PWNED")', 'print 1 > "PWNED"', 'print 1 | "cat"', '"touch PWNED" | getline', "system(\"touch PWNED\")"]
+
+const awkProgram = (r: Rng): string => {
+  const frag = () => Array.from({ length: r.int(6) }, () => r.pick(AWK_FRAGMENTS)).join("")
+  const body = `${frag()}; ${r.pick(AWK_PAYLOADS)} ${frag()}`
+  return r.pick([`BEGIN { ${body} }`, `${frag()} { ${body} }`, `{ ${body} }`, `BEGIN { ${frag()} } END { ${body} }`, body])
+}
+
+const SED_FRAGMENTS = ["s/a/b/", "p", "1d", "/x/", "/[/]/", "\\", ";", "\n", "{", "}", "#", "y/ab/ba/", "s/a/b/g", "$", "!", "=", "l", "q", "s|a|b|", "s,a,b,"]
+const SED_PAYLOADS = ["e touch PWNED", "w PWNED", "s/a/b/w PWNED", "s/x/touch PWNED/e", "r /etc/hostname", "W PWNED", "s/a/b/e", "1e touch PWNED"]
+
+const sedScript = (r: Rng): string => {
+  const frag = () => Array.from({ length: r.int(4) }, () => r.pick(SED_FRAGMENTS)).join("")
+  return `${frag()}${r.pick([";", "\n", ""])}${r.pick(SED_PAYLOADS)}${r.pick([";", "\n", ""])}${frag()}`
+}
+
+const programTextCommand = (r: Rng): string =>
+  r.chance(0.6)
+    ? `${r.pick(["awk", "mawk", "gawk"])} ${spell(r, awkProgram(r))} ${r.pick(["README.md", "", "notes.txt"])}`
+    : `sed ${r.pick(["", "-n ", "-E ", "-e "])}${spell(r, sedScript(r))} ${r.pick(["README.md", "notes.txt"])}`
+
 /** One generated command line: 1 to 3 simple commands with the trimmings. */
 export const grammarCommand = (r: Rng): string => {
+  if (r.chance(0.15)) return programTextCommand(r)
   const n = 1 + r.int(3)
   let out = ""
   for (let i = 0; i < n; i++) {
@@ -237,6 +262,9 @@ export const HOSTILE_ALPHABET: ReadonlyArray<string> = [
   "=", "~", "$", "`", "(", ")", "<", ">", "!", "x", "/", ".", "0", "\\ ", "\\\t", " #", "\r#", "\\#", "&&", "||", " -", "\u00a0"
 ]
 
+/** A lone UTF-16 surrogate cannot reach bash (it becomes U+FFFD on the way), so a cut pair is closed up the same way. */
+const wellFormed = (s: string): string => s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
+
 /** Inserts, deletes or replaces 1-3 characters of `source` from the hostile alphabet. */
 export const mutate = (r: Rng, source: string): string => {
   let s = source
@@ -248,5 +276,5 @@ export const mutate = (r: Rng, source: string): string => {
     else if (op === 1) s = s.slice(0, at) + s.slice(at + 1)
     else s = s.slice(0, at) + r.pick(HOSTILE_ALPHABET) + s.slice(at + 1)
   }
-  return s
+  return wellFormed(s)
 }
