@@ -28,6 +28,21 @@ import { copyTree, type BashNode, type NodeTypes } from "../src/bash/tree.ts"
 /** How many times a command is parsed again after merged line breaks are split (each pass fixes all it finds). */
 const MAX_REPARSES = 8
 
+/**
+ * CPU time allowed for parsing one command. tree-sitter's own parse is not linear for every shape of input (a
+ * megabyte of `| cat` takes seconds), so a parse still running when its process has spent this much CPU time on the
+ * command is cancelled and the command rejected. CPU time rather than wall time, so a busy machine does not turn a
+ * legitimate command into a rejection. Short commands never come near it; the check is installed only for inputs
+ * above LARGE_INPUT. Everything after the parse is linear in the input.
+ */
+export const CLASSIFY_BUDGET_MS = 400
+const LARGE_INPUT = 16 * 1024
+
+const cpuMs = (): number => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
 export type { ClassifyContext, DeleteVerdict, Verdict } from "../src/bash/classify.ts"
 
 export class BashParserLoadError extends Schema.TaggedError<BashParserLoadError>()("BashParserLoadError", {
@@ -128,7 +143,6 @@ const OPAQUE_NODES: ReadonlySet<string> = new Set(Object.keys(STRUCTURE_REASONS)
   "simple_expansion",
   "heredoc_redirect",
   "herestring_redirect",
-  "ansi_c_string",
   "translated_string",
   "brace_expression"
 ]))
@@ -144,20 +158,35 @@ const nodeTypesOf = (language: Language): NodeTypes => {
   return { names, named }
 }
 
-export const makeClassifier = (parser: Parser): BashGuardShape => {
+export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: number } = {}): BashGuardShape => {
+  const budgetMs = options.budgetMs ?? CLASSIFY_BUDGET_MS
   const types = nodeTypesOf(parser.language!)
   /** Parses and copies the tree, freeing the parser's copy. */
-  const parseTree = (text: string): { readonly root: BashNode; readonly hasError: boolean } | undefined => {
-    const tree = parser.parse(text)
-    if (tree === null) return undefined
+  const parseTree = (
+    text: string,
+    deadline: number
+  ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined => {
+    const tree =
+      text.length > LARGE_INPUT
+        ? parser.parse(text, null, { progressCallback: () => cpuMs() > deadline })
+        : parser.parse(text)
+    if (tree === null) {
+      // A cancelled parse leaves its state in the parser, and the next parse would resume it: start afresh.
+      parser.reset()
+      return undefined
+    }
     try {
       const cursor = tree.walk()
       try {
         const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
-        if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false }
+        if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false, comment: copy.comment }
+        // A large input is worded from the copy at hand (its ERROR nodes), not copied again: one more walk asking
+        // the parser about every node costs several times the parse.
+        if (text.length > LARGE_INPUT) return { root: copy.root, hasError: true, comment: copy.comment }
         // A syntax error: copy again, completely and with MISSING flags, to word it.
         cursor.reset(tree.rootNode)
-        return { root: copyTree(cursor, types, text, { withMissing: true }).root, hasError: true }
+        const full = copyTree(cursor, types, text, { withMissing: true })
+        return { root: full.root, hasError: true, comment: full.comment }
       } finally {
         cursor.delete()
       }
@@ -169,11 +198,18 @@ export const makeClassifier = (parser: Parser): BashGuardShape => {
   const classifySync = (command: string, context: ClassifyContext): Verdict => {
     const early = precheck(command)
     if (early !== undefined) return rejected(early)
+    const deadline = command.length > LARGE_INPUT ? cpuMs() + budgetMs : Number.POSITIVE_INFINITY
     try {
       let text = command
       for (let attempt = 0; attempt <= MAX_REPARSES; attempt++) {
-        const parsed = parseTree(text)
-        if (parsed === undefined) return rejected("the command could not be parsed")
+        const parsed = parseTree(text, deadline)
+        if (parsed === undefined) {
+          return rejected(
+            command.length > LARGE_INPUT
+              ? `the command is too large or too complex to check (parsing it took more than ${budgetMs} ms); split it into smaller commands`
+              : "the command could not be parsed"
+          )
+        }
         if (!parsed.hasError && text.includes("\n")) {
           const merged = mergedLineBreaks(text, parsed.root)
           if (merged.length > 0) {
@@ -184,7 +220,7 @@ export const makeClassifier = (parser: Parser): BashGuardShape => {
             continue
           }
         }
-        return classifyTree(text, parsed.root, parsed.hasError, context)
+        return classifyTree(text, parsed.root, parsed.hasError, context, parsed.comment)
       }
       return rejected("the command's line breaks could not be read unambiguously; join the commands with && or ; on one line")
     } catch (e) {

@@ -79,8 +79,9 @@ export const syntaxErrorReason = (source: string, root: BashNode): string => {
 
 /** Offset of the first newline in source[from, to) that is not a backslash continuation, or -1. */
 const bareNewlineAt = (source: string, from: number, to: number): number => {
-  for (let i = source.indexOf("\n", from); i >= 0 && i < to; i = source.indexOf("\n", i + 1)) {
-    if (source[i - 1] !== "\\") return i
+  // A bounded loop: indexOf would scan past `to` to the next newline, which is quadratic over many gaps.
+  for (let i = from; i < to; i++) {
+    if (source.charCodeAt(i) === 10 && source[i - 1] !== "\\") return i
   }
   return -1
 }
@@ -300,7 +301,13 @@ const checkRedirect = (source: string, node: BashNode): string | undefined => {
   const broken = newlineInside(source, node)
   if (broken !== undefined) return broken
   const raw = source.slice(node.start, node.end)
-  const before = node.start > 0 ? source.charCodeAt(node.start - 1) : 0
+  // The character bash sees right before the operator: line continuations are removed before bash reads tokens.
+  let at = node.start - 1
+  while (at >= 1 && source.charCodeAt(at) === 10 && source.charCodeAt(at - 1) === 92) at -= 2
+  const before = at >= 0 ? source.charCodeAt(at) : 0
+  if (before === 125 /* } */ && at !== node.start - 1) {
+    return `\`{name}${raw}\` assigns a file descriptor to a shell variable; write the redirection without {name}`
+  }
   if (before >= 48 && before <= 57 && !(node.children[0]?.type === "file_descriptor")) {
     // `cat 0< f`: bash reads the digits touching the operator as the descriptor; the parser made them an argument.
     return `the number touching the redirection \`${raw}\` is read by bash as a file descriptor, not as an argument; put a space between them, or drop the number`
@@ -547,6 +554,8 @@ export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext):
   if (typeof parts === "string" || parts.redirects.length > 0 || parts.assignments.length > 0) return undefined
   const [name, ...args] = parts.words
   if (name === undefined || name.value !== "rm") return undefined
+  // Delete targets are plain words and quotes only: $'...' escapes stay out of the delete path.
+  if (args.some((w) => w.raw.includes("$'"))) return undefined
   let force = false
   let closed = false
   const targets: Array<string> = []
@@ -595,9 +604,16 @@ const hasComment = (root: BashNode): boolean => {
  * Classifies a parsed command. `hasError` is the parser's own flag (tree.rootNode.hasError), which covers ERROR and
  * MISSING nodes anywhere in the tree.
  */
-export const classifyTree = (source: string, root: BashNode, hasError: boolean, ctx: ClassifyContext): Verdict => {
+export const classifyTree = (
+  source: string,
+  root: BashNode,
+  hasError: boolean,
+  ctx: ClassifyContext,
+  /** Whether the tree holds a comment, when the caller already knows (the copy notes it); else the tree is walked. */
+  comment?: boolean
+): Verdict => {
   if (hasError) return rejected(syntaxErrorReason(source, root))
-  if (hasComment(root)) return rejected(COMMENT_REASON)
+  if (comment ?? hasComment(root)) return rejected(COMMENT_REASON)
   const deletion = tryDelete(source, root, ctx)
   if (deletion !== undefined) return deletion
   const problem = checkReadOnly(source, root)

@@ -7,7 +7,7 @@
 import { checkAwk, AWK_SPEC } from "./awk.ts"
 import { checkDocker, checkGit, dockerOptionsClosedAt, gitOptionsClosedAt } from "./git.ts"
 import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
-import { checkSed, SED_SPEC, substitutionScript } from "./sed.ts"
+import { checkSed, printOnlyScript, SED_SPEC, substitutionScript } from "./sed.ts"
 import { show, type Word } from "./words.ts"
 
 /** How xargs may add words: "any" position, only after the returned index (options closed there; -1 = never closed),
@@ -159,15 +159,18 @@ const FD: OptionSpec = {
 }
 
 const SORT: OptionSpec = {
-  shortArg: "ktST",
+  shortArg: "ktS",
   shortFlags: "bdfgiMhnRrVcCmsuz",
-  badShort: { o: "writes its output to a file" },
-  badLong: { output: "writes its output to a file", "compress-program": "runs a compression program" },
+  badShort: { o: "writes its output to a file", T: "writes temporary files into a directory of its choice" },
+  badLong: {
+    output: "writes its output to a file",
+    "compress-program": "runs a compression program",
+    "temporary-directory": "writes temporary files into a directory of its choice"
+  },
   long: {
     key: "required",
     "field-separator": "required",
     "buffer-size": "required",
-    "temporary-directory": "required",
     "files0-from": "required",
     "batch-size": "required",
     parallel: "required",
@@ -415,7 +418,8 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   ls: simple({ globValues: true, shortArg: "ITw", long: { hide: "required", ignore: "required", format: "required", sort: "required", time: "required", "time-style": "required", width: "required", tabsize: "required", "block-size": "required", "quoting-style": "required", "indicator-style": "required", color: "optional", hyperlink: "optional" } }),
   cat: simple(),
   head: simple({ shortArg: "nc", long: { lines: "required", bytes: "required" } }),
-  tail: specRule(TAIL, checkTail),
+  // Input words could add -f or a +1f operand: xargs may feed tail only after `--`.
+  tail: { check: specRule(TAIL, checkTail).check, xargs: closedAtBy(TAIL) },
   wc: simple({ long: { "files0-from": "required" } }),
   stat: simple({ shortArg: "c", long: { format: "required", printf: "required" } }),
   file: specRule(FILE),
@@ -441,10 +445,14 @@ const RULES: Readonly<Record<string, CommandRule>> = {
       if (scripts.some((s) => substitutionScript(s) === undefined)) {
         return { never: "sed s/// must read its standard input, and xargs would give it file operands" }
       }
+      const quiet = p.options.some((o) => o.name === "-n" || o.name === "--quiet" || o.name === "--silent")
+      if (!quiet || scripts.some((s) => printOnlyScript(s) !== undefined)) {
+        return { never: "xargs would give sed file operands, and with files sed may run only -n with printing commands" }
+      }
       return p.closedAt
     }
   },
-  jq: simple({ shortArg: "fL", long: { arg: "required", argjson: "required", slurpfile: "required", rawfile: "required", indent: "required", "library-path": "required", "from-file": "required" } }),
+  jq: simple({ shortArg: "fL", long: { arg: "pair", argjson: "pair", slurpfile: "pair", rawfile: "pair", indent: "required", "library-path": "required", "from-file": "required" } }),
   awk: never({ check: checkAwk }, AWK_UNDER_XARGS),
   gawk: never({ check: checkAwk }, AWK_UNDER_XARGS),
   mawk: never({ check: checkAwk }, AWK_UNDER_XARGS),
@@ -455,6 +463,15 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   echo: { check: () => undefined, xargs: ANY },
   printf: { check: checkPrintf, xargs: ANY },
   pwd: simple(),
+  diff: simple({ shortArg: "CDFIlSUWx", long: { "ignore-matching-lines": "required", label: "required", "line-format": "required", "new-line-format": "required", "old-line-format": "required", "unchanged-line-format": "required", "from-file": "required", "to-file": "required", "show-function-line": "required", "starting-file": "required", exclude: "required", "exclude-from": "required", "horizon-lines": "required", ifdef: "required", "tabsize": "required", "width": "required", color: "optional", palette: "required", "unified": "optional", "context": "optional" } }),
+  sha256sum: simple(),
+  sha1sum: simple(),
+  sha224sum: simple(),
+  sha384sum: simple(),
+  sha512sum: simple(),
+  md5sum: simple(),
+  b2sum: simple({ shortArg: "l" }),
+  cksum: simple({ shortArg: "al" }),
   true: { check: () => undefined, xargs: ANY },
   date: never({ check: specRule(DATE, checkDate).check }, "input words could become an operand that sets the clock"),
   cd: never({ check: specRule(CD, checkCd).check }, "cd is a shell builtin; xargs cannot run it"),

@@ -18,6 +18,7 @@ import { show, type Word } from "./words.ts"
 const COMMON_BAD_LONG: Readonly<Record<string, string>> = {
   output: "writes its output to a file",
   "show-signature": "runs gpg to verify signatures",
+  help: "opens the manual in a pager or a web browser",
   "ext-diff": "runs an external diff program",
   textconv: "runs text conversion filters (external programs)"
 }
@@ -462,8 +463,7 @@ const DOCKER_TOP: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   network: ["ls", "list", "inspect"],
   volume: ["ls", "list", "inspect"],
   context: ["ls", "list", "inspect", "show"],
-  system: ["df", "info"],
-  compose: ["ps", "ls", "images", "logs", "top", "version"]
+  system: ["df", "info"]
 }
 
 const DOCKER_SPEC: OptionSpec = {
@@ -489,7 +489,7 @@ const parseDocker = (args: ReadonlyArray<Word>): { readonly offset: number; read
   if (top === undefined) return "`docker` needs a query such as `docker ps`"
   const subs = Object.hasOwn(DOCKER_TOP, top.value) ? DOCKER_TOP[top.value] : undefined
   if (subs === undefined) {
-    return `\`docker ${top.value}\` is not an allowed read-only query; allowed: ps, images, inspect, logs, version, info, top, port, history, diff, stats --no-stream, and the ls/inspect forms of image, container, network, volume, context, system df, compose ps|ls|images|logs|top`
+    return `\`docker ${top.value}\` is not an allowed read-only query; allowed: ps, images, inspect, logs, version, info, top, port, history, diff, stats --no-stream, and the ls/inspect forms of image, container, network, volume, context, system df`
   }
   let verb = top.value
   let offset = i + 1

@@ -14,7 +14,8 @@
  */
 import { show, type Word } from "./words.ts"
 
-export type ArgKind = "none" | "required" | "optional"
+/** `pair`: the option takes the next two words (jq's `--arg NAME VALUE`). */
+export type ArgKind = "none" | "required" | "optional" | "pair"
 
 export interface OptionSpec {
   /** Short options that take a value, attached (`-k2`) or as the next word (`-k 2`). */
@@ -185,11 +186,16 @@ export const scanOptions = (cmd: string, words: ReadonlyArray<Word>, spec: Optio
       let value: Word | undefined
       if (eq >= 0) {
         value = { ...word, value: v.slice(eq + 1) }
-      } else if (m.kind === "required" && m.certain && !maybeValue) {
+      } else if ((m.kind === "required" || m.kind === "pair") && m.certain && !maybeValue) {
         value = words[i + 1]
         if (value?.glob === true) return globValue(cmd, `--${m.name}`, value)
         i++
-      } else if (m.kind === "required" || !m.certain) {
+        if (m.kind === "pair") {
+          const second = words[i + 1]
+          if (second?.glob === true) return globValue(cmd, `--${m.name}`, second)
+          i++
+        }
+      } else if (m.kind === "required" || m.kind === "pair" || !m.certain) {
         pending = true
       }
       options.push({ name: `--${m.name}`, value, word })

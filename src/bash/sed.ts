@@ -122,25 +122,51 @@ const skipSeparators = (s: string, i: number): number => {
   return i
 }
 
-/** A script of printing commands only: `[addr[,addr]][!]p` separated by `;` or newlines. */
-export const printOnlyScript = (script: string): string | undefined => {
+/**
+ * A script of simple commands from `allowed`, each `[addr[,addr]][!]CMD` separated by `;` or newlines: `p` (print),
+ * `=` (print the line number), `q`/`Q` with an optional exit code (quit), `d` (delete from the output).
+ */
+const simpleScript = (script: string, allowed: string, what: string): string | undefined => {
   let i = skipSeparators(script, 0)
   if (i >= script.length) return "the sed script is empty"
   while (i < script.length) {
     const j = readAddresses(script, i)
     if (j < 0) return `the sed address at \`${script.slice(i, i + 20)}\` is not a plain line number, \`$\` or /regex/`
-    if (script[j] !== "p") {
-      const cmd = script[j] ?? "end of script"
-      return `sed command \`${cmd}\` is not allowed; sed may run one s/// on its standard input, or -n with printing commands (\`p\`, optionally after line or /regex/ addresses)`
+    const cmd = script[j]
+    if (cmd === undefined || !allowed.includes(cmd)) {
+      return `sed command \`${cmd ?? "end of script"}\` is not allowed; ${what}`
     }
     let k = j + 1
+    if (cmd === "q" || cmd === "Q") while (isDigit(script[k])) k++
     while (isBlank(script[k])) k++
     if (k < script.length && script[k] !== ";" && script[k] !== "\n") {
-      return `unexpected \`${script.slice(k, k + 10)}\` after \`p\` in the sed script`
+      return `unexpected \`${script.slice(k, k + 10)}\` after \`${cmd}\` in the sed script`
     }
     i = skipSeparators(script, k)
   }
   return undefined
+}
+
+const WITH_FILES =
+  "with file operands sed may run only -n with printing commands (`p`, `=`, and `q` to stop), optionally after line or /regex/ addresses; on standard input also `d` or one s///"
+
+/** A script of printing commands only (`p`, `=`, `q`, `Q`): what sed may run on files, with -n. */
+export const printOnlyScript = (script: string): string | undefined => simpleScript(script, "p=qQ", WITH_FILES)
+
+/** A filtering script for standard input: printing commands plus `d`. */
+export const filterScript = (script: string): string | undefined => simpleScript(script, "p=qQd", WITH_FILES)
+
+const hasCommand = (script: string, cmd: string): boolean => {
+  let i = skipSeparators(script, 0)
+  while (i < script.length) {
+    const j = readAddresses(script, i)
+    if (j < 0) return false
+    if (script[j] === cmd) return true
+    let k = j + 1
+    while (k < script.length && script[k] !== ";" && script[k] !== "\n") k++
+    i = skipSeparators(script, k)
+  }
+  return false
 }
 
 const S_FLAGS_OK = new Set(["g", "p", "i", "I", "m", "M"])
@@ -203,9 +229,12 @@ export const checkSed = (cmd: string, args: ReadonlyArray<Word>): string | undef
     return r === undefined ? undefined : `\`sed\`: ${r} (in ${show(scripts[0]!)})`
   }
   for (const s of scripts) {
-    const r = printOnlyScript(s.value)
+    const r = files.length > 0 ? printOnlyScript(s.value) : filterScript(s.value)
     if (r !== undefined) return `\`sed\`: ${r} (script ${show(s)})`
   }
-  if (!quiet) return "`sed` printing scripts need -n (without it every line prints twice); add -n"
+  if (!quiet) {
+    if (files.length > 0) return "`sed` with file operands needs -n and printing commands; add -n"
+    if (scripts.some((s) => hasCommand(s.value, "p"))) return "`sed` printing scripts need -n (without it every line prints twice); add -n"
+  }
   return undefined
 }

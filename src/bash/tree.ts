@@ -52,6 +52,8 @@ export interface CopiedTree {
    * caller need to ask the parser whether the tree has an error, which costs a few wasm calls.
    */
   readonly suspicious: boolean
+  /** The copy holds a comment node (the guard rejects comments; noting it here saves a walk). */
+  readonly comment: boolean
 }
 
 export interface CopyOptions {
@@ -90,10 +92,12 @@ export const copyTree = (cursor: CursorLike, types: NodeTypes, source: string, o
   const withMissing = options.withMissing === true
   const opaque = options.opaque
   let suspicious = false
+  let comment = false
   const make = (): MutableNode => {
     const id = cursor.nodeTypeId
     const type = types.names[id]
     if (type === undefined || type === "ERROR") suspicious = true
+    else if (type === "comment") comment = true
     return {
       type: type ?? "ERROR",
       named: types.named[id] ?? true,
@@ -123,7 +127,7 @@ export const copyTree = (cursor: CursorLike, types: NodeTypes, source: string, o
   const root = make()
   if (!cursor.gotoFirstChild()) {
     leaf(root)
-    return { root, suspicious }
+    return { root, suspicious, comment }
   }
   const stack: Array<MutableNode> = [root]
   for (;;) {
@@ -136,7 +140,7 @@ export const copyTree = (cursor: CursorLike, types: NodeTypes, source: string, o
     leaf(node)
     while (!cursor.gotoNextSibling()) {
       close(stack.pop()!)
-      if (stack.length === 0) return { root, suspicious }
+      if (stack.length === 0) return { root, suspicious, comment }
       cursor.gotoParent()
     }
   }

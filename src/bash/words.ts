@@ -29,7 +29,7 @@ export interface Dynamic {
 export const isDynamic = (w: Word | Dynamic): w is Dynamic => (w as Dynamic).reject !== undefined
 
 /** Characters of a word with, for each, whether it was quoted; built only when a word needs the brace check. */
-interface Piece {
+export interface Piece {
   readonly text: string
   readonly quoted: boolean
 }
@@ -56,7 +56,7 @@ export const dynamicReason = (source: string, node: BashNode): string => {
   return `\`${shown}\` (${node.type}) is not a plain word; only literal words and quoted strings are allowed`
 }
 
-const GLOB = new Set(["*", "?", "["])
+const GLOB_CHAR = /[*?[]/
 
 /** Accumulates a word's value while tracking quoting. */
 class Builder {
@@ -76,15 +76,14 @@ class Builder {
 
   unquoted(text: string): void {
     if (text.length === 0) return
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!
-      if (GLOB.has(c)) {
-        this.glob = true
-        if (this.value.length === 0 && i === 0) this.leadingGlob = true
-      } else if (c === "~") {
-        const prev = i > 0 ? text[i - 1] : this.value[this.value.length - 1]
-        if (prev === "=" || prev === ":") this.innerTilde = true
-      }
+    const g = text.search(GLOB_CHAR)
+    if (g >= 0) {
+      this.glob = true
+      if (this.value.length === 0 && g === 0) this.leadingGlob = true
+    }
+    for (let i = text.indexOf("~"); i >= 0; i = text.indexOf("~", i + 1)) {
+      const prev = i > 0 ? text[i - 1] : this.value[this.value.length - 1]
+      if (prev === "=" || prev === ":") this.innerTilde = true
     }
     if (this.value.length === 0 && text[0] === "~") this.tilde = true
     this.value += text
@@ -98,29 +97,74 @@ class Builder {
   }
 }
 
-/** Unquoted word text: `\x` is a quoted x, `\<newline>` disappears, an unquoted `$` or backtick is dynamic. */
-const addBareWord = (b: Builder, text: string): string | undefined => {
-  let run = ""
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (c === "\\") {
-      const next = text[i + 1]
-      if (next === undefined) {
-        run += "\\"
-        continue
-      }
-      i++
-      if (next === "\n") continue
-      b.unquoted(run)
-      run = ""
-      b.quotedText(next)
+const ANSI_ESCAPES: Readonly<Record<string, string>> = {
+  t: "\t",
+  n: "\n",
+  r: "\r",
+  f: "\f",
+  v: "\v",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?"
+}
+
+/** The value of `$'...'` holding only simple escapes (`sort -t$'\t'`), or undefined. */
+const ansiC = (raw: string): string | undefined => {
+  if (!raw.startsWith("$'") || !raw.endsWith("'") || raw.length < 3) return undefined
+  const body = raw.slice(2, -1)
+  let out = ""
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!
+    // An unescaped quote inside: bash ended the string there, the parser's token went on.
+    if (c === "'") return undefined
+    if (c !== "\\") {
+      out += c
       continue
     }
-    if (c === "$" || c === "`") return `\`${text}\` holds an unquoted \`${c}\`, which starts an expansion; quote it with '...'`
-    run += c
+    const e = body[i + 1]
+    const v = e === undefined ? undefined : ANSI_ESCAPES[e]
+    if (v === undefined || !Object.hasOwn(ANSI_ESCAPES, e!)) return undefined
+    out += v
+    i++
   }
-  b.unquoted(run)
+  return out
+}
+
+/** Unquoted word text: `\x` is a quoted x, `\<newline>` disappears, an unquoted `$` or backtick is dynamic. */
+const addBareWord = (b: Builder, text: string): string | undefined => {
+  // Runs of plain text are added whole; only `\\`, `$` and backticks need a look.
+  let from = 0
+  for (let i = text.search(BARE_SPECIAL); i >= 0; i = nextSpecial(text, i)) {
+    const c = text[i]!
+    if (c === "$" || c === "`") return `\`${text}\` holds an unquoted \`${c}\`, which starts an expansion; quote it with '...'`
+    const next = text[i + 1]
+    if (next === undefined) {
+      // A trailing lone backslash stays literal.
+      b.unquoted(text.slice(from))
+      return undefined
+    }
+    b.unquoted(text.slice(from, i))
+    if (next !== "\n") b.quotedText(next)
+    from = i + 2
+    i++
+  }
+  b.unquoted(text.slice(from))
   return undefined
+}
+
+const BARE_SPECIAL = /[\\$`]/
+const BARE_SPECIAL_G = /[\\$`]/g
+
+/** The next `\\`, `$` or backtick after index i (callers skip an escaped character by passing its index). */
+const nextSpecial = (text: string, i: number): number => {
+  BARE_SPECIAL_G.lastIndex = i + 1
+  const m = BARE_SPECIAL_G.exec(text)
+  return m === null ? -1 : m.index
 }
 
 /** Content of a double-quoted string: only `\$ \` \" \\` and `\<newline>` are escapes there. */
@@ -164,6 +208,15 @@ const addPiece = (b: Builder, source: string, node: BashNode, last: boolean): st
     case "raw_string":
       b.quotedText(source.slice(node.start + 1, node.end - 1))
       return undefined
+    case "ansi_c_string": {
+      const raw = source.slice(node.start, node.end)
+      const value = ansiC(raw)
+      if (value === undefined) {
+        return `\`${raw.length > 60 ? `${raw.slice(0, 57)}...` : raw}\`: in $'...' only the escapes \\t \\n \\r \\f \\v \\a \\b \\e \\\\ \\' \\" \\? are allowed (no \\x, \\u, octal or \\c, which can spell any character)`
+      }
+      b.quotedText(value)
+      return undefined
+    }
     case "string": {
       for (const child of node.children) {
         if (child.type === '"' || child.type === "string_content" || child.type === "$") continue
@@ -191,31 +244,29 @@ const addPiece = (b: Builder, source: string, node: BashNode, last: boolean): st
   }
 }
 
-/** Unquoted `{` holding a `,` or `..` before its matching unquoted `}`: brace expansion even when unmarked. */
-const braceExpansion = (pieces: ReadonlyArray<Piece>): boolean => {
-  const chars: Array<string> = []
-  const quoted: Array<boolean> = []
+/**
+ * Unquoted `{` holding a `,` or `..` (quoted or not, at any depth) before its matching unquoted `}`: brace expansion
+ * even when unmarked. One pass with a stack of open braces: a `,` marks the innermost open brace, and closing a brace
+ * passes its mark to the one around it (a `,` inside `{a{b,c}}` is also inside the outer pair).
+ * `steps` (optional) counts characters visited, for a linearity test.
+ */
+export const braceExpansion = (pieces: ReadonlyArray<Piece>, steps?: { count: number }): boolean => {
+  /** holds[k]: the k-th open brace (innermost last) has seen a `,` or `..`. */
+  const holds: Array<boolean> = []
+  let prevDot = false
   for (const p of pieces) {
-    for (const c of p.text) {
-      chars.push(c)
-      quoted.push(p.quoted)
-    }
-  }
-  for (let i = 0; i < chars.length; i++) {
-    if (chars[i] !== "{" || quoted[i]) continue
-    let depth = 0
-    let holds = false
-    for (let j = i + 1; j < chars.length; j++) {
-      const c = chars[j]!
-      if (c === "," || (c === "." && chars[j + 1] === ".")) holds = true
-      if (quoted[j]) continue
-      if (c === "{") depth++
-      else if (c === "}") {
-        if (depth === 0) {
-          if (holds) return true
-          break
-        }
-        depth--
+    const text = p.text
+    for (let i = 0; i < text.length; i++) {
+      if (steps !== undefined) steps.count++
+      const c = text[i]!
+      const dot = c === "."
+      if ((c === "," || (dot && prevDot)) && holds.length > 0) holds[holds.length - 1] = true
+      prevDot = dot
+      if (p.quoted) continue
+      if (c === "{") holds.push(false)
+      else if (c === "}" && holds.length > 0) {
+        const inner = holds.pop()!
+        if (inner) return true
       }
     }
   }

@@ -65,7 +65,9 @@ layer(BashGuard.layer)("wildcards in values and operands", (it) => {
         "fd -e * x",
         "file -m * x",
         "date -d *",
-        "jq --arg * x"
+        "jq --arg * x",
+        "jq --arg a * x",
+        "jq --slurpfile a * . x"
       ]) {
         expect(guard.classifySync(c, CTX).verdict, c).toBe("rejected")
       }

@@ -182,7 +182,7 @@ layer(BashGuard.layer)("reaching out (class 5)", (it) => {
   )
 
   it.effect("tail never follows: -f, -F, --follow, --retry, obsolete +Nf, -Nf, and a wildcard that could expand to them", () =>
-    rejectsAll(["tail -f x", "tail -F x", "tail -qf x", "tail -vF x", "tail --follow x", "tail --follow=name x", "tail --fo x", "tail --retry x", "tail +1f x", "tail +f x", "tail +10 x", "tail -1f x", "tail -c 5 -f x", "tail *", "tail -n 3 *"])
+    rejectsAll(["echo -f x | xargs tail", "xargs tail -n 1", "tail -f x", "tail -F x", "tail -qf x", "tail -vF x", "tail --follow x", "tail --follow=name x", "tail --fo x", "tail --retry x", "tail +1f x", "tail +f x", "tail +10 x", "tail -1f x", "tail -c 5 -f x", "tail *", "tail -n 3 *"])
   )
 
   it.effect("tail's reading forms stay allowed", () => allowsAll(["tail x", "tail -n 5 x", "tail -n +5 x", "tail -5 x", "tail -c 10 x", "tail -n 5 *.log", "tail -- *"]))
