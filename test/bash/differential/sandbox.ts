@@ -153,6 +153,7 @@ if ($name eq "difflog") {
     $kind = "wrap";
     local $ENV{__DIFF_DEPTH} = $depth + 1;
     local $ENV{__DIFF_PARENT} = $name;
+    local $SIG{PIPE} = "DEFAULT";
     my $r = system { $REAL{$name} } @argv;
     $status = $r == -1 ? 127 : ($r & 127) ? 128 + ($r & 127) : $r >> 8;
   } elsif (exists $FORBIDDEN{$name}) {
@@ -176,6 +177,9 @@ const bashEnvSource = (lib: string): string => {
   const log = `"${lib}/difflog"`
   const wrap = (n: string) => `${n}() { builtin ${n} "$@"; local __s=$?; ${log} builtin "$__s" ${n} "$@"; return "$__s"; }`
   return [
+    // A builtin whose reader has gone would die of SIGPIPE before it is logged; ignored, it fails with EPIPE instead
+    // (a non-zero status, as before) and is logged. The stub gives real programs the default disposition back.
+    "trap '' PIPE",
     ...["echo", "printf", "pwd", "true", "cd"].map(wrap),
     `command_not_found_handle() { ${log} notfound 127 "$@"; return 127; }`,
     ""
