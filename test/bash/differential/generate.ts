@@ -41,7 +41,14 @@ const PATTERNS = ["TODO", "a", "x", "^#", "a.b", "foo|bar", "[0-9]+", "-e", "--"
 const spell = (r: Rng, value: string): string => {
   const plainSafe = /^[A-Za-z0-9_./,:=+%@^-]+$/.test(value) && value.length > 0
   const choice = r.int(10)
-  if (choice < 4 && plainSafe) return value
+  if (choice < 4 && plainSafe) {
+    // now and then a line continuation inside the word: bash joins it back
+    if (r.chance(0.08)) {
+      const k = r.int(value.length + 1)
+      return `${value.slice(0, k)}\\\n${value.slice(k)}`
+    }
+    return value
+  }
   if (choice < 6 && !value.includes("'")) return `'${value}'`
   if (choice < 7) return `"${value.replace(/(["\\$`])/g, "\\$1")}"`
   if (choice < 8) {
@@ -80,7 +87,7 @@ const gap = (r: Rng): string => {
   return "  "
 }
 
-const ODD_WORDS = ["''", '""', "\\*", '"*"', "'*'", "*'x'", "~+", "~-", "a=~", "x:~", "a=1", "[", "]", "{}", "{x}", "-", "\\-x", "'-'x", "=", "a\\ b", "\\\\", "$", "x$", "%", "@", "!", "^"]
+const ODD_WORDS = ["''", '""', "\\*", '"*"', "'*'", "*'x'", "~+", "~-", "a=~", "x:~", "a=1", "[", "]", "{}", "{x}", "-", "\\-x", "'-'x", "=", "a\\ b", "\\\\", "$", "x$", "%", "@", "!", "^", "{a,b}", "{--pre=sh,x}", "{a..c}", "{,}", "x{a,b}", "{a,\\\nb}", "{a\\\n,b}", "{\\\n-x,y}", "\\{a,b}", "{a,b\\}"]
 
 const operand = (r: Rng): string => {
   const c = r.int(12)
