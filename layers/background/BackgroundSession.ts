@@ -97,6 +97,12 @@ interface Captured {
   readonly model: ModelIdentity
 }
 
+/** Yields to the event loop (not to the clock): pending I/O callbacks and handlers run first. */
+const nextMacrotask: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
 
 export const changeNotice = (kind: string, change: MemoryChange): string =>
@@ -313,6 +319,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
         return running
       }
       const loop: Effect.Effect<void> = Effect.gen(function*() {
+        // The settled turn's handler returns first: the task starts on a later turn of the event loop.
+        yield* nextMacrotask
         yield* extractOnce(trigger)
         // One trailing extraction for turns that settled meanwhile, once the session is idle again.
         while (yield* Ref.getAndSet(trailing, false)) {
