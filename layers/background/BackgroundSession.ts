@@ -142,8 +142,10 @@ export const makeBackgroundSession = Effect.gen(function*() {
     Effect.catchAllDefect(effect, () => Effect.succeed(fallback))
 
   const readBackgroundConfig = fs.readRegularFile(config.configPath, 1 << 20).pipe(
-    Effect.map((r) => decodeBackgroundConfig(config.configPath, Buffer.from(r.bytes).toString("utf8")).config),
-    Effect.orElseSucceed(() => defaultBackgroundConfig)
+    Effect.map((r) => decodeBackgroundConfig(config.configPath, Buffer.from(r.bytes).toString("utf8"))),
+    Effect.orElseSucceed(() => ({ config: defaultBackgroundConfig, warnings: [] as ReadonlyArray<string> })),
+    Effect.tap(({ warnings }) => Effect.forEach(warnings, (w) => safe(host.notify(`Project memory: ${w}`, "warning"), undefined))),
+    Effect.map(({ config }) => config)
   )
 
   const runsPath = (a: Active) => join(a.location.projectDir, RUNS_FILE)
