@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { formatRun, parseRunsFile, RUNS_FILE, type RunsFile } from "../src/background/runs.ts"
 import { LOCK_TIMEOUTS_MS, type LockName } from "../src/limits.ts"
 import { locksDirOf } from "../src/storage.ts"
 import { ConfigService } from "../layers/ConfigService.ts"
@@ -39,6 +40,15 @@ const nodeOk = (): boolean => {
   return major > 22 || (major === 22 && minor >= 19)
 }
 
+/** The last background run per kind, as the extension recorded it. */
+const backgroundRuns = (projectDir: string): RunsFile => {
+  try {
+    return parseRunsFile(readFileSync(join(projectDir, RUNS_FILE), "utf8"))
+  } catch {
+    return {}
+  }
+}
+
 const gather = (cwd: string) =>
   Effect.gen(function* () {
     const config = yield* ConfigService
@@ -72,6 +82,7 @@ const gather = (cwd: string) =>
       lastDreamAt: state._tag === "Right" ? state.right.state.lastDreamAt : null,
       stateSource: state._tag === "Right" ? state.right.source : "unreadable",
       locks,
+      background: backgroundRuns(location.projectDir),
       versions: { node: process.versions.node, pi: piVersion() },
       selectorModel: cfg.selector.model ?? null
     }
@@ -89,6 +100,9 @@ export const statusCommand = Command.make("status", commonOptions, ({ cwd, json 
         yield* printLine(`Topics:     ${s.topics}${s.skipped.length > 0 ? ` (${s.skipped.length} skipped: pm scan shows why)` : ""}`)
         yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} lines, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
         yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
+        for (const kind of ["extract", "dream"] as const) {
+          if (kind === "extract" || s.background[kind] !== undefined) yield* printLine(formatRun(kind, s.background[kind]))
+        }
         yield* printLine(`Locks:      ${s.locks.length === 0 ? "none held" : s.locks.map((l) => `${l.name} by pid ${l.pid ?? "?"} for ${Math.round(l.ageMs / 1000)}s (${l.judgement})`).join("; ")}`)
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
         yield* printLine(`Versions:   node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
