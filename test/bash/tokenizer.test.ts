@@ -95,6 +95,37 @@ layer(BashGuard.layer)("the guard rejects every spelling", (it) => {
   )
 })
 
+describe("a line continuation inside a word", () => {
+  it("real bash removes it first and brace-expands the joined word", () => {
+    const run = runInSandbox("echo {a,\\\nb}")
+    try {
+      expect(run.stdout).toBe("a b\n")
+    } finally {
+      run.cleanup()
+    }
+  })
+})
+
+layer(BashGuard.layer)("continuations and expansions of the joined word", (it) => {
+  it.effect("braces or a leading ~ in either half of a continued word are rejected", () =>
+    Effect.gen(function* () {
+      const guard = yield* BashGuard
+      for (const c of [
+        "echo {a,\\\nb}",
+        "rg x {--pre=sh,\\\nREADME.md}",
+        "rg x {\\\n--pre=sh,README.md}",
+        "rg x {--pre=sh\\\n,README.md}",
+        "rg x {--pre=sh,README.md\\\n}",
+        "echo {a,b,c\\\n}}",
+        "echo a=\\\n~"
+      ]) {
+        expect(guard.classifySync(c, CTX).verdict, c).toBe("rejected")
+      }
+      expect(guard.classifySync("cat x\\\n.md", CTX)).toEqual({ verdict: "read-only" })
+    })
+  )
+})
+
 describe("prescan", () => {
   it("follows bash's quoting: a # after a closed quote, an escaped quote or inside $'...' is judged like bash does", () => {
     expect(prescan("echo 'it''s' #x")).toContain("comment")
