@@ -29,7 +29,9 @@ const HIDDEN_WRITES: ReadonlyArray<readonly [string, string]> = [
   ["line separator before #", "echo a\u2028#; touch ../out"],
   ["escape character before #", "echo a\u001b#; touch ../out"],
   ["escaped no-break space before #", "echo \\\u00a0#; touch ../out"],
-  ["a plain comment hiding nothing bash skips", "ls #\ntouch ../out"]
+  ["a plain comment hiding nothing bash skips", "ls #\ntouch ../out"],
+  ["a here-document spelled across a continuation", "cat <\\\n<ls\n'\nls\ntouch ../out\necho '"],
+  ["&& spelled across a continuation", "false &\\\n& true || touch ../out"]
 ]
 
 describe("real bash runs the hidden part", () => {
