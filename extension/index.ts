@@ -47,12 +47,19 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
     }
   })
 
-const backgroundHostLayer = (holder: ContextHolder): Layer.Layer<BackgroundHost> =>
-  Layer.succeed(BackgroundHost, { setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)) })
+const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<BackgroundHost> =>
+  Layer.succeed(BackgroundHost, {
+    setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)),
+    codemode: Effect.sync(() => {
+      if (!pi.getActiveTools().includes("codemode")) return undefined
+      const settings = (pi.getSettings() as { codemode?: { mode?: string; inlineBudget?: number } }).codemode
+      return { mode: settings?.mode === "only" ? ("only" as const) : ("on" as const), inlineBudget: settings?.inlineBudget }
+    })
+  })
 
 export const extensionLayer = (pi: ExtensionAPI, holder: ContextHolder) =>
   Layer.merge(MemorySession.layer, backgroundLayer).pipe(
-    Layer.provide(backgroundHostLayer(holder)),
+    Layer.provide(backgroundHostLayer(pi, holder)),
     Layer.provide(Recall.layer),
     Layer.provide(Selector.layer),
     Layer.provideMerge(modelLayer(holder)),
