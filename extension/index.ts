@@ -46,11 +46,18 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
     }
   })
 
-const backgroundHostLayer = (holder: ContextHolder): Layer.Layer<BackgroundHost> =>
-  Layer.succeed(BackgroundHost, { setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)) })
+const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<BackgroundHost> =>
+  Layer.succeed(BackgroundHost, {
+    setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)),
+    codemode: Effect.sync(() => {
+      if (!pi.getActiveTools().includes("codemode")) return undefined
+      const settings = (pi.getSettings() as { codemode?: { mode?: string; inlineBudget?: number } }).codemode
+      return { mode: settings?.mode === "only" ? ("only" as const) : ("on" as const), inlineBudget: settings?.inlineBudget }
+    })
+  })
 
 const layerFor = (pi: ExtensionAPI, holder: ContextHolder) =>
-  extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder), background: backgroundHostLayer(holder) })
+  extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder), background: backgroundHostLayer(pi, holder) })
 
 export interface ProjectMemoryOptions {
   /**

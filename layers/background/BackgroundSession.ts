@@ -35,7 +35,7 @@ import { TaskInvalid } from "../MemoryWriter.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { ProjectLocator } from "../ProjectLocator.ts"
 import { Extractor, type ExtractionOutcome, type ParentRequest } from "./Extractor.ts"
-import { isInsideDir, type MemoryChange } from "./TaskTools.ts"
+import { type CodemodeSettings, isInsideDir, type MemoryChange } from "./TaskTools.ts"
 
 /** The hidden message a background change leaves for the main agent's next request. */
 /** Run records as the entries format them. */
@@ -48,10 +48,12 @@ export const SHUTDOWN_WAIT_MS = 60_000
 /** What only the background side needs from Pi beyond Host. */
 export interface BackgroundHostShape {
   readonly setStatus: (text: string | undefined) => Effect.Effect<void>
+  /** The main session's codemode when it is on (then tasks get their own over the six tools). */
+  readonly codemode: Effect.Effect<CodemodeSettings | undefined>
 }
 
 export class BackgroundHost extends Context.Tag("pm/BackgroundHost")<BackgroundHost, BackgroundHostShape>() {
-  static readonly layerNoop: Layer.Layer<BackgroundHost> = Layer.succeed(BackgroundHost, { setStatus: () => Effect.void })
+  static readonly layerNoop: Layer.Layer<BackgroundHost> = Layer.succeed(BackgroundHost, { setStatus: () => Effect.void, codemode: Effect.succeed(undefined) })
 }
 
 export interface ModelIdentity {
@@ -266,6 +268,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           check: validity(startedIn),
           onChange,
           onUsage,
+          codemode: yield* safe(bgHost.codemode, undefined),
           onStart: bgHost.setStatus("memory: extracting")
         })
       })

@@ -24,7 +24,7 @@ import { MemoryStore } from "../MemoryStore.ts"
 import { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import { ModelRegistry, type ModelRequestFailed } from "../ModelRegistry.ts"
 import { runTask, type StopReason, type TaskRequest } from "./Runner.ts"
-import { makeTaskTools, type MemoryChange } from "./TaskTools.ts"
+import { type CodemodeSettings, makeTaskTools, type MemoryChange } from "./TaskTools.ts"
 
 export const EXTRACTOR_MAX_TURNS = 5
 export const EXTRACTOR_MAX_TOKENS = 8_192
@@ -59,6 +59,8 @@ export interface ExtractionRequest {
   readonly check: Effect.Effect<void, TaskInvalid>
   readonly onChange: (change: MemoryChange) => Effect.Effect<void>
   readonly onUsage: (usage: Usage | undefined) => Effect.Effect<void>
+  /** The main session's codemode, when on. */
+  readonly codemode?: CodemodeSettings | undefined
   /** Called once the lock is held and the task starts (the status line). */
   readonly onStart?: Effect.Effect<void>
 }
@@ -142,6 +144,7 @@ export const makeExtractor = Effect.gen(function*() {
             writer: task,
             guard,
             check,
+            codemode: request.codemode,
             onChange: (change) =>
               Effect.sync(() => {
                 if (!filesChanged.includes(change.path)) filesChanged.push(change.path)

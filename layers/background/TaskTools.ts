@@ -37,7 +37,7 @@ export interface MemoryChange {
 }
 
 export interface TaskTool {
-  readonly name: BackgroundToolName
+  readonly name: BackgroundToolName | "codemode"
   /** What the model is told: Pi's own description and parameters. */
   readonly declaration: Tool
   readonly execute: (toolCallId: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>
@@ -51,9 +51,17 @@ export interface TaskToolsOptions {
   /** Task validity; fails once the task may no longer act. */
   readonly check: Effect.Effect<void, TaskInvalid>
   readonly onChange: (change: MemoryChange) => Effect.Effect<void>
+  /** The main session's codemode, when it is on: the task gets its own codemode over the six tools. */
+  readonly codemode?: CodemodeSettings | undefined
+}
+
+export interface CodemodeSettings {
+  readonly mode: "on" | "only"
+  readonly inlineBudget: number | undefined
 }
 
 export interface TaskToolSet {
+  /** What the model may call: the six, plus `codemode` in "on" mode, or `codemode` alone in "only" mode. */
   readonly tools: ReadonlyArray<TaskTool>
   readonly byName: (name: string) => TaskTool | undefined
   /** Marks the tools dead (every later call fails) and removes the task's temporary folder. */
@@ -257,9 +265,10 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     { name: "edit", declaration: declare(editDef), execute: guarded("edit", edit) },
     { name: "bash", declaration: declare(bashDef), execute: guarded("bash", bash) }
   ]
+  const exposed = options.codemode === undefined ? tools : await withCodemode(pi, cwd, tools, options.codemode)
   return {
-    tools,
-    byName: (name) => tools.find((t) => t.name === name),
+    tools: exposed,
+    byName: (name) => exposed.find((t) => t.name === name),
     close: async (reason) => {
       dead ??= reason
       for (const log of logs) await rm(log, { force: true }).catch(() => undefined)
@@ -272,4 +281,50 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
 export const isInsideDir = (dir: string, path: string): boolean => {
   const rel = relative(dir, path)
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)
+}
+
+/**
+ * Task-level codemode: Pi's own codemode tool, registered through a minimal extension API of ours, whose scripts can
+ * call only the task's six tools (each call goes through the same guarded executors) and whose `store()` lives in an
+ * in-memory session of the task's own.
+ */
+const withCodemode = async (
+  pi: typeof import("@earendil-works/pi-coding-agent"),
+  cwd: string,
+  six: ReadonlyArray<TaskTool>,
+  settings: CodemodeSettings
+): Promise<ReadonlyArray<TaskTool>> => {
+  const sessionManager = pi.SessionManager.inMemory(cwd)
+  let definition: { description: string; parameters: unknown; execute: (...a: Array<any>) => Promise<unknown> } | undefined
+  const api = {
+    registerTool: (def: typeof definition) => void (definition = def),
+    appendEntry: (customType: string, data: unknown) => void sessionManager.appendCustomEntry(customType, data),
+    getAllTools: () => six.map((t) => ({ name: t.name, description: t.declaration.description, parameters: t.declaration.parameters, promptGuidelines: [] })),
+    getSettings: () => ({})
+  }
+  await pi.createCodemodeExtension({ mode: settings.mode, ...(settings.inlineBudget === undefined ? {} : { inlineBudget: settings.inlineBudget }), models: false })(api as never)
+  if (definition === undefined) throw new Error("codemode did not register its tool")
+  const def = definition
+  let nested = 0
+  const agentTools = six.map((t) => ({ name: t.name, label: t.name, description: t.declaration.description, parameters: t.declaration.parameters, execute: t.execute }))
+  const codemode: TaskTool = {
+    name: "codemode",
+    declaration: { name: "codemode", description: def.description, parameters: def.parameters as Tool["parameters"] },
+    execute: (id, args, signal) =>
+      def.execute(id, args, signal, undefined, {
+        cwd,
+        tools: agentTools,
+        sessionManager,
+        modelRegistry: undefined,
+        executeTool: async (name: string, toolArgs: unknown, o?: { signal?: AbortSignal }) => {
+          const toolCall = { type: "toolCall", id: `${id}/${++nested}`, name, arguments: toolArgs }
+          const tool = six.find((t) => t.name === name)
+          const result = tool === undefined
+            ? errorResult(`The tool "${name}" is not available in this background memory task.`)
+            : await tool.execute(toolCall.id, (toolArgs ?? {}) as Record<string, unknown>, o?.signal ?? signal)
+          return { toolCall, result, isError: result.isError === true }
+        }
+      }) as Promise<ToolResult>
+  }
+  return settings.mode === "only" ? [codemode] : [...six, codemode]
 }

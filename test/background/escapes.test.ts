@@ -122,3 +122,41 @@ describe("a hostile background model", () => {
     expect(existsSync(join(h.base, "x.md")) || existsSync(join(h.cwd, "..", "x.md"))).toBe(false)
   })
 })
+
+describe("codemode in the main session", () => {
+  it("gives the task its own codemode over the six tools: a script writes memory and is refused everything else", async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "pm-bg-codemode-")))
+    const pi = join(import.meta.dirname, "../../node_modules/@earendil-works/pi-coding-agent/dist/index.js")
+    const extension = join(base, "codemode-on.mjs")
+    writeFileSync(
+      extension,
+      `import { createCodemodeExtension } from ${JSON.stringify(pi)}
+const codemode = createCodemodeExtension()
+export default function (pi) {
+  codemode(pi)
+  pi.on("session_start", () => pi.setActiveTools([...pi.getActiveTools(), "codemode"]))
+}
+`
+    )
+    h = await startHarness({ base, extensions: [extension] })
+    const mem = h.memoryDir
+    const script = [
+      `const refused = []`,
+      `try { await tools.bash({ command: ${JSON.stringify(`touch ${join(base, "pwned")}`)} }) } catch (e) { refused.push("bash") }`,
+      `try { await tools.write({ path: ${JSON.stringify(join(h.cwd, "evil.md"))}, content: "x" }) } catch (e) { refused.push("write") }`,
+      `await tools.write({ path: ${JSON.stringify(join(mem, "from-script.md"))}, content: ${JSON.stringify(topic("Script", "written from a codemode script"))} })`,
+      `return refused.join(",")`
+    ].join("\n")
+    h.background = (r) => (taskTurn(r) === 0 ? calls(["codemode", { code: script }]) : say("Done."))
+    await h.prompt("please remember that deploys happen on Fridays")
+    await h.prompt("/memory extract")
+    const [first, second] = h.ofKind("background")
+    expect(first!.tools).toContain("codemode")
+    const result = second!.messages.filter((m: any) => m.role === "toolResult").at(-1)
+    expect(result.isError).toBe(false)
+    expect(textOf(result)).toContain("bash,write")
+    expect(readFileSync(join(mem, "from-script.md"), "utf8")).toContain("written from a codemode script")
+    expect(existsSync(join(base, "pwned"))).toBe(false)
+    expect(existsSync(join(h.cwd, "evil.md"))).toBe(false)
+  })
+})

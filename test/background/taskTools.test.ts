@@ -24,7 +24,7 @@ afterEach(() => {
 const runtime = ManagedRuntime.make(Layer.merge(MemoryWriter.layer, BashGuard.layer).pipe(Layer.provideMerge(FileSystem.layer)))
 afterAll(() => runtime.dispose())
 
-const setup = async (valid: { value: boolean }) => {
+const setup = async (valid: { value: boolean }, codemode?: { mode: "on" | "only"; inlineBudget: number | undefined }) => {
   const base = realpathSync(mkdtempSync(join(tmpdir(), "pm-tools-")))
   dirs.push(base)
   const cwd = join(base, "project")
@@ -42,7 +42,7 @@ const setup = async (valid: { value: boolean }) => {
       const guard = yield* BashGuard
       const task = yield* writer.openTask({ memoryDir, cwd, check })
       return yield* Effect.promise(() =>
-        makeTaskTools({ cwd, memoryDir, writer: task, guard, check, onChange: (c) => Effect.sync(() => void changes.push(c)) })
+        makeTaskTools({ cwd, memoryDir, writer: task, guard, check, codemode, onChange: (c) => Effect.sync(() => void changes.push(c)) })
       )
     })
   )
@@ -120,5 +120,33 @@ describe("background task tools", () => {
       expect(text(r)).toMatch(/stopped/)
     }
     expect(existsSync(join(memoryDir, "b.md"))).toBe(false)
+  })
+})
+
+describe("task-level codemode", () => {
+  it("in only mode the model sees codemode alone; scripts reach the six tools through the same checks, nothing else", async () => {
+    const { tools, memoryDir, cwd, base } = await setup({ value: true }, { mode: "only", inlineBudget: undefined })
+    expect(tools.tools.map((t) => t.name)).toEqual(["codemode"])
+    const script = [
+      `const index = await tools.read({ path: ${JSON.stringify(join(memoryDir, "MEMORY.md"))} })`,
+      `let refused = []`,
+      `try { await tools.bash({ command: ${JSON.stringify(`touch ${join(base, "pwned")}`)} }) } catch (e) { refused.push("bash") }`,
+      `try { await tools.write({ path: ${JSON.stringify(join(cwd, "evil.md"))}, content: "x" }) } catch (e) { refused.push("write") }`,
+      `try { await tools.deploy({}) } catch (e) { refused.push("deploy") }`,
+      `await tools.write({ path: ${JSON.stringify(join(memoryDir, "b.md"))}, content: "---\\nname: B\\ndescription: b\\nmetadata:\\n  type: user\\n---\\nb\\n" })`,
+      `return JSON.stringify({ index: String(index).includes("a.md"), refused })`
+    ].join("\n")
+    const result = await exec(tools, "codemode", { code: script })
+    const out = text(result)
+    expect(out).toContain(`"refused":["bash","write","deploy"]`)
+    expect(out).toContain(`"index":true`)
+    expect(existsSync(join(base, "pwned"))).toBe(false)
+    expect(existsSync(join(cwd, "evil.md"))).toBe(false)
+    expect(readFileSync(join(memoryDir, "b.md"), "utf8")).toContain("name: B")
+  })
+
+  it("in on mode the six tools and codemode are offered", async () => {
+    const { tools } = await setup({ value: true }, { mode: "on", inlineBudget: 4000 })
+    expect(tools.tools.map((t) => t.name)).toEqual(["read", "find", "grep", "write", "edit", "bash", "codemode"])
   })
 })
