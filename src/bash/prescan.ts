@@ -116,8 +116,8 @@ export const prescan = (s: string, steps?: { count: number }): string | undefine
           if (s.charCodeAt(i - 1) === 35 || s.charCodeAt(i + 2) === 35) {
             return `a line continuation next to \`#\` near \`${near(s, i)}\` can be read as a comment; join the line`
           }
-        } else if (d === 9) {
-          return `an escaped tab near \`${near(s, i)}\` is read differently by the guard's parser and bash; quote it ('...')`
+        } else if (d === 9 || isUnicodeBlank(d)) {
+          return `an escaped tab or Unicode blank near \`${near(s, i)}\` is read differently by the guard's parser and bash; quote it ('...')`
         } else if (d === 32 && !isWordChar(s.charCodeAt(i - 1))) {
           return `an escaped space at the start of a word near \`${near(s, i)}\` is read differently by the guard's parser and bash; quote the word ('...')`
         }

@@ -28,6 +28,7 @@ const HIDDEN_WRITES: ReadonlyArray<readonly [string, string]> = [
   ["ideographic space before #", "echo a\u3000#; touch ../out"],
   ["line separator before #", "echo a\u2028#; touch ../out"],
   ["escape character before #", "echo a\u001b#; touch ../out"],
+  ["escaped no-break space before #", "echo \\\u00a0#; touch ../out"],
   ["a plain comment hiding nothing bash skips", "ls #\ntouch ../out"]
 ]
 
