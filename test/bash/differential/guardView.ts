@@ -66,6 +66,19 @@ const commandWords = (source: string, node: BashNode): ReadonlyArray<ViewWord> |
   return words.map(toView)
 }
 
+const markLastRedirected = (node: ViewNode): ViewNode => {
+  switch (node.type) {
+    case "command":
+      return { ...node, redirected: true }
+    case "list":
+      return { ...node, right: markLastRedirected(node.right) }
+    case "pipeline":
+      return node.members.length === 0 ? node : { ...node, members: [...node.members.slice(0, -1), markLastRedirected(node.members[node.members.length - 1]!)] }
+    case "nothing":
+      return node
+  }
+}
+
 const walk = (source: string, node: BashNode): ViewNode | string => {
   switch (node.type) {
     case "command": {
@@ -77,7 +90,8 @@ const walk = (source: string, node: BashNode): ViewNode | string => {
       const body = node.children.find((c) => c.named && c.type !== "comment" && !REDIRECTS.has(c.type))
       if (body === undefined) return { type: "nothing" }
       const inner = walk(source, body)
-      return typeof inner !== "string" && inner.type === "command" ? { ...inner, redirected: true } : inner
+      // tree-sitter can hang `a && b < f` as one redirected list; in bash the redirection belongs to the last command.
+      return typeof inner === "string" ? inner : markLastRedirected(inner)
     }
     case "variable_assignment":
     case "variable_assignments":
