@@ -209,8 +209,15 @@ const commandParts = (source: string, node: BashNode): CommandParts | string => 
       const target = child.type === "command_name" && child.children.length === 1 ? child.children[0]! : child
       const w = target.type === "command_name" ? resolveWord(source, { ...target, type: "concatenation" }) : resolveWord(source, target)
       if (isDynamic(w)) return w.reject
-      if (prevWasWord && gap === GAP_CONTINUATION) words[words.length - 1] = joinWords(words[words.length - 1]!, w)
-      else words.push(w)
+      if (prevWasWord && gap === GAP_CONTINUATION) {
+        // bash removes the continuation before it reads the word, so the joined word gets brace and tilde expansion
+        // as a whole; the checks ran on the halves. Braces or a leading ~ in either half: rejected.
+        const first = words[words.length - 1]!
+        if (/[{}]/.test(first.raw) || /[{}]/.test(w.raw) || w.tilde) {
+          return `a line continuation splits \`${first.raw}\` from \`${w.raw}\`, and bash expands the joined word (braces, ~) as a whole; join the line`
+        }
+        words[words.length - 1] = joinWords(first, w)
+      } else words.push(w)
     }
     prev = child
     prevWasWord = isWord

@@ -27,6 +27,10 @@ const isWordChar = (c: number): boolean =>
   c === 64 /* @ */ ||
   c === 45 /* - */
 
+/** Characters of bash's operators: `< > & | ; ( )`. */
+const isOperatorChar = (c: number): boolean =>
+  c === 60 || c === 62 || c === 38 || c === 124 || c === 59 || c === 40 || c === 41
+
 /** Blanks and line breaks outside ASCII: bash reads them as word characters, a grammar built on `\s` as blanks. */
 export const isUnicodeBlank = (c: number): boolean =>
   c === 0xa0 ||
@@ -113,8 +117,15 @@ export const prescan = (s: string, steps?: { count: number }): string | undefine
       case 92 /* \\ */: {
         const d = s.charCodeAt(i + 1)
         if (d === 10) {
-          if (s.charCodeAt(i - 1) === 35 || s.charCodeAt(i + 2) === 35) {
+          const before = s.charCodeAt(i - 1)
+          const after = s.charCodeAt(i + 2)
+          if (before === 35 || after === 35) {
             return `a line continuation next to \`#\` near \`${near(s, i)}\` can be read as a comment; join the line`
+          }
+          // bash removes the continuation before reading operators, so `<\<newline><` is a here-document and
+          // `&\<newline>&` is `&&`; the parser may read them apart.
+          if (isOperatorChar(before) || isOperatorChar(after)) {
+            return `a line continuation touching an operator near \`${near(s, i)}\` can change the operator bash reads; put a space before the backslash`
           }
         } else if (d === 9 || isUnicodeBlank(d)) {
           return `an escaped tab or Unicode blank near \`${near(s, i)}\` is read differently by the guard's parser and bash; quote it ('...')`

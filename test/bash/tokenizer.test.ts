@@ -29,7 +29,9 @@ const HIDDEN_WRITES: ReadonlyArray<readonly [string, string]> = [
   ["line separator before #", "echo a\u2028#; touch ../out"],
   ["escape character before #", "echo a\u001b#; touch ../out"],
   ["escaped no-break space before #", "echo \\\u00a0#; touch ../out"],
-  ["a plain comment hiding nothing bash skips", "ls #\ntouch ../out"]
+  ["a plain comment hiding nothing bash skips", "ls #\ntouch ../out"],
+  ["a here-document spelled across a continuation", "cat <\\\n<ls\n'\nls\ntouch ../out\necho '"],
+  ["&& spelled across a continuation", "false &\\\n& true || touch ../out"]
 ]
 
 describe("real bash runs the hidden part", () => {
@@ -91,6 +93,37 @@ layer(BashGuard.layer)("the guard rejects every spelling", (it) => {
         const v = guard.classifySync(c, CTX)
         expect(v.verdict, c).toBe("rejected")
       }
+    })
+  )
+})
+
+describe("a line continuation inside a word", () => {
+  it("real bash removes it first and brace-expands the joined word", () => {
+    const run = runInSandbox("echo {a,\\\nb}")
+    try {
+      expect(run.stdout).toBe("a b\n")
+    } finally {
+      run.cleanup()
+    }
+  })
+})
+
+layer(BashGuard.layer)("continuations and expansions of the joined word", (it) => {
+  it.effect("braces or a leading ~ in either half of a continued word are rejected", () =>
+    Effect.gen(function* () {
+      const guard = yield* BashGuard
+      for (const c of [
+        "echo {a,\\\nb}",
+        "rg x {--pre=sh,\\\nREADME.md}",
+        "rg x {\\\n--pre=sh,README.md}",
+        "rg x {--pre=sh\\\n,README.md}",
+        "rg x {--pre=sh,README.md\\\n}",
+        "echo {a,b,c\\\n}}",
+        "echo a=\\\n~"
+      ]) {
+        expect(guard.classifySync(c, CTX).verdict, c).toBe("rejected")
+      }
+      expect(guard.classifySync("cat x\\\n.md", CTX)).toEqual({ verdict: "read-only" })
     })
   )
 })
