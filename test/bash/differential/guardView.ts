@@ -66,6 +66,19 @@ const commandWords = (source: string, node: BashNode): ReadonlyArray<ViewWord> |
   return words.map(toView)
 }
 
+const markLastRedirected = (node: ViewNode): ViewNode => {
+  switch (node.type) {
+    case "command":
+      return { ...node, redirected: true }
+    case "list":
+      return { ...node, right: markLastRedirected(node.right) }
+    case "pipeline":
+      return node.members.length === 0 ? node : { ...node, members: [...node.members.slice(0, -1), markLastRedirected(node.members[node.members.length - 1]!)] }
+    case "nothing":
+      return node
+  }
+}
+
 const walk = (source: string, node: BashNode): ViewNode | string => {
   switch (node.type) {
     case "command": {
@@ -77,7 +90,8 @@ const walk = (source: string, node: BashNode): ViewNode | string => {
       const body = node.children.find((c) => c.named && c.type !== "comment" && !REDIRECTS.has(c.type))
       if (body === undefined) return { type: "nothing" }
       const inner = walk(source, body)
-      return typeof inner !== "string" && inner.type === "command" ? { ...inner, redirected: true } : inner
+      // tree-sitter can hang `a && b < f` as one redirected list; in bash the redirection belongs to the last command.
+      return typeof inner === "string" ? inner : markLastRedirected(inner)
     }
     case "variable_assignment":
     case "variable_assignments":
@@ -172,7 +186,7 @@ export class GuardViewer {
         }
       }
       const v = walk(text, root)
-      return typeof v === "string" ? { error: v } : { root: v }
+      return typeof v === "string" ? { error: v } : { root: withBashPrecedence(v) }
     }
     return { error: "line breaks not settled" }
   }
@@ -180,6 +194,54 @@ export class GuardViewer {
   dispose(): void {
     this.parser.delete()
   }
+}
+
+type Item = { readonly node: ViewNode } | { readonly op: "|" | "&&" | "||" | ";" }
+
+const flatten = (node: ViewNode, out: Array<Item>): void => {
+  switch (node.type) {
+    case "list":
+      flatten(node.left, out)
+      out.push({ op: node.op })
+      flatten(node.right, out)
+      return
+    case "pipeline":
+      node.members.forEach((m, i) => {
+        if (i > 0) out.push({ op: "|" })
+        flatten(m, out)
+      })
+      return
+    default:
+      out.push({ node })
+  }
+}
+
+/**
+ * The same commands and operators regrouped as bash groups them: pipelines bind tighter than && and ||, which bind
+ * left to right. (tree-sitter-bash can nest `a || b | c` as `(a || b) | c`; the guard checks every command either
+ * way, but the control flow the oracle follows must be bash's.)
+ */
+export const withBashPrecedence = (node: ViewNode): ViewNode => {
+  const items: Array<Item> = []
+  flatten(node, items)
+  let acc: ViewNode | undefined
+  let pendingOp: "&&" | "||" | ";" = ";"
+  let members: Array<ViewNode> = []
+  const close = () => {
+    const p: ViewNode = members.length === 1 ? members[0]! : { type: "pipeline", members }
+    acc = acc === undefined ? p : { type: "list", left: acc, op: pendingOp, right: p }
+    members = []
+  }
+  for (const it of items) {
+    if ("node" in it) members.push(it.node)
+    else if (it.op === "|") continue
+    else {
+      if (members.length > 0) close()
+      pendingOp = it.op
+    }
+  }
+  if (members.length > 0) close()
+  return acc ?? { type: "nothing" }
 }
 
 /** All commands in the view, in source order (for messages). */

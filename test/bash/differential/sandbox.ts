@@ -35,20 +35,19 @@ import {
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { ALLOWED_COMMANDS } from "../../../src/bash/commands.ts"
 
-/** Names the guard allows (the stubs that stand for them). */
-export const ALLOWED_PROGRAMS: ReadonlyArray<string> = [
-  "ls", "cat", "head", "tail", "wc", "stat", "file", "find", "grep", "egrep", "fgrep", "rg", "fd", "tree", "du", "df",
-  "sort", "uniq", "cut", "tr", "sed", "jq", "awk", "gawk", "mawk", "nl", "basename", "dirname", "realpath", "echo",
-  "printf", "pwd", "true", "date", "git", "gh", "docker", "xargs"
-]
+/** Names the guard allows (a stub stands for each), read from the guard's own allowlist plus the ones it used to allow. */
+export const ALLOWED_PROGRAMS: ReadonlyArray<string> = [...new Set([...ALLOWED_COMMANDS, "tree", "gh", "fd"])].filter((n) => n !== "cd")
 
 /** Programs run for real when installed: their side effects (exec, writes, sockets) are what the test looks for. */
 const REAL_WHEN_INSTALLED: ReadonlyArray<string> = [
   "xargs", "awk", "gawk", "mawk", "git", "sed", "sort", "uniq", "tail", "find", "file", "tree", "rg", "fd", "jq", "head",
   "wc", "cut", "tr", "nl", "basename", "dirname", "realpath", "stat", "ls", "cat", "grep", "du", "echo",
-  "printf", "pwd", "true"
+  "printf", "pwd", "true", "diff", "cmp", "sha256sum", "sha1sum", "sha224sum", "sha384sum", "sha512sum", "md5sum", "b2sum",
+  "cksum"
 ]
+// A name the guard newly allows is a stub until it is listed here.
 // Never real: date (as root it could set the clock), docker (its socket is not a network namespace away), gh.
 
 /** Programs no allowed command may start; each is a stub that only logs. */
