@@ -16,7 +16,7 @@ import { decideExtraction, type BranchEntry, type SkipReason } from "../../src/b
 import { forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
 import { backgroundToolsSection } from "../../src/prompts/backgroundTools.ts"
 import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/prompts/extractor.ts"
-import { memoryRulesPrompt } from "../../src/prompts/memoryRules.ts"
+import { memoryRulesPrompt, memoryRulesSection } from "../../src/prompts/memoryRules.ts"
 import { locksDirOf, type ProjectLocation } from "../../src/storage.ts"
 import { BashGuard } from "../BashGuard.ts"
 import { LockService, type LockFailed, type LockLost } from "../LockService.ts"
@@ -170,14 +170,14 @@ export const makeExtractor = Effect.gen(function*() {
             prefix: parent.messages,
             instructions: [
               section,
-              ...(parentHasRules(parent.messages, rules) ? [] : [`<auto_memory>\n${rules}\n</auto_memory>`]),
+              ...(parentHasRules(parent.messages, rules) ? [] : [memoryRulesSection(memoryDir)]),
               prompt
             ].join("\n\n"),
             sessionId: parent.sessionId
           }
           : {
             mode: "independent",
-            systemPrompt: [BACKGROUND_SYSTEM_PROMPT, `<auto_memory>\n${rules}\n</auto_memory>`, section].join("\n\n"),
+            systemPrompt: [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), section].join("\n\n"),
             messages: dropOrphanResults(stripForeignReasoning(
               entries.map(toModelMessage).filter((m): m is Message => m !== undefined),
               identity
