@@ -47,7 +47,15 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
   })
 
 const backgroundHostLayer = (holder: ContextHolder): Layer.Layer<BackgroundHost> =>
-  Layer.succeed(BackgroundHost, { setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)) })
+  Layer.succeed(BackgroundHost, {
+    setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)),
+    sessionDir: Effect.sync(() => {
+      const manager = holder.current?.sessionManager as (ExtensionContext["sessionManager"] & { usesDefaultSessionDir?: () => boolean }) | undefined
+      const dir = manager?.getSessionDir()
+      // In-memory sessions keep no files; a directory Pi did not pick for this cwd may hold other projects' sessions.
+      return dir === undefined || dir === "" ? undefined : { dir, shared: manager?.usesDefaultSessionDir?.() !== true }
+    })
+  })
 
 const layerFor = (pi: ExtensionAPI, holder: ContextHolder) =>
   extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder), background: backgroundHostLayer(holder) })
