@@ -11,8 +11,8 @@ export const nextDreamLine = (d: NonNullable<BackgroundStatus["dream"]>, now: nu
 export const backgroundStatusLines = (s: BackgroundStatus, now: number = Date.now()): ReadonlyArray<string> => [
   `Background:       ${[s.running ? "extracting now" : undefined, s.dreaming === true ? "dreaming now" : undefined].filter((x) => x !== undefined).join(", ") || "idle"}; session usage ${formatUsage(s.totals)}`,
   formatRun("extract", s.runs.extract),
-  // The attempt time has its own line above; the run details join once a dream has run in this project.
-  ...(s.runs.dream === undefined ? [] : [formatRun("dream", s.runs.dream)]),
+  // The attempt time has its own "Last dream" line above; the run's details join once a dream has run here.
+  ...(s.runs.dream === undefined ? [] : [formatRun("dream", s.runs.dream).replace(/^Last dream:\s*/, "Dream run:        ")]),
   ...(s.dream === undefined ? [] : [nextDreamLine(s.dream, now)])
 ]
 

@@ -1,0 +1,121 @@
+/**
+ * The dream end to end in the real Pi host with the fake provider: real sessions write real `.jsonl` files into a
+ * session directory, and the sixth session's settled turn finds five others and dreams.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { call, calls, type Harness, type Recorded, say, startHarness, taskTurn, textOf, topic } from "../background/harness.ts"
+
+let h: Harness | undefined
+afterEach(async () => {
+  await h?.dispose()
+  h = undefined
+})
+
+const DREAM_MARK = "# Memory consolidation"
+const isDream = (r: Recorded) => r.messages.some((m: any) => m.role === "user" && textOf(m).includes(DREAM_MARK))
+
+const INDEX = [
+  "- [Deploy days](deploy-days.md) - when deploys happen",
+  "- [Friday deploys](deploys-friday.md) - deploys on Fridays",
+  "- [Tests](tests.md) - how to run the tests",
+  ""
+].join("\n")
+
+const MERGED = topic("Deploy days", "deploys happen on Fridays, never on holidays", "project", "Deploys happen on Fridays.\nNever on public holidays.")
+const NEW_INDEX = "- [Deploy days](deploy-days.md) - Friday deploys, never on holidays\n- [Tests](tests.md) - how to run the tests\n"
+
+/** Resolves when the dream asks for its last turn: its tool calls (and their change notices) are behind it. */
+const deferred = () => {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { promise, resolve }
+}
+
+describe("the dream in the real host", () => {
+  it("after five other sessions: merges two duplicates (read, then write), removes one with rm, rewrites the index; notices reach the agent; the next session does not dream", async () => {
+    const base = join((await import("node:fs")).realpathSync((await import("node:os")).tmpdir()), `pm-dream-${process.pid}-${Date.now()}`)
+    mkdirSync(base)
+    const sessionDir = join(base, "sessions")
+    h = await startHarness({
+      base,
+      sessionDir,
+      memory: {
+        "MEMORY.md": INDEX,
+        "deploy-days.md": topic("Deploy days", "when deploys happen", "project", "Deploys happen on Fridays."),
+        "deploys-friday.md": topic("Friday deploys", "deploys on Fridays", "project", "We deploy on Fridays, never on public holidays."),
+        "tests.md": topic("Tests", "how to run the tests", "reference", "npm test")
+      }
+    })
+    const dir = h.memoryDir
+    const lastTurn = deferred()
+    h.background = (r) => {
+      if (!isDream(r)) return say("Nothing to save.")
+      const turn = taskTurn(r)
+      if (turn === 0) {
+        return calls(
+          ["read", { path: join(dir, "MEMORY.md") }],
+          ["read", { path: join(dir, "deploy-days.md") }],
+          ["read", { path: join(dir, "deploys-friday.md") }]
+        )
+      }
+      if (turn === 1) return call("write", { path: join(dir, "deploy-days.md"), content: MERGED })
+      if (turn === 2) return call("bash", { command: `rm ${join(dir, "deploys-friday.md")}` })
+      if (turn === 3) return call("write", { path: join(dir, "MEMORY.md"), content: NEW_INDEX })
+      lastTurn.resolve()
+      return say("Merged deploys-friday.md into deploy-days.md and removed it; rewrote the index.")
+    }
+    const rt = h.runtime as any
+    const sessionIds: Array<string> = []
+    for (let i = 1; i <= 6; i++) {
+      if (i > 1) await rt.newSession()
+      sessionIds.push(rt.session.sessionManager.getSessionId())
+      await h.prompt(`session number ${i} talks about the deploy schedule`)
+      if (i < 6) expect(h.ofKind("background").filter(isDream)).toHaveLength(0)
+    }
+    // Five session files beside the current one's: the sixth session's settled turn dispatched the dream.
+    await lastTurn.promise
+    const dream = h.ofKind("background").filter(isDream)
+    expect(dream).toHaveLength(5)
+    const instructions = textOf(dream[0]!.messages.at(-1))
+    expect(instructions).toContain(`\`${sessionDir}\``)
+    expect(instructions).toContain("## Sessions since the last consolidation: 5")
+    for (const id of sessionIds.slice(0, 5)) expect(instructions).toContain(`- ${id}`)
+    expect(instructions).not.toContain(`- ${sessionIds[5]}`)
+    expect(dream[0]!.tools).toEqual(["read", "find", "grep", "write", "edit", "bash"])
+    expect(dream[0]!.options.sessionId).toBe(`${sessionIds[5]}-memory-dream`)
+    // Every tool call succeeded.
+    const results = dream[4]!.messages.filter((m: any) => m.role === "toolResult")
+    expect(results.map((m: any) => m.isError)).toEqual([false, false, false, false, false, false])
+
+    expect(readFileSync(join(dir, "deploy-days.md"), "utf8")).toBe(MERGED)
+    expect(existsSync(join(dir, "deploys-friday.md"))).toBe(false)
+    expect(readFileSync(join(dir, "MEMORY.md"), "utf8")).toBe(NEW_INDEX)
+    expect(readFileSync(join(dir, "tests.md"), "utf8")).toContain("npm test")
+
+    // The change notices reach the main agent's next request in this session.
+    await h.prompt("what should we do next then")
+    const next = h.ofKind("main").at(-1)!
+    const notices = next.messages
+      .filter((m: any) => m.role === "user" && textOf(m).includes("<system-reminder>") && textOf(m).includes("background memory dream"))
+      .map(textOf)
+      .join("\n")
+    expect(notices).toContain("wrote")
+    expect(notices).toContain("deleted")
+    expect(notices).toContain("deploys-friday.md")
+    expect(notices).toContain("MEMORY.md")
+
+    // A new session (the host waits for background work first) does not dream again: the attempt time is recent.
+    await rt.newSession()
+    await h.prompt("session number seven talks about the deploy schedule")
+    await h.prompt("/memory status")
+    expect(h.ofKind("background").filter(isDream)).toHaveLength(5)
+    const status = h.notifications.at(-1)!.message
+    expect(status).toMatch(/Dream run: +\d{4}-\d\d-\d\dT[^ ]+ turn: changed deploy-days\.md, deploys-friday\.md, MEMORY\.md \(done\); 5 turns, 5 requests/)
+    const eligible = /Next dream: +eligible (\S+),/.exec(status)?.[1]
+    expect(eligible).toBeDefined()
+    expect(Date.parse(eligible!) - Date.now()).toBeGreaterThan(23 * 3_600_000)
+    expect(h.notifications.filter((n) => n.level === "error")).toEqual([])
+  })
+})
