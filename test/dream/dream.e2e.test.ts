@@ -2,7 +2,9 @@
  * The dream end to end in the real Pi host with the fake provider: real sessions write real `.jsonl` files into a
  * session directory, and the sixth session's settled turn finds five others and dreams.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { SessionManager } from "@earendil-works/pi-coding-agent"
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { call, calls, type Harness, type Recorded, say, startHarness, taskTurn, textOf, topic } from "../background/harness.ts"
@@ -12,6 +14,12 @@ afterEach(async () => {
   await h?.dispose()
   h = undefined
 })
+
+const freshBase = () => {
+  const base = join(realpathSync(tmpdir()), `pm-dream-${process.pid}-${Math.random().toString(36).slice(2)}`)
+  mkdirSync(base)
+  return base
+}
 
 const DREAM_MARK = "# Memory consolidation"
 const isDream = (r: Recorded) => r.messages.some((m: any) => m.role === "user" && textOf(m).includes(DREAM_MARK))
@@ -35,9 +43,16 @@ const deferred = () => {
 
 describe("the dream in the real host", () => {
   it("after five other sessions: merges two duplicates (read, then write), removes one with rm, rewrites the index; notices reach the agent; the next session does not dream", async () => {
-    const base = join((await import("node:fs")).realpathSync((await import("node:os")).tmpdir()), `pm-dream-${process.pid}-${Date.now()}`)
-    mkdirSync(base)
+    const base = freshBase()
     const sessionDir = join(base, "sessions")
+    // The directory is shared: a real session of another project and a corrupt file lie beside ours, and never count.
+    const other = join(base, "other-project")
+    mkdirSync(other)
+    const foreign = SessionManager.create(other, sessionDir)
+    foreign.appendMessage({ role: "user", content: "another project", timestamp: Date.now() } as any)
+    foreign.appendMessage({ role: "assistant", content: [{ type: "text", text: "ok" }], api: "faux", provider: "faux", model: "faux-1", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: Date.now() } as any)
+    expect(existsSync(foreign.getSessionFile()!)).toBe(true)
+    writeFileSync(join(sessionDir, "2026-01-01T00-00-00-000Z_corrupt.jsonl"), "{not json\n")
     h = await startHarness({
       base,
       sessionDir,
@@ -117,5 +132,37 @@ describe("the dream in the real host", () => {
     expect(eligible).toBeDefined()
     expect(Date.parse(eligible!) - Date.now()).toBeGreaterThan(23 * 3_600_000)
     expect(h.notifications.filter((n) => n.level === "error")).toEqual([])
+  })
+})
+
+describe("/memory dream by hand", () => {
+  it("runs without the thresholds, reports an index over 160 lines, and skips while another process holds dream.lock", async () => {
+    const base = freshBase()
+    h = await startHarness({ base, sessionDir: join(base, "sessions"), memory: { "MEMORY.md": INDEX } })
+    const dir = h.memoryDir
+    const longIndex = Array.from({ length: 161 }, (_, i) => `- [Topic ${i}](t${i}.md) - hook`).join("\n") + "\n"
+    h.background = (r) => {
+      if (!isDream(r)) return say("Nothing to save.")
+      const turn = taskTurn(r)
+      if (turn === 0) return call("read", { path: join(dir, "MEMORY.md") })
+      if (turn === 1) return call("write", { path: join(dir, "MEMORY.md"), content: longIndex })
+      return say("Rewrote the index.")
+    }
+    // One session, no other: a settled turn does not dream.
+    await h.prompt("we talk about the deploy schedule today")
+    await h.prompt("/memory dream")
+    const dream = h.ofKind("background").filter(isDream)
+    expect(dream).toHaveLength(3)
+    expect(textOf(dream[0]!.messages.at(-1))).toContain("## Sessions since the last consolidation: 0")
+    expect(h.notifications.at(-1)!.message).toMatch(
+      /^Memory dream: \S+ manual: changed MEMORY\.md \(done; MEMORY\.md is over 160 lines or 20,000 characters \(161 lines, \d+ characters\): later additions may be cut off\); 3 turns/
+    )
+    // Another live process holds the lock: the dream by hand does not wait and does not run.
+    const roots = join(h.agentDir, "project-memory", "memory-roots")
+    const [root] = readdirSync(roots)
+    writeFileSync(join(roots, root!, "locks", "dream.lock"), JSON.stringify({ pid: process.pid, token: "another-process", acquiredAt: Date.now() }))
+    await h.prompt("/memory dream")
+    expect(h.ofKind("background").filter(isDream)).toHaveLength(3)
+    expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: skipped \(another session was dreaming\)$/)
   })
 })
