@@ -42,6 +42,15 @@ const nodeOk = (): boolean => {
   return major > 22 || (major === 22 && minor >= 19)
 }
 
+/** The last background run per kind, as the extension recorded it. */
+const backgroundRuns = (projectDir: string): RunsFile => {
+  try {
+    return parseRunsFile(readFileSync(join(projectDir, RUNS_FILE), "utf8"))
+  } catch {
+    return {}
+  }
+}
+
 const gather = (cwd: string) =>
   Effect.gen(function* () {
     const config = yield* ConfigService
@@ -73,8 +82,6 @@ const gather = (cwd: string) =>
     }
     const configText = readText(config.configPath)
     const thresholds = (configText === undefined ? undefined : decodeBackgroundConfig(config.configPath, configText).config.dreamThresholds)
-    const runsText = readText(join(location.projectDir, RUNS_FILE))
-    const runs: RunsFile = runsText === undefined ? {} : parseRunsFile(runsText)
     const lastDreamAt = state._tag === "Right" ? state.right.state.lastDreamAt : null
     return {
       enabled: cfg.enabled,
@@ -86,14 +93,13 @@ const gather = (cwd: string) =>
       index: { exists: index.exists, lines: index.lines, chars: index.chars, truncated: index.truncated },
       lastDreamAt,
       dream: {
-        lastRun: runs.dream ?? null,
         /** Epoch ms when the time condition is met (null: now, never dreamed). */
         eligibleAt: lastDreamAt === null ? null : eligibleAt(lastDreamAt, thresholds),
         minSessions: (thresholds ?? { minSessions: 5 }).minSessions
       },
-      lastExtraction: runs.extract ?? null,
       stateSource: state._tag === "Right" ? state.right.source : "unreadable",
       locks,
+      background: backgroundRuns(location.projectDir),
       versions: { node: process.versions.node, pi: piVersion() },
       selectorModel: cfg.selector.model ?? null
     }
@@ -111,7 +117,8 @@ export const statusCommand = Command.make("status", commonOptions, ({ cwd, json 
         yield* printLine(`Topics:     ${s.topics}${s.skipped.length > 0 ? ` (${s.skipped.length} skipped: pm scan shows why)` : ""}`)
         yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} lines, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
         yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
-        if (s.dream.lastRun !== null) yield* printLine(`Dream run:  ${formatRun("dream", s.dream.lastRun).replace(/^Last dream:\s*/, "")}`)
+        yield* printLine(formatRun("extract", s.background.extract))
+        if (s.background.dream !== undefined) yield* printLine(`Dream run:  ${formatRun("dream", s.background.dream).replace(/^Last dream:\s*/, "")}`)
         yield* printLine(`Next dream: eligible ${s.dream.eligibleAt === null || s.dream.eligibleAt <= now ? "now" : new Date(s.dream.eligibleAt).toISOString()}, once ${s.dream.minSessions} other sessions of this project have been active since the last one`)
         yield* printLine(`Locks:      ${s.locks.length === 0 ? "none held" : s.locks.map((l) => `${l.name} by pid ${l.pid ?? "?"} for ${Math.round(l.ageMs / 1000)}s (${l.judgement})`).join("; ")}`)
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)

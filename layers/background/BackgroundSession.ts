@@ -114,6 +114,12 @@ interface Captured {
   readonly model: ModelIdentity
 }
 
+/** Yields to the event loop (not to the clock): pending I/O callbacks and handlers run first. */
+const nextMacrotask: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
 
 export const changeNotice = (kind: string, change: MemoryChange): string =>
@@ -158,8 +164,10 @@ export const makeBackgroundSession = Effect.gen(function*() {
     Effect.catchAllDefect(effect, () => Effect.succeed(fallback))
 
   const readBackgroundConfig = fs.readRegularFile(config.configPath, 1 << 20).pipe(
-    Effect.map((r) => decodeBackgroundConfig(config.configPath, Buffer.from(r.bytes).toString("utf8")).config),
-    Effect.orElseSucceed(() => defaultBackgroundConfig)
+    Effect.map((r) => decodeBackgroundConfig(config.configPath, Buffer.from(r.bytes).toString("utf8"))),
+    Effect.orElseSucceed(() => ({ config: defaultBackgroundConfig, warnings: [] as ReadonlyArray<string> })),
+    Effect.tap(({ warnings }) => Effect.forEach(warnings, (w) => safe(host.notify(`Project memory: ${w}`, "warning"), undefined))),
+    Effect.map(({ config }) => config)
   )
 
   const runsPath = (a: Active) => join(a.location.projectDir, RUNS_FILE)
@@ -336,6 +344,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
         return running
       }
       const loop: Effect.Effect<void> = Effect.gen(function*() {
+        // The settled turn's handler returns first: the task starts on a later turn of the event loop.
+        yield* nextMacrotask
         yield* extractOnce(trigger)
         // One trailing extraction for turns that settled meanwhile, once the session is idle again.
         while (yield* Ref.getAndSet(trailing, false)) {
@@ -545,7 +555,9 @@ export const makeBackgroundSession = Effect.gen(function*() {
       if (running !== undefined) return running
       const fiber = yield* FiberSet.run(
         fibers,
-        dreamOnce(trigger).pipe(
+        // Like the extraction: the settled turn's handler returns before the check reads state or scans.
+        nextMacrotask.pipe(
+          Effect.zipRight(dreamOnce(trigger)),
           Effect.tap((r) => Effect.sync(() => result?.(r))),
           Effect.asVoid,
           Effect.ensuring(Ref.set(dreamCurrent, undefined))

@@ -1,9 +1,11 @@
 /** The extractor end to end in the real Pi host with the fake provider. */
-import { existsSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { call, calls, type Harness, say, startHarness, taskTurn, textOf, TOOLS_HEADING, topic } from "./harness.ts"
 
+const PM = resolve(import.meta.dirname, "../../dist/pm.js")
 let h: Harness | undefined
 afterEach(async () => {
   await h?.dispose()
@@ -61,6 +63,11 @@ describe("extraction after a settled turn", () => {
     await h.prompt("/memory status")
     const status = h.notifications.at(-1)!.message
     expect(status).toMatch(/Last extraction: .* turn: changed deploys\.md, MEMORY\.md \(fork request\); 3 turns, 3 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
+    // pm status reads the same record.
+    const env = { ...process.env, PI_CODING_AGENT_DIR: h.agentDir }
+    const pmJson = JSON.parse(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env, encoding: "utf8" }))
+    expect(pmJson.background.extract).toMatchObject({ outcome: "ran", trigger: "turn", turns: 3, filesChanged: ["deploys.md", "MEMORY.md"] })
+    expect(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd], { env, encoding: "utf8" })).toMatch(/Last extraction: .* turn: changed deploys\.md, MEMORY\.md/)
     expect(h.statuses).toContainEqual({ key: "pm-memory", text: "memory: extracting" })
     expect(h.statuses.at(-1)).toEqual({ key: "pm-memory", text: undefined })
 

@@ -72,8 +72,9 @@ export interface HarnessOptions {
   readonly background?: Script
   readonly config?: Record<string, unknown>
   readonly models?: ReadonlyArray<string>
-  /** More extensions for the parent session (paths). */
+  /** More extensions for the parent session (paths), loaded after ours; `extensionsBefore` before it. */
   readonly extensions?: ReadonlyArray<string>
+  readonly extensionsBefore?: ReadonlyArray<string>
   /** The temporary folder holding project/ and agent/ (made when not given). */
   readonly base?: string
   /** Persist sessions as `.jsonl` files in this directory (in memory when not given). */
@@ -162,7 +163,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
       agentDir,
       settingsManager,
       modelRuntime,
-      resourceLoaderOptions: { additionalExtensionPaths: [EXTENSION, ...(options.extensions ?? [])], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
+      resourceLoaderOptions: { additionalExtensionPaths: [...(options.extensionsBefore ?? []), EXTENSION, ...(options.extensions ?? [])], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true }
     } as any)
     const r = await createAgentSessionFromServices({ services, sessionManager, sessionStartEvent, model: faux.getModel(options.models?.[0] ?? "faux-1"), thinkingLevel: "off" } as any)
     return { ...r, services, diagnostics: services.diagnostics }

@@ -115,3 +115,40 @@ describe("exit", () => {
     await x.dispose().catch(() => undefined)
   })
 })
+
+describe("compaction", () => {
+  it("waits for the running extraction, then extracts the rest before the conversation is compacted", async () => {
+    h = await startHarness()
+    const asked = gate()
+    const answer = gate()
+    const order: Array<string> = []
+    let tasks = 0
+    h.background = async (r) => {
+      if (taskTurn(r) > 0) return say("Nothing to save.")
+      const n = ++tasks
+      order.push(`extraction ${n}`)
+      if (n === 1) {
+        asked.open()
+        await answer.promise
+      }
+      return say("Nothing to save.")
+    }
+    await h.prompt("please remember that deploys happen on Fridays")
+    await asked.promise
+    // A second turn settles while the first extraction still runs.
+    await h.prompt("and the release train leaves on Mondays")
+    const compacting = h.session.compact().then(
+      () => order.push("compacted"),
+      (e: Error) => order.push(`compaction failed: ${e.message}`)
+    )
+    answer.open()
+    await compacting
+    expect(order[0]).toBe("extraction 1")
+    expect(order[1]).toBe("extraction 2")
+    expect(order.at(-1)).toMatch(/^compact/)
+    const second = h.ofKind("background").find((r) => taskTurn(r) === 0 && r.messages.some((m: any) => JSON.stringify(m.content).includes("release train")))
+    expect(second).toBeDefined()
+    const runs = JSON.parse(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8"))
+    expect(runs.extract).toMatchObject({ trigger: "compaction", outcome: "ran", turns: 1 })
+  })
+})

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest"
+import { decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
+
+const decode = (json: unknown) => decodeBackgroundConfig("/c.json", JSON.stringify(json))
+
+describe("background config keys", () => {
+  it("defaults: extractor 5 turns, dream 50, the session's model", () => {
+    expect(decode({}).config).toEqual(defaultBackgroundConfig)
+    expect(defaultBackgroundConfig.extractor).toEqual({ model: undefined, maxTurns: 5, maxTokens: 8192 })
+    expect(defaultBackgroundConfig.dream.maxTurns).toBe(50)
+  })
+  it("takes valid values and keeps the other keys' defaults", () => {
+    const { config, warnings } = decode({ extractor: { model: "faux/faux-2", maxTurns: 1 }, dream: { maxTokens: 256 } })
+    expect(config.extractor).toEqual({ model: "faux/faux-2", maxTurns: 1, maxTokens: 8192 })
+    expect(config.dream).toEqual({ model: undefined, maxTurns: 50, maxTokens: 256 })
+    expect(warnings).toEqual([])
+  })
+  it("maxTurns at its edges: 1 and 200 pass, 0, 201 and 2.5 fall back with a warning", () => {
+    expect(decode({ extractor: { maxTurns: 200 } }).config.extractor.maxTurns).toBe(200)
+    for (const bad of [0, 201, 2.5, "5"]) {
+      const { config, warnings } = decode({ extractor: { maxTurns: bad } })
+      expect(config.extractor.maxTurns).toBe(5)
+      expect(warnings).toEqual([`/c.json: "extractor.maxTurns" is invalid; using the default.`])
+    }
+  })
+  it("a bad model or a non-object section falls back with a warning", () => {
+    expect(decode({ extractor: { model: "no-slash" } }).warnings).toHaveLength(1)
+    expect(decode({ dream: [] })).toEqual({ config: defaultBackgroundConfig, warnings: [`/c.json: "dream" must be an object; using the defaults.`] })
+  })
+  it("a broken file is the defaults (the main config reports it)", () => {
+    expect(decodeBackgroundConfig("/c.json", "{ nope")).toEqual({ config: defaultBackgroundConfig, warnings: [] })
+  })
+})
