@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { fauxAssistantMessage, fauxText } from "@earendil-works/pi-ai"
 import { call, calls, type Harness, type Recorded, say, startHarness, taskTurn, textOf, topic } from "../background/harness.ts"
 
 let h: Harness | undefined
@@ -164,5 +165,51 @@ describe("/memory dream by hand", () => {
     await h.prompt("/memory dream")
     expect(h.ofKind("background").filter(isDream)).toHaveLength(3)
     expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: skipped \(another session was dreaming\)$/)
+  })
+})
+
+describe("the dream's attempt time in the real host", () => {
+  const stateOf = (agentDir: string) => {
+    const roots = join(agentDir, "project-memory", "memory-roots")
+    const [root] = readdirSync(roots)
+    return JSON.parse(readFileSync(join(roots, root!, "state.json"), "utf8")) as { lastDreamAt: number | null }
+  }
+
+  it("an API error is the task's result: recorded as run, the attempt time kept", async () => {
+    const base = freshBase()
+    h = await startHarness({ base, sessionDir: join(base, "sessions") })
+    h.background = (r) =>
+      isDream(r) ? fauxAssistantMessage([fauxText("")], { stopReason: "error", errorMessage: "overloaded" } as any) : say("Nothing to save.")
+    await h.prompt("we talk about the deploy schedule today")
+    const before = Date.now()
+    await h.prompt("/memory dream")
+    expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: no files changed \(model error: overloaded\); 1 turn/)
+    expect(stateOf(h.agentDir).lastDreamAt).toBeGreaterThanOrEqual(before)
+  })
+
+  it("/memory off stops a running dream at once; the attempt time is kept and the record says stopped", async () => {
+    const base = freshBase()
+    h = await startHarness({ base, sessionDir: join(base, "sessions"), memory: { "MEMORY.md": INDEX } })
+    const reached = deferred()
+    const hold = deferred()
+    h.background = async (r) => {
+      if (!isDream(r)) return say("Nothing to save.")
+      reached.resolve()
+      await hold.promise
+      return call("write", { path: join(h!.memoryDir, "MEMORY.md"), content: "- [Gone](gone.md) - should never be written\n" })
+    }
+    await h.prompt("we talk about the deploy schedule today")
+    const before = Date.now()
+    const dreaming = h.prompt("/memory dream")
+    await reached.promise
+    await h.prompt("/memory off")
+    await dreaming
+    const report = h.notifications.find((n) => n.message.startsWith("Memory dream:"))!.message
+    expect(report).toMatch(/^Memory dream: \S+ manual: stopped: interrupted/)
+    hold.resolve()
+    expect(readFileSync(join(h.memoryDir, "MEMORY.md"), "utf8")).toBe(INDEX)
+    expect(stateOf(h.agentDir).lastDreamAt).toBeGreaterThanOrEqual(before)
+    const runs = JSON.parse(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8"))
+    expect(runs.dream).toMatchObject({ kind: "dream", trigger: "manual", outcome: "stopped", detail: "interrupted" })
   })
 })
