@@ -4,9 +4,11 @@ import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { formatRun, parseRunsFile, RUNS_FILE, type RunsFile } from "../src/background/runs.ts"
 import { LOCK_TIMEOUTS_MS, type LockName } from "../src/limits.ts"
 import { locksDirOf } from "../src/storage.ts"
+import { decodeBackgroundConfig } from "../src/background/config.ts"
+import { eligibleAt } from "../src/background/dreamSchedule.ts"
+import { formatRun, parseRunsFile, RUNS_FILE, type RunsFile } from "../src/background/runs.ts"
 import { ConfigService } from "../layers/ConfigService.ts"
 import { LockService } from "../layers/LockService.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
@@ -71,6 +73,16 @@ const gather = (cwd: string) =>
         Effect.orElseSucceed(() => ({ name, pid: null, acquiredAt: null, ageMs: 0, judgement: "unreadable" as const }))
       )
     ).pipe(Effect.map((xs) => xs.filter((x) => x !== undefined)))
+    const readText = (path: string): string | undefined => {
+      try {
+        return readFileSync(path, "utf8")
+      } catch {
+        return undefined
+      }
+    }
+    const configText = readText(config.configPath)
+    const thresholds = (configText === undefined ? undefined : decodeBackgroundConfig(config.configPath, configText).config.dreamThresholds)
+    const lastDreamAt = state._tag === "Right" ? state.right.state.lastDreamAt : null
     return {
       enabled: cfg.enabled,
       configPath: config.configPath,
@@ -79,7 +91,12 @@ const gather = (cwd: string) =>
       topics: topics.length,
       skipped,
       index: { exists: index.exists, lines: index.lines, chars: index.chars, truncated: index.truncated },
-      lastDreamAt: state._tag === "Right" ? state.right.state.lastDreamAt : null,
+      lastDreamAt,
+      dream: {
+        /** Epoch ms when the time condition is met (null: now, never dreamed). */
+        eligibleAt: lastDreamAt === null ? null : eligibleAt(lastDreamAt, thresholds),
+        minSessions: (thresholds ?? { minSessions: 5 }).minSessions
+      },
       stateSource: state._tag === "Right" ? state.right.source : "unreadable",
       locks,
       background: backgroundRuns(location.projectDir),
@@ -100,9 +117,9 @@ export const statusCommand = Command.make("status", commonOptions, ({ cwd, json 
         yield* printLine(`Topics:     ${s.topics}${s.skipped.length > 0 ? ` (${s.skipped.length} skipped: pm scan shows why)` : ""}`)
         yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} lines, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
         yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
-        for (const kind of ["extract", "dream"] as const) {
-          if (kind === "extract" || s.background[kind] !== undefined) yield* printLine(formatRun(kind, s.background[kind]))
-        }
+        yield* printLine(formatRun("extract", s.background.extract))
+        if (s.background.dream !== undefined) yield* printLine(`Dream run:  ${formatRun("dream", s.background.dream).replace(/^Last dream:\s*/, "")}`)
+        yield* printLine(`Next dream: eligible ${s.dream.eligibleAt === null || s.dream.eligibleAt <= now ? "now" : new Date(s.dream.eligibleAt).toISOString()}, once ${s.dream.minSessions} other sessions of this project have been active since the last one`)
         yield* printLine(`Locks:      ${s.locks.length === 0 ? "none held" : s.locks.map((l) => `${l.name} by pid ${l.pid ?? "?"} for ${Math.round(l.ageMs / 1000)}s (${l.judgement})`).join("; ")}`)
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
         yield* printLine(`Versions:   node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)

@@ -1,12 +1,21 @@
-/** Formatting of the background agents' state for `/memory status` and `/memory extract`. */
+/** Formatting of the background agents' state for `/memory status`, `/memory extract` and `/memory dream`. */
 import type { BackgroundStatus } from "../layers/background/BackgroundSession.ts"
 import { formatRun, formatUsage, type RunRecord } from "../layers/background/BackgroundSession.ts"
 
-export const backgroundStatusLines = (s: BackgroundStatus): ReadonlyArray<string> => [
-  `Background:       ${s.running ? "extracting now" : "idle"}; session usage ${formatUsage(s.totals)}`,
+/** When the next dream may run: the time condition, then the session count. */
+export const nextDreamLine = (d: NonNullable<BackgroundStatus["dream"]>, now: number): string => {
+  const when = d.eligibleAt <= now ? "now" : new Date(d.eligibleAt).toISOString()
+  return `Next dream:       eligible ${when}, once ${d.minSessions} other session${d.minSessions === 1 ? "" : "s"} of this project have been active since the last one`
+}
+
+export const backgroundStatusLines = (s: BackgroundStatus, now: number = Date.now()): ReadonlyArray<string> => [
+  `Background:       ${[s.running ? "extracting now" : undefined, s.dreaming === true ? "dreaming now" : undefined].filter((x) => x !== undefined).join(", ") || "idle"}; session usage ${formatUsage(s.totals)}`,
   formatRun("extract", s.runs.extract),
-  // The dream's attempt time is on its own line already; its run details join once it has run.
-  ...(s.runs.dream === undefined ? [] : [formatRun("dream", s.runs.dream)])
+  // The attempt time has its own "Last dream" line above; the run's details join once a dream has run here.
+  ...(s.runs.dream === undefined ? [] : [formatRun("dream", s.runs.dream).replace(/^Last dream:\s*/, "Dream run:        ")]),
+  ...(s.dream === undefined ? [] : [nextDreamLine(s.dream, now)])
 ]
 
 export const extractReport = (r: RunRecord): string => `Memory extraction: ${formatRun("extract", r).replace(/^Last extraction:\s*/, "")}`
+
+export const dreamReport = (r: RunRecord): string => `Memory dream: ${formatRun("dream", r).replace(/^Last dream:\s*/, "")}`

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import type { BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
-import { backgroundStatusLines, extractReport } from "./background.ts"
+import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 type RunBackground = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
@@ -14,7 +14,8 @@ const SUBCOMMANDS = [
   { value: "on", label: "on", description: "Turn project memory on (all projects)" },
   { value: "off", label: "off", description: "Turn project memory off (all projects)" },
   { value: "open", label: "open", description: "Show the memory directory's path" },
-  { value: "extract", label: "extract", description: "Extract memories from this conversation now" }
+  { value: "extract", label: "extract", description: "Extract memories from this conversation now" },
+  { value: "dream", label: "dream", description: "Consolidate the memory directory now, whatever the schedule says" }
 ]
 
 export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>): string => {
@@ -33,7 +34,7 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
 }
 
 export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground) => ({
-  description: "Project memory: status | on | off | open | extract",
+  description: "Project memory: status | on | off | open | extract | dream",
   getArgumentCompletions: (prefix: string) => {
     const matches = SUBCOMMANDS.filter((c) => c.value.startsWith(prefix.trim()))
     return matches.length > 0 ? matches : null
@@ -53,6 +54,11 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         ctx.ui.notify(record === undefined ? "Project memory: extraction is unavailable." : extractReport(record), "info")
         return
       }
+      case "dream": {
+        const record = runBackground === undefined ? undefined : await runBackground((b) => b.dreamNow)
+        ctx.ui.notify(record === undefined ? "Project memory: the dream is unavailable." : dreamReport(record), "info")
+        return
+      }
       case "on":
       case "off": {
         // A failed save was already reported as a warning by `run`: claiming success would be false.
@@ -69,7 +75,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         return
       }
       default:
-        ctx.ui.notify(`Unknown /memory subcommand "${sub}". Use status, on, off, open or extract.`, "warning")
+        ctx.ui.notify(`Unknown /memory subcommand "${sub}". Use status, on, off, open, extract or dream.`, "warning")
     }
   }
 })

@@ -53,6 +53,12 @@ const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Lay
       if (!pi.getActiveTools().includes("codemode")) return undefined
       const settings = (pi.getSettings() as { codemode?: { mode?: string; inlineBudget?: number } }).codemode
       return { mode: settings?.mode === "only" ? ("only" as const) : ("on" as const), inlineBudget: settings?.inlineBudget }
+    }),
+    sessionDir: Effect.sync(() => {
+      const manager = holder.current?.sessionManager as (ExtensionContext["sessionManager"] & { usesDefaultSessionDir?: () => boolean }) | undefined
+      const dir = manager?.getSessionDir()
+      // In-memory sessions keep no files; a directory Pi did not pick for this cwd may hold other projects' sessions.
+      return dir === undefined || dir === "" ? undefined : { dir, shared: manager?.usesDefaultSessionDir?.() !== true }
     })
   })
 

@@ -35,6 +35,9 @@ import { TaskInvalid } from "../MemoryWriter.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { ProjectLocator } from "../ProjectLocator.ts"
 import { Extractor, type ExtractionOutcome, type ParentRequest } from "./Extractor.ts"
+import { Dream, type DreamTaskResult } from "./Dream.ts"
+import { DreamAttempt, type DreamCheckRequest, type DreamRunOutcome } from "./DreamAttempt.ts"
+import { eligibleAt } from "../../src/background/dreamSchedule.ts"
 import { type CodemodeSettings, isInsideDir, type MemoryChange } from "./TaskTools.ts"
 
 /** The hidden message a background change leaves for the main agent's next request. */
@@ -50,6 +53,11 @@ export interface BackgroundHostShape {
   readonly setStatus: (text: string | undefined) => Effect.Effect<void>
   /** The main session's codemode when it is on (then tasks get their own over the six tools). */
   readonly codemode: Effect.Effect<CodemodeSettings | undefined>
+  /**
+   * The current session's directory of `.jsonl` files, and whether it is shared by several projects (a custom
+   * session directory) rather than Pi's default folder for this cwd. Undefined: no session files (no dream).
+   */
+  readonly sessionDir?: Effect.Effect<{ readonly dir: string; readonly shared: boolean } | undefined>
 }
 
 export class BackgroundHost extends Context.Tag("pm/BackgroundHost")<BackgroundHost, BackgroundHostShape>() {
@@ -67,6 +75,10 @@ export interface BackgroundStatus {
   readonly runs: RunsFile
   /** This session's background model usage, all runs. */
   readonly totals: RunUsage
+  /** Whether a dream runs in this session now. */
+  readonly dreaming?: boolean
+  /** The last dream attempt (epoch ms, null: never) and when the time condition is met again. */
+  readonly dream?: { readonly lastDreamAt: number | null; readonly eligibleAt: number; readonly minSessions: number } | undefined
 }
 
 export interface BackgroundSessionShape {
@@ -80,6 +92,8 @@ export interface BackgroundSessionShape {
   readonly settled: (aborted: boolean) => Effect.Effect<void>
   /** `/memory extract`: wait for a running extraction, then run one under the same rules. */
   readonly extractNow: Effect.Effect<RunRecord>
+  /** `/memory dream`: wait for this session's running dream, then dream now (thresholds ignored, the lock never). */
+  readonly dreamNow: Effect.Effect<RunRecord>
   /** `session_before_compact`: wait for a running extraction, then extract the rest. */
   readonly beforeCompact: Effect.Effect<void>
   /** `/memory off|on`, revoked trust: running tasks stop at once. */
@@ -129,6 +143,9 @@ export const makeBackgroundSession = Effect.gen(function*() {
   const locator = yield* ProjectLocator
   const registry = yield* ModelRegistry
   const extractor = yield* Extractor
+  // Optional so that graphs without the dream (unit tests of the extractor's scheduling) need not provide it.
+  const dreamService = yield* Effect.serviceOption(Dream)
+  const dreamAttempt = yield* Effect.serviceOption(DreamAttempt)
   const scope = yield* Effect.scope
 
   const generation = yield* Ref.make(0)
@@ -141,6 +158,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
   const current = yield* Ref.make<Fiber.RuntimeFiber<void, never> | undefined>(undefined)
   const trailing = yield* Ref.make(false)
   const fibers = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
+  /** The dream in flight in this session (at most one; turns that settle meanwhile do not queue another). */
+  const dreamCurrent = yield* Ref.make<Fiber.RuntimeFiber<void, never> | undefined>(undefined)
 
   const safe = <A>(effect: Effect.Effect<A>, fallback: A): Effect.Effect<A> =>
     // A stale host context (after reload) throws: treat it as "no longer valid" rather than a crash.
@@ -159,6 +178,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
     yield* Ref.update(generation, (g) => g + 1)
     yield* FiberSet.clear(fibers)
     yield* Ref.set(current, undefined)
+    yield* Ref.set(dreamCurrent, undefined)
     yield* Ref.set(trailing, false)
     yield* Ref.set(captured, undefined)
     yield* Ref.set(active, undefined)
@@ -371,10 +391,201 @@ export const makeBackgroundSession = Effect.gen(function*() {
       yield* Ref.update(generation, (g) => g + 1)
       yield* FiberSet.clear(fibers)
       yield* Ref.set(current, undefined)
+      yield* Ref.set(dreamCurrent, undefined)
       yield* Ref.set(trailing, false)
     })
 
   const idle = FiberSet.awaitEmpty(fibers)
+
+  // ---- Dream: dispatched after the same settled turns, on its own lock, never waiting for the extractor. ----
+
+  const statePathsOf = (a: Active) => ({ rootDir: a.location.memoryRootDir, legacyFile: a.location.legacyStatePath })
+
+  const dreamCheckRequest = (a: Active) =>
+    Effect.gen(function*() {
+      const where = bgHost.sessionDir === undefined ? undefined : yield* safe(bgHost.sessionDir, undefined)
+      if (where === undefined || where.dir === "") return undefined
+      const roots = new Map<string, boolean>()
+      // In a directory shared by several projects, a session counts when its cwd lies in this project.
+      const belongsToProject = (cwd: string | undefined) =>
+        Effect.gen(function*() {
+          if (cwd === undefined) return false
+          const known = roots.get(cwd)
+          if (known !== undefined) return known
+          const located = yield* locator.locate(cwd).pipe(Effect.option)
+          const ours = Option.isSome(located) && located.value.projectRoot === a.location.projectRoot
+          roots.set(cwd, ours)
+          return ours
+        })
+      return {
+        paths: statePathsOf(a),
+        sessionDir: where.dir,
+        currentSessionId: yield* safe(host.sessionId, undefined),
+        thresholds: a.background.dreamThresholds,
+        ...(where.shared ? { belongsToProject } : {})
+      } satisfies DreamCheckRequest
+    })
+
+  const dreamDetail = (r: DreamTaskResult): string => {
+    const how = r.stop === "api-error" ? `model error: ${r.errorMessage ?? "unknown"}` : r.stop === "max-turns" ? "turn limit reached" : "done"
+    const index = r.index.overTarget
+      ? `; MEMORY.md is over 160 lines or 20,000 characters (${r.index.lines} lines, ${r.index.chars} characters): later additions may be cut off`
+      : ""
+    return `${how}${index}`
+  }
+
+  /**
+   * One dream, when due (or by hand), start to finish. Returns the record when there was a run or a skip worth
+   * keeping, undefined when not due. Never fails: failures are part of the record.
+   */
+  const dreamOnce = (trigger: "turn" | "manual"): Effect.Effect<RunRecord | undefined> =>
+    Effect.gen(function*() {
+      const base = { kind: "dream" as const, trigger, filesChanged: [], turns: 0, usage: zeroRunUsage }
+      const a = yield* Ref.get(active)
+      const startedIn = yield* Ref.get(generation)
+      if (Option.isNone(dreamService) || Option.isNone(dreamAttempt)) {
+        return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: "the dream is not available" } satisfies RunRecord) : undefined
+      }
+      const attempt = dreamAttempt.value
+      if (a === undefined) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord) : undefined
+      const invalid = yield* Effect.flip(validity(startedIn)).pipe(Effect.option)
+      if (Option.isSome(invalid)) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord) : undefined
+      const request = yield* dreamCheckRequest(a)
+      if (request === undefined) {
+        return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: "this session keeps no session files" } satisfies RunRecord) : undefined
+      }
+      // By hand: a fresh scan for the prompt's session list, no thresholds. After a turn: time first, then the scan.
+      const decided = trigger === "manual"
+        ? yield* attempt.sessionsNow(request).pipe(Effect.map((sessions) => ({ sessions, expectedVersion: undefined })), Effect.either)
+        : yield* attempt.check(request).pipe(
+          Effect.map((c) => (c._tag === "Due" ? { sessions: c.sessions, expectedVersion: c.stateVersion } : undefined)),
+          Effect.either
+        )
+      if (decided._tag === "Left") {
+        const record = { ...base, at: Date.now(), outcome: "failed", detail: decided.left.reason } satisfies RunRecord
+        yield* saveRun(a, record)
+        return record
+      }
+      if (decided.right === undefined) return undefined
+      const { sessions, expectedVersion } = decided.right
+      const usage = yield* Ref.make(zeroRunUsage)
+      const cwd = yield* host.cwd
+      const sessionId = yield* safe(host.sessionId, "no-session")
+      const onUsage = (u: Usage | undefined) =>
+        Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
+      const onChange = (change: MemoryChange) =>
+        Effect.gen(function*() {
+          const idleNow = yield* safe(host.isIdle, true)
+          yield* safe(host.sendHidden(UPDATE_MESSAGE, changeNotice("dream", change), idleNow ? "nextTurn" : "steer"), undefined)
+        })
+      const model = yield* registry.resolve(a.background.dream.model).pipe(Effect.either)
+      if (model._tag === "Left") {
+        const record = { ...base, at: Date.now(), outcome: "failed", detail: model.left.message } satisfies RunRecord
+        yield* saveRun(a, record)
+        return record
+      }
+      const run = attempt.run({
+        paths: request.paths,
+        sessions,
+        ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+        task: (ids) =>
+          dreamService.value.consolidate({
+            location: a.location,
+            cwd,
+            sessionDir: request.sessionDir,
+            sessionIds: ids,
+            model: model.right as Model<Api>,
+            taskSessionId: `${sessionId}-memory-dream`,
+            maxTurns: a.background.dream.maxTurns,
+            maxTokens: a.background.dream.maxTokens,
+            check: validity(startedIn),
+            onChange,
+            onUsage,
+            onStart: bgHost.setStatus("memory: dreaming")
+          })
+      })
+      const recordStopped = Ref.get(usage).pipe(
+        Effect.flatMap((spent) =>
+          saveRun(a, { ...base, at: Date.now(), outcome: "stopped", detail: "interrupted", turns: spent.requests, usage: spent })
+        )
+      )
+      const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus(undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
+      const spent = yield* Ref.get(usage)
+      const relativeToMemory = (p: string) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)
+      const record: RunRecord = Exit.match(exit, {
+        onSuccess: (o: DreamRunOutcome<DreamTaskResult>): RunRecord =>
+          o._tag === "Busy"
+            ? { ...base, at: Date.now(), outcome: "busy", detail: "dream.lock is held" }
+            : o._tag === "Superseded"
+            ? { ...base, at: Date.now(), outcome: "skipped", detail: "another session started a dream first" }
+            : o._tag === "Failed"
+            ? {
+              ...base,
+              at: Date.now(),
+              outcome: "failed",
+              detail: `${o.reason}${o.rolledBack ? " (the attempt time was rolled back)" : ""}`,
+              turns: spent.requests,
+              usage: spent
+            }
+            : {
+              ...base,
+              at: Date.now(),
+              outcome: "ran",
+              detail: dreamDetail(o.value),
+              filesChanged: o.value.filesChanged.map(relativeToMemory),
+              turns: o.value.turns,
+              usage: spent
+            },
+        onFailure: (cause): RunRecord => ({
+          ...base,
+          at: Date.now(),
+          outcome: Cause.isInterruptedOnly(cause) ? "stopped" : "failed",
+          detail: Cause.isInterruptedOnly(cause)
+            ? "interrupted"
+            : Option.match(Cause.failureOption(cause), { onNone: () => Cause.pretty(cause).split("\n")[0] ?? "unknown", onSome: (e) => e.reason }),
+          turns: spent.requests,
+          usage: spent
+        })
+      })
+      if (!(Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause))) yield* saveRun(a, record)
+      return record
+    })
+
+  /** Starts a dream fiber unless one runs in this session; returns the fiber in flight. */
+  const dispatchDream = (trigger: "turn" | "manual", result?: (r: RunRecord | undefined) => void) =>
+    Effect.gen(function*() {
+      const running = yield* Ref.get(dreamCurrent)
+      if (running !== undefined) return running
+      const fiber = yield* FiberSet.run(
+        fibers,
+        // Like the extraction: the settled turn's handler returns before the check reads state or scans.
+        nextMacrotask.pipe(
+          Effect.zipRight(dreamOnce(trigger)),
+          Effect.tap((r) => Effect.sync(() => result?.(r))),
+          Effect.asVoid,
+          Effect.ensuring(Ref.set(dreamCurrent, undefined))
+        )
+      )
+      yield* Ref.set(dreamCurrent, fiber)
+      return fiber
+    })
+
+  const dreamNow = Effect.gen(function*() {
+    const running = yield* Ref.get(dreamCurrent)
+    if (running !== undefined) yield* Fiber.await(running)
+    let record: RunRecord | undefined
+    const fiber = yield* dispatchDream("manual", (r) => void (record = r))
+    yield* Fiber.await(fiber)
+    return record ?? ({ kind: "dream", at: Date.now(), trigger: "manual", outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroRunUsage } satisfies RunRecord)
+  })
+
+  const dreamStatus = Effect.gen(function*() {
+    const a = yield* Ref.get(active)
+    if (a === undefined || Option.isNone(dreamAttempt)) return undefined
+    const last = yield* dreamAttempt.value.lastDreamAt(statePathsOf(a)).pipe(Effect.orElseSucceed(() => null))
+    const t = a.background.dreamThresholds
+    return { lastDreamAt: last, eligibleAt: eligibleAt(last, t), minSessions: t.minSessions }
+  })
 
   const shutdown = (reason: string) =>
     Effect.gen(function*() {
@@ -386,8 +597,10 @@ export const makeBackgroundSession = Effect.gen(function*() {
     start,
     captureRequest,
     messageEnded,
-    settled: (aborted) => (aborted ? Effect.void : Effect.asVoid(dispatch("turn"))),
+    // Extraction and dream are dispatched side by side; neither waits for the other.
+    settled: (aborted) => (aborted ? Effect.void : Effect.asVoid(Effect.zip(dispatch("turn"), dispatchDream("turn")))),
     extractNow: extractAfterCurrent("manual"),
+    dreamNow,
     beforeCompact: Effect.asVoid(extractAfterCurrent("compaction")),
     invalidate,
     shutdown,
@@ -395,7 +608,9 @@ export const makeBackgroundSession = Effect.gen(function*() {
       return {
         running: (yield* Ref.get(current)) !== undefined,
         runs: yield* Ref.get(runs),
-        totals: yield* Ref.get(totals)
+        totals: yield* Ref.get(totals),
+        dreaming: (yield* Ref.get(dreamCurrent)) !== undefined,
+        dream: yield* dreamStatus
       } satisfies BackgroundStatus
     }),
     idle

@@ -78,6 +78,10 @@ export type DreamRunOutcome<A> =
 
 export interface DreamAttemptShape {
   readonly check: (request: DreamCheckRequest) => Effect.Effect<DreamCheck, DreamCheckFailed>
+  /** The other sessions updated since the last attempt, scanned now whatever the throttle says (a dream run by hand). */
+  readonly sessionsNow: (request: DreamCheckRequest) => Effect.Effect<ReadonlyArray<string>, DreamCheckFailed>
+  /** The last attempt time on record, for status displays. */
+  readonly lastDreamAt: (paths: StatePaths) => Effect.Effect<number | null, DreamCheckFailed>
   readonly run: <A>(request: DreamRunRequest<A>) => Effect.Effect<DreamRunOutcome<A>, DreamCheckFailed>
 }
 
@@ -114,6 +118,24 @@ export const makeDreamAttempt = Effect.gen(function*() {
     return { _tag: "Due", sessions, ...base } satisfies DreamCheck
   })
 
+  const sessionsNow = Effect.fn("DreamAttempt.sessionsNow")(function*(request: DreamCheckRequest) {
+    const snapshot = yield* state.read(request.paths).pipe(Effect.mapError(reasonOf))
+    const scan = yield* scanner.scan({
+      sessionDir: request.sessionDir,
+      intervalMs: 0,
+      ...(request.belongsToProject !== undefined ? { belongsToProject: request.belongsToProject } : {})
+    }).pipe(
+      Effect.catchTag("FsError", (e) =>
+        e.reason === "NotFound" ? Effect.succeed({ _tag: "Scanned" as const, files: [], skipped: 0 }) : Effect.fail(reasonOf(e)))
+    )
+    return scan._tag === "Scanned"
+      ? recentSessions(scan.files, { lastDreamAt: snapshot.state.lastDreamAt, currentSessionId: request.currentSessionId })
+      : []
+  })
+
+  const lastDreamAt = (paths: StatePaths) =>
+    state.read(paths).pipe(Effect.map((s) => s.state.lastDreamAt), Effect.mapError(reasonOf))
+
   const run = <A>(request: DreamRunRequest<A>): Effect.Effect<DreamRunOutcome<A>, DreamCheckFailed> => {
     const attempt = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
@@ -146,7 +168,7 @@ export const makeDreamAttempt = Effect.gen(function*() {
     )
   }
 
-  return { check, run } satisfies DreamAttemptShape
+  return { check, sessionsNow, lastDreamAt, run } satisfies DreamAttemptShape
 })
 
 export class DreamAttempt extends Context.Tag("pm/DreamAttempt")<DreamAttempt, DreamAttemptShape>() {

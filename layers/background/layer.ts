@@ -1,16 +1,27 @@
-/** The background subsystem's layer graph: BackgroundSession over the Extractor, the writer and the bash guard. */
+/** The background subsystem's layer graph: BackgroundSession over the Extractor and the Dream, the writer and the bash guard. */
 import * as Layer from "effect/Layer"
 import { rejected } from "../../src/bash/classify.ts"
 import { BashGuard } from "../BashGuard.ts"
 import { MemoryWriter } from "../MemoryWriter.ts"
 import { BackgroundSession } from "./BackgroundSession.ts"
+import { Dream } from "./Dream.ts"
+import { DreamAttempt } from "./DreamAttempt.ts"
 import { Extractor } from "./Extractor.ts"
+import { SessionScanner } from "./SessionScanner.ts"
 
 /** A bash parser that cannot load refuses every command instead of taking the whole extension down. */
 const guardLayer = BashGuard.layer.pipe(
   Layer.catchAll((e) => BashGuard.layerConstant(rejected(`the bash checker is unavailable (${e.message})`)))
 )
 
-export const extractorLayer = Extractor.layer.pipe(Layer.provide(Layer.merge(MemoryWriter.layer, guardLayer)))
+const writerAndGuard = Layer.merge(MemoryWriter.layer, guardLayer)
 
-export const backgroundLayer = BackgroundSession.layer.pipe(Layer.provide(extractorLayer))
+export const extractorLayer = Extractor.layer.pipe(Layer.provide(writerAndGuard))
+
+/** The dream task and its attempt rules (`dream.lock`, `lastDreamAt`, the session-directory scan). */
+export const dreamLayer = Layer.merge(
+  Dream.layer.pipe(Layer.provide(writerAndGuard)),
+  DreamAttempt.layer.pipe(Layer.provide(SessionScanner.layer))
+)
+
+export const backgroundLayer = BackgroundSession.layer.pipe(Layer.provide(Layer.merge(extractorLayer, dreamLayer)))

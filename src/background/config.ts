@@ -1,9 +1,11 @@
 /**
- * The background tasks' keys of `config.json`: `extractor` and `dream`, each `{ model?, maxTurns?, maxTokens? }`.
+ * The background tasks' keys of `config.json`: `extractor` and `dream`, each `{ model?, maxTurns?, maxTokens? }`; `dream`
+ * also takes when it becomes due: `{ minHours?, minSessions?, scanIntervalMinutes? }`.
  * Decoded key by key like the rest of the file: a bad value falls back to its default with one warning.
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { DEFAULT_DREAM_THRESHOLDS, type DreamThresholds } from "./dreamSchedule.ts"
 
 export interface BackgroundTaskConfig {
   /** `provider/model-id`; undefined: the session's model. */
@@ -15,17 +17,25 @@ export interface BackgroundTaskConfig {
 export interface BackgroundConfig {
   readonly extractor: BackgroundTaskConfig
   readonly dream: BackgroundTaskConfig
+  readonly dreamThresholds: DreamThresholds
 }
 
 export const defaultBackgroundConfig: BackgroundConfig = {
   extractor: { model: undefined, maxTurns: 5, maxTokens: 8_192 },
-  dream: { model: undefined, maxTurns: 50, maxTokens: 16_384 }
+  dream: { model: undefined, maxTurns: 50, maxTokens: 16_384 },
+  dreamThresholds: DEFAULT_DREAM_THRESHOLDS
 }
 
 const fields = {
   model: Schema.String.pipe(Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })),
   maxTurns: Schema.Int.pipe(Schema.between(1, 200)),
   maxTokens: Schema.Int.pipe(Schema.between(256, 1_000_000))
+}
+
+const thresholdFields = {
+  minHours: Schema.Number.pipe(Schema.between(0, 24 * 365)),
+  minSessions: Schema.Int.pipe(Schema.between(0, 10_000)),
+  scanIntervalMinutes: Schema.Number.pipe(Schema.between(0, 24 * 60))
 }
 
 export const decodeBackgroundConfig = (
@@ -40,7 +50,7 @@ export const decodeBackgroundConfig = (
     return { config: defaultBackgroundConfig, warnings }
   }
   const raw = typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : {}
-  const section = (name: keyof BackgroundConfig): BackgroundTaskConfig => {
+  const section = (name: "extractor" | "dream"): BackgroundTaskConfig => {
     const defaults = defaultBackgroundConfig[name]
     const value = raw[name]
     if (value === undefined) return defaults
@@ -62,5 +72,23 @@ export const decodeBackgroundConfig = (
       maxTokens: pick("maxTokens", fields.maxTokens, defaults.maxTokens)
     }
   }
-  return { config: { extractor: section("extractor"), dream: section("dream") }, warnings }
+  const thresholds = (): DreamThresholds => {
+    const defaults = DEFAULT_DREAM_THRESHOLDS
+    const value = raw["dream"]
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return defaults
+    const obj = value as Record<string, unknown>
+    const pick = (key: keyof typeof thresholdFields, fallback: number): number => {
+      if (obj[key] === undefined) return fallback
+      const decoded = Schema.decodeUnknownEither(thresholdFields[key])(obj[key])
+      if (Either.isRight(decoded)) return decoded.right
+      warnings.push(`${file}: "dream.${key}" is invalid; using the default.`)
+      return fallback
+    }
+    return {
+      minHours: pick("minHours", defaults.minHours),
+      minSessions: pick("minSessions", defaults.minSessions),
+      scanIntervalMs: pick("scanIntervalMinutes", defaults.scanIntervalMs / 60_000) * 60_000
+    }
+  }
+  return { config: { extractor: section("extractor"), dream: section("dream"), dreamThresholds: thresholds() }, warnings }
 }

@@ -77,6 +77,8 @@ export interface HarnessOptions {
   readonly extensionsBefore?: ReadonlyArray<string>
   /** The temporary folder holding project/ and agent/ (made when not given). */
   readonly base?: string
+  /** Persist sessions as `.jsonl` files in this directory (in memory when not given). */
+  readonly sessionDir?: string
 }
 
 export interface Harness {
@@ -166,10 +168,9 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     const r = await createAgentSessionFromServices({ services, sessionManager, sessionStartEvent, model: faux.getModel(options.models?.[0] ?? "faux-1"), thinkingLevel: "off" } as any)
     return { ...r, services, diagnostics: services.diagnostics }
   }
-  const runtime = await createAgentSessionRuntime(createRuntime as any, { cwd, agentDir, sessionManager: SessionManager.inMemory(cwd) } as any)
+  const sessionManager = options.sessionDir === undefined ? SessionManager.inMemory(cwd) : SessionManager.create(cwd, options.sessionDir)
+  const runtime = await createAgentSessionRuntime(createRuntime as any, { cwd, agentDir, sessionManager } as any)
   const session = (runtime as any).session
-  const runner = session.extensionRunner
-  runner.onError((e: any) => notifications.push({ message: `EXTENSION ERROR ${e.event}: ${e.error}`, level: "error" }))
   const uiContext = new Proxy(
     {
       notify: (message: string, level = "info") => notifications.push({ message, level }),
@@ -177,10 +178,17 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     } as Record<string, unknown>,
     { get: (t, k) => (typeof k === "string" && k in t ? t[k] : () => undefined) }
   )
-  await session.bindExtensions({ uiContext })
-  // Trust as Pi reports it through ctx.isProjectTrusted(), read at each check: the test can revoke it mid-task.
-  const hostTrust = runner.isProjectTrustedFn
-  runner.isProjectTrustedFn = () => h.trusted && hostTrust()
+  const bind = async (current: any) => {
+    const currentRunner = current.extensionRunner
+    currentRunner.onError((e: any) => notifications.push({ message: `EXTENSION ERROR ${e.event}: ${e.error}`, level: "error" }))
+    await current.bindExtensions({ uiContext })
+    // Trust as Pi reports it through ctx.isProjectTrusted(), read at each check: the test can revoke it mid-task.
+    const hostTrust = currentRunner.isProjectTrustedFn
+    currentRunner.isProjectTrustedFn = () => h.trusted && hostTrust()
+  }
+  await bind(session)
+  // A new session (runtime.newSession()) gets the same UI and trust.
+  ;(runtime as any).setRebindSession(bind)
   return Object.assign(h, {
     base,
     cwd,
@@ -192,9 +200,9 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     session,
     runtime,
     faux,
-    prompt: (text: string) => session.prompt(text) as Promise<void>,
+    prompt: (text: string) => (runtime as any).session.prompt(text) as Promise<void>,
     ofKind: (kind: Recorded["kind"]) => requests.filter((r) => r.kind === kind),
-    branch: () => session.sessionManager.getBranch() as Array<any>,
+    branch: () => (runtime as any).session.sessionManager.getBranch() as Array<any>,
     dispose: async () => {
       await (runtime as any).dispose()
       rmSync(base, { recursive: true, force: true })
