@@ -88,15 +88,27 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
     holder.current = ctx
   }
 
+  // The hook sees Pi's session messages (custom notices, summaries, bash runs among them); what the provider gets is
+  // their conversion, done by Pi's own `convertToLlm`. A background fork reuses that prefix, so it captures the
+  // converted form, byte for byte what the parent sent. Pi is loaded already; the import only looks it up.
+  let toLlm: ((messages: Array<any>) => Array<unknown>) | undefined
+  const loadToLlm = async () => {
+    toLlm ??= (await import("@earendil-works/pi-coding-agent")).convertToLlm as (messages: Array<any>) => Array<unknown>
+  }
+
   pi.on("session_start", async (_event, ctx) => {
     hold(ctx)
+    await loadToLlm().catch(() => undefined)
     await session((s) => s.start)
     await background((b) => b.start)
   })
   pi.on("context_with_system", (event, ctx) => {
     hold(ctx)
     const m = ctx.model
-    void background((b) => b.captureRequest(event.messages, m === undefined ? undefined : { provider: m.provider, api: m.api, id: m.id }))
+    // Without the converter (it failed to load) nothing is captured, so tasks use independent requests.
+    const messages = toLlm === undefined ? undefined : toLlm(event.messages as Array<any>)
+    const model = m === undefined || messages === undefined ? undefined : { provider: m.provider, api: m.api, id: m.id }
+    void background((b) => b.captureRequest(messages ?? [], model))
     return undefined
   })
   pi.on("before_agent_start", async (event, ctx) => {

@@ -78,6 +78,17 @@ describe("extraction after a settled turn", () => {
     expect(notices.map(textOf).join("\n")).toContain("deploys.md")
     // The background loop never entered the transcript.
     expect(next.messages.some((m: any) => textOf(m).includes(TOOLS_HEADING))).toBe(false)
+
+    // The next extraction forks from a prefix that holds those notices: it receives them as Pi sent them to the
+    // provider (user messages with text blocks), and its request succeeds.
+    h.background = () => say("Nothing to save.")
+    await h.prompt("/memory extract")
+    const fork = h.ofKind("background").at(-1)!
+    expect(fork.messages.some((m: any) => m.role === "custom")).toBe(false)
+    const forkedNotice = fork.messages.find((m: any) => m.role === "user" && textOf(m).includes("background memory extractor"))
+    expect(forkedNotice?.content).toEqual(expect.arrayContaining([expect.objectContaining({ type: "text" })]))
+    const afterNotice = JSON.parse(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env, encoding: "utf8" }))
+    expect(afterNotice.background.extract).toMatchObject({ outcome: "ran", trigger: "turn" })
   })
 })
 
