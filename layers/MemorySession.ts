@@ -37,6 +37,7 @@ import {
   type RecallEntryData
 } from "../src/recallState.ts"
 import { sanitizeMemoryText, systemReminder } from "../src/sanitize.ts"
+import { credentialInWrite } from "../src/secretsGuard.ts"
 import { stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
 import { couldTouchMemory, guardedToolPath, isWithin, resolveToolPath, uncheckedReason, untrustedReason } from "../src/toolPath.ts"
@@ -393,10 +394,32 @@ export const makeMemorySession = Effect.gen(function* () {
       })
     )
 
+  /**
+   * The credential guard for the main agent's `write` and `edit` into memory: blocked, with the kind and line, when
+   * the file would hold a secret it did not hold before. Never blocks on its own failure (the write is not memory's).
+   */
+  const credentialBlock = (toolName: string, input: Record<string, unknown>) =>
+    Effect.gen(function* () {
+      if (toolName !== "write" && toolName !== "edit") return undefined
+      const a = yield* usable
+      if (a === undefined) return undefined
+      const file = yield* memoryFileOf(a, yield* host.cwd, input["path"])
+      if (file === undefined) return undefined
+      const current = toolName === "edit"
+        ? yield* fs.readRegularFile(join(a.location.memoryDir, file), 16 << 20).pipe(
+          Effect.map((r) => Buffer.from(r.bytes).toString("utf8")),
+          Effect.orElseSucceed(() => undefined)
+        )
+        : undefined
+      const reason = credentialInWrite(toolName, input, current, sanitizeMemoryText(file))
+      return reason === undefined ? undefined : ({ block: true, reason } satisfies ToolBlock)
+    }).pipe(Effect.catchAllCause(() => Effect.succeed(undefined)))
+
   const toolCall = (toolName: string, input: Record<string, unknown>) =>
     Effect.gen(function* () {
       const raw = guardedToolPath(toolName, input)
-      if (raw === undefined || (yield* host.isTrusted)) return undefined
+      if (raw === undefined) return undefined
+      if (yield* host.isTrusted) return yield* credentialBlock(toolName, input)
       const abs = resolveToolPath(raw, yield* host.cwd, homedir())
       if (abs === undefined) return undefined
       const real = yield* canonical(abs)

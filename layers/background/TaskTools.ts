@@ -17,6 +17,7 @@ import { access, glob, mkdtemp, readFile, rename, rm, stat } from "node:fs/promi
 import { homedir, tmpdir } from "node:os"
 import { basename, isAbsolute, join, relative, resolve } from "node:path"
 import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
+import { detectSecrets, secretRefusalReason } from "../../src/secrets.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { type BashGuardShape, runDelete } from "../BashGuard.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
@@ -78,6 +79,19 @@ const nodeGlob = async (pattern: string, cwd: string, options: { ignore: Array<s
   return found
 }
 
+/** A file as the model knows it: relative to memory when inside it. */
+const memoryLabel = (memoryDir: string, absolutePath: string): string =>
+  isInsideDir(memoryDir, absolutePath) ? relative(memoryDir, absolutePath).split("\\").join("/") : absolutePath
+
+/**
+ * The credential guard on the final content of a write or edit: nothing is written when it holds a secret, and the
+ * model is told which kind and where (never the value), so it can redact and retry.
+ */
+export const refuseCredentials = (memoryDir: string, absolutePath: string, content: string): void => {
+  const findings = detectSecrets(content)
+  if (findings.length > 0) throw new Error(secretRefusalReason(findings, memoryLabel(memoryDir, absolutePath)))
+}
+
 const run = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>): Promise<A> =>
   Effect.runPromise(Effect.mapError(effect, (e) => new Error(e.message)))
 
@@ -98,6 +112,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       // The writer creates missing folders inside memory itself; nothing is ever created elsewhere.
       mkdir: async () => undefined,
       writeFile: async (absolutePath, content) => {
+        refuseCredentials(memoryDir, absolutePath, content)
         const result = await run(writer.write(absolutePath, content))
         await changed({ op: "write", path: result.path })
       }
@@ -115,6 +130,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         return bytes
       },
       writeFile: async (absolutePath, content) => {
+        refuseCredentials(memoryDir, absolutePath, content)
         const before = editSeen.get(absolutePath)
         const edits = pendingEdits.get(absolutePath) ?? []
         const exact = before === undefined ? undefined : applyEdits(before, edits)
