@@ -13,13 +13,17 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
-import { access, glob, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises"
+import { access, glob, mkdtemp, readFile, realpath, rename, rm, stat } from "node:fs/promises"
 import { homedir, tmpdir } from "node:os"
-import { basename, isAbsolute, join, relative, resolve } from "node:path"
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path"
+import { decodeConfig } from "../../src/config.ts"
+import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../../src/protectedPaths.ts"
 import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
 import { detectSecrets, secretRefusalReason } from "../../src/secrets.ts"
+import { configPathOf, storageRootOf } from "../../src/storage.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { type BashGuardShape, runDelete } from "../BashGuard.ts"
+import { agentDirFromEnv } from "../ConfigService.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
 
 export const BACKGROUND_TOOL_NAMES = ["read", "find", "grep", "write", "edit", "bash"] as const
@@ -52,6 +56,8 @@ export interface TaskToolsOptions {
   /** Task validity; fails once the task may no longer act. */
   readonly check: Effect.Effect<void, TaskInvalid>
   readonly onChange: (change: MemoryChange) => Effect.Effect<void>
+  /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
+  readonly protection?: ProtectionOptions
 }
 
 export interface TaskToolSet {
@@ -68,11 +74,17 @@ const textResult = (text: string): ToolResult => ({ content: [{ type: "text", te
 /** fd matches a pattern without a slash against file names anywhere below the search folder. */
 const globPattern = (pattern: string): string => (pattern.includes("/") ? pattern : `**/${pattern}`)
 
-const nodeGlob = async (pattern: string, cwd: string, options: { ignore: Array<string>; limit: number }): Promise<Array<string>> => {
+const nodeGlob = async (
+  pattern: string,
+  cwd: string,
+  options: { ignore: Array<string>; limit: number },
+  hidden: (absolutePath: string) => Promise<boolean> = async () => false
+): Promise<Array<string>> => {
   const found: Array<string> = []
   const skip = (p: string) => /(^|\/)(node_modules|\.git)(\/|$)/.test(p)
   for await (const entry of glob(globPattern(pattern), { cwd, exclude: skip })) {
     if (skip(entry)) continue
+    if (await hidden(resolve(cwd, entry))) continue
     found.push(resolve(cwd, entry))
     if (found.length >= options.limit) break
   }
@@ -92,6 +104,61 @@ export const refuseCredentials = (memoryDir: string, absolutePath: string, conte
   if (findings.length > 0) throw new Error(secretRefusalReason(findings, memoryLabel(memoryDir, absolutePath)))
 }
 
+/** The protection settings of the user's config.json (user-level `protectedPaths`), for tools built without them. */
+export const loadProtection = async (): Promise<ProtectionOptions> => {
+  const home = homedir()
+  const agentDir = agentDirFromEnv(process.env, home)
+  const configPath = configPathOf(storageRootOf(agentDir))
+  const text = await readFile(configPath, "utf8").catch(() => undefined)
+  const settings = text === undefined ? undefined : decodeConfig(configPath, text, home).config.protectedPaths
+  return { home, agentDir, exceptions: settings?.exceptions ?? [], extraProtections: settings?.extraProtections ?? [] }
+}
+
+/**
+ * Why a background task may not open `absolutePath`, or undefined. Checked on the path as asked and on its real path
+ * (symlinks resolved; for a missing file, its folder's); package-manager configs are protected when they hold a token.
+ */
+export const protectedReason = async (absolutePath: string, protection: ProtectionOptions): Promise<string | undefined> => {
+  const real = await realpath(absolutePath).catch(async () => {
+    const parent = await realpath(dirname(absolutePath)).catch(() => undefined)
+    return parent === undefined ? undefined : join(parent, basename(absolutePath))
+  })
+  const verdict = isProtectedPath(absolutePath, protection, real)
+  if (verdict.protected) return verdict.reason
+  if (verdict.contentCheck === undefined) return undefined
+  const text = await readFile(real ?? absolutePath, "utf8").catch(() => undefined)
+  if (text === undefined) return undefined
+  const byContent = protectedByContent(absolutePath, verdict.contentCheck, text)
+  return byContent.protected ? byContent.reason : undefined
+}
+
+export const protectedRefusal = (reason: string): string =>
+  `Refused: ${reason}. Background memory tasks never open credential stores; leave it out (memory must never hold ` +
+  "credentials) and carry on with the other files."
+
+/** The file named by one line of Pi's grep output (`path:N: text`, or `path-N- text` for context), every reading of it. */
+const grepLinePaths = (line: string): Array<string> => {
+  const paths: Array<string> = []
+  for (const m of line.matchAll(/(?::(\d+): |-(\d+)- )/g)) paths.push(line.slice(0, m.index))
+  return paths
+}
+
+/**
+ * Words of a shell command that could name a file: split on blanks and operators, quotes removed, `~` and `$HOME`
+ * expanded. Conservative: every word is checked, an option's `=value` too.
+ */
+export const commandWords = (command: string, home: string): Array<string> => {
+  const words: Array<string> = []
+  for (const raw of command.split(/[\s;|&<>()`]+/)) {
+    const word = raw.replace(/["']/g, "").replace(/^\$\{?HOME\}?(?=\/|$)/, home).replace(/^~(?=\/|$)/, home)
+    if (word === "") continue
+    words.push(word)
+    const eq = word.indexOf("=")
+    if (eq > 0 && eq < word.length - 1) words.push(word.slice(eq + 1))
+  }
+  return words
+}
+
 const run = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>): Promise<A> =>
   Effect.runPromise(Effect.mapError(effect, (e) => new Error(e.message)))
 
@@ -103,9 +170,24 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   let dead: string | undefined
 
   const changed = (change: MemoryChange) => Effect.runPromise(options.onChange(change))
+  const protection = options.protection ?? await loadProtection()
+  const guardPath = (absolutePath: string) => protectedReason(absolutePath, protection)
+  /** The refusal for a tool's path argument (the searched folder for find and grep, cwd by default). */
+  const refusePath = async (raw: unknown): Promise<ToolResult | undefined> => {
+    const requested = typeof raw === "string" && raw !== "" ? raw : "."
+    const absolute = resolveToolPath(requested, cwd, homedir())
+    if (absolute === undefined) return undefined
+    const reason = await guardPath(absolute)
+    return reason === undefined ? undefined : errorResult(protectedRefusal(reason))
+  }
 
   const readDef = pi.createReadToolDefinition(cwd)
-  const findDef = pi.createFindToolDefinition(cwd, { operations: { exists: existsSync, glob: nodeGlob } })
+  const findDef = pi.createFindToolDefinition(cwd, {
+    operations: {
+      exists: existsSync,
+      glob: (pattern, searchCwd, o) => nodeGlob(pattern, searchCwd, o, async (p) => (await guardPath(p)) !== undefined)
+    }
+  })
   const grepDef = pi.createGrepToolDefinition(cwd)
   const writeDef = pi.createWriteToolDefinition(cwd, {
     operations: {
@@ -164,6 +246,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     def.execute(id, args, signal, undefined, undefined) as Promise<ToolResult>
 
   const read = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    const refused = await refusePath(args["path"])
+    if (refused !== undefined) return refused
     const raw = typeof args["path"] === "string" ? args["path"] : ""
     const absolute = resolveToolPath(raw, cwd, homedir())
     const before = absolute === undefined ? undefined : await stat(absolute).catch(() => undefined)
@@ -190,7 +274,49 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     return result
   }
 
+  const find = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> =>
+    (await refusePath(args["path"])) ?? viaPi(findDef)(id, args, signal)
+
+  /** grep over a folder may pass through credential stores: their lines are dropped from the output. */
   const grep = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    const refused = await refusePath(args["path"])
+    if (refused !== undefined) return refused
+    const searched = resolveToolPath(typeof args["path"] === "string" && args["path"] !== "" ? args["path"] : ".", cwd, homedir())!
+    const searchedIsDir = await stat(searched).then((s) => s.isDirectory(), () => false)
+    const result = await grepUnfiltered(id, args, signal)
+    if (result.isError === true || !searchedIsDir) return result
+    const verdicts = new Map<string, boolean>()
+    const hides = async (line: string): Promise<boolean> => {
+      for (const path of grepLinePaths(line)) {
+        let hidden = verdicts.get(path)
+        if (hidden === undefined) {
+          hidden = (await guardPath(resolve(searched, path))) !== undefined
+          verdicts.set(path, hidden)
+        }
+        if (hidden) return true
+      }
+      return false
+    }
+    const content: Array<ToolResult["content"][number]> = []
+    let dropped = 0
+    for (const c of result.content) {
+      if (c.type !== "text") {
+        content.push(c)
+        continue
+      }
+      const kept: Array<string> = []
+      for (const line of c.text.split("\n")) {
+        if (await hides(line)) dropped++
+        else kept.push(line)
+      }
+      content.push({ ...c, text: kept.join("\n") })
+    }
+    if (dropped === 0) return result
+    content.push({ type: "text", text: `\n[${dropped} line(s) from protected credential files were left out]` })
+    return { ...result, content }
+  }
+
+  const grepUnfiltered = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
     const controller = new AbortController()
     const onAbort = () => controller.abort()
     signal.addEventListener("abort", onAbort, { once: true })
@@ -226,8 +352,27 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     }
   }
 
+  /** A bash word naming a credential store (as written, or through a link), or matching one as a glob. */
+  const protectedOperand = async (command: string): Promise<string | undefined> => {
+    for (const word of commandWords(command, homedir())) {
+      if (/^-[^=]*$/.test(word)) continue
+      const absolute = resolve(cwd, word)
+      const reason = await guardPath(absolute)
+      if (reason !== undefined) return reason
+      if (/[*?[]/.test(word)) {
+        for await (const match of glob(word, { cwd })) {
+          const hit = await guardPath(resolve(cwd, match))
+          if (hit !== undefined) return hit
+        }
+      }
+    }
+    return undefined
+  }
+
   const bash = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
     const command = typeof args["command"] === "string" ? args["command"] : ""
+    const operand = await protectedOperand(command)
+    if (operand !== undefined) return errorResult(protectedRefusal(operand))
     const verdict = await Effect.runPromise(options.guard.classify(command, { memoryDir, cwd }))
     if (verdict.verdict === "rejected") return errorResult(`Command refused in a background memory task: ${verdict.reason}`)
     if (verdict.verdict === "delete") {
@@ -267,7 +412,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
 
   const tools: ReadonlyArray<TaskTool> = [
     { name: "read", declaration: declare(readDef), execute: guarded("read", read) },
-    { name: "find", declaration: declare(findDef), execute: guarded("find", viaPi(findDef)) },
+    { name: "find", declaration: declare(findDef), execute: guarded("find", find) },
     { name: "grep", declaration: declare(grepDef), execute: guarded("grep", grep) },
     { name: "write", declaration: declare(writeDef), execute: guarded("write", viaPi(writeDef)) },
     { name: "edit", declaration: declare(editDef), execute: guarded("edit", edit) },

@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
@@ -85,5 +85,92 @@ describe("background write and edit: the credential guard", () => {
     const ok = await exec(tools, "edit", { path, edits: [{ oldText: "alpha body", newText: "alpha body, revised" }] })
     expect(ok.isError).not.toBe(true)
     expect(readFileSync(path, "utf8")).toContain("revised")
+  })
+})
+
+describe("background reads: credential stores are never opened", () => {
+  const withStores = async () => {
+    const s = await setup()
+    const home = join(s.base, "home")
+    const agentDir = join(home, ".pi", "agent")
+    mkdirSync(join(home, ".ssh"), { recursive: true })
+    mkdirSync(agentDir, { recursive: true })
+    const token = githubToken()
+    writeFileSync(join(s.cwd, ".env"), `GITHUB_TOKEN=${token}\n`)
+    writeFileSync(join(s.cwd, ".env.example"), "GITHUB_TOKEN=\n")
+    writeFileSync(join(s.cwd, "notes.txt"), "deploy notes: GITHUB_TOKEN comes from the CI store\n")
+    writeFileSync(join(home, ".ssh", "id_ed25519"), `${privateKeyBlock()}\n`)
+    writeFileSync(join(agentDir, "auth.json"), `{"github":"${token}"}\n`)
+    // A harmless name pointing at a credential store.
+    symlinkSync(join(s.cwd, ".env"), join(s.cwd, "settings.txt"))
+    const tools = await runtime.runPromise(
+      Effect.gen(function*() {
+        const writer = yield* MemoryWriter
+        const guard = yield* BashGuard
+        const task = yield* writer.openTask({ memoryDir: s.memoryDir, cwd: s.cwd })
+        return yield* Effect.promise(() =>
+          makeTaskTools({
+            cwd: s.cwd,
+            memoryDir: s.memoryDir,
+            writer: task,
+            guard,
+            check: Effect.void,
+            onChange: () => Effect.void,
+            protection: { home, agentDir, exceptions: [], extraProtections: [] }
+          })
+        )
+      })
+    )
+    return { ...s, tools, home, agentDir, token }
+  }
+
+  it("read refuses .env, a key under ~/.ssh, Pi's auth.json, and a symlink to .env; .env.example is read", async () => {
+    const { tools, cwd, home, agentDir, token } = await withStores()
+    for (const path of [".env", join(home, ".ssh", "id_ed25519"), join(agentDir, "auth.json"), "settings.txt"]) {
+      const result = await exec(tools, "read", { path })
+      expect(result.isError, path).toBe(true)
+      expect(text(result), path).toMatch(/^Refused: .*credential stores/s)
+      expect(text(result)).not.toContain(token)
+    }
+    expect(text(await exec(tools, "read", { path: "settings.txt" }))).toContain("resolves to")
+    expect(text(await exec(tools, "read", { path: join(cwd, ".env.example") }))).toContain("GITHUB_TOKEN=")
+  })
+
+  it("find leaves protected files out of its results and refuses a protected folder", async () => {
+    const { tools, home } = await withStores()
+    const all = text(await exec(tools, "find", { pattern: "*" }))
+    expect(all).toContain("notes.txt")
+    expect(all).not.toContain("settings.txt")
+    const dotted = text(await exec(tools, "find", { pattern: ".env*" })).split("\n")
+    expect(dotted).toContain(".env.example")
+    expect(dotted).not.toContain(".env")
+    const ssh = await exec(tools, "find", { pattern: "*", path: join(home, ".ssh") })
+    expect(ssh.isError).toBe(true)
+    expect(text(ssh)).toContain(".ssh")
+  })
+
+  it("grep drops the lines of protected files (the symlink too) and refuses a protected file", async () => {
+    const { tools, token } = await withStores()
+    const found = await exec(tools, "grep", { pattern: "GITHUB_TOKEN" })
+    expect(found.isError).not.toBe(true)
+    expect(text(found)).toContain("notes.txt")
+    expect(text(found)).not.toContain(token)
+    expect(text(found)).toMatch(/line\(s\) from protected credential files were left out/)
+    const direct = await exec(tools, "grep", { pattern: "GITHUB", path: "settings.txt" })
+    expect(direct.isError).toBe(true)
+    expect(text(direct)).not.toContain(token)
+  })
+
+  it("bash refuses a command naming a credential store as written, through a link, by glob, or via $HOME", async () => {
+    const { tools, token } = await withStores()
+    for (const command of ["cat .env", "head -n 1 settings.txt", "cat .en?", "cat $HOME/.ssh/id_ed25519", "wc -c < ./.env"]) {
+      const result = await exec(tools, "bash", { command })
+      expect(result.isError, command).toBe(true)
+      expect(text(result), command).toMatch(/^Refused: /)
+      expect(text(result)).not.toContain(token)
+    }
+    const ok = await exec(tools, "bash", { command: "cat notes.txt .env.example" })
+    expect(ok.isError).not.toBe(true)
+    expect(text(ok)).toContain("deploy notes")
   })
 })
