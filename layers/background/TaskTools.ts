@@ -56,8 +56,22 @@ export interface TaskToolsOptions {
   /** Task validity; fails once the task may no longer act. */
   readonly check: Effect.Effect<void, TaskInvalid>
   readonly onChange: (change: MemoryChange) => Effect.Effect<void>
+  /** The task's change journal: each change is recorded here before it is published. None: not journaled. */
+  readonly journal?: TaskJournal
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
   readonly protection?: ProtectionOptions
+}
+
+/** One file's change as bytes (null before: created; null after: deleted), the path relative to memory. */
+export interface JournaledChange {
+  readonly file: string
+  readonly before: Uint8Array | null
+  readonly after: Uint8Array | null
+}
+
+export interface TaskJournal {
+  /** Records one change before it is published; a failure refuses the change (nothing unrecorded is published). */
+  readonly record: (change: JournaledChange) => Effect.Effect<void, { readonly message: string }>
 }
 
 export interface TaskToolSet {
@@ -170,6 +184,27 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   let dead: string | undefined
 
   const changed = (change: MemoryChange) => Effect.runPromise(options.onChange(change))
+
+  /**
+   * Journal first, then publish. When the publish fails, the reversal (attempted content back to what the file holds
+   * now) is recorded under the same task, so the task's net change stays true.
+   */
+  const journaled = async <A>(absolutePath: string, after: Uint8Array | null, publish: () => Promise<A>): Promise<A> => {
+    const journal = options.journal
+    if (journal === undefined || !isInsideDir(memoryDir, absolutePath)) return publish()
+    const file = memoryLabel(memoryDir, absolutePath)
+    const current = () => readFile(absolutePath).then((b): Uint8Array | null => b, () => null)
+    const before = await current()
+    if (before === null && after === null) return publish()
+    await run(journal.record({ file, before, after }))
+    try {
+      return await publish()
+    } catch (e) {
+      const now = await current()
+      await run(journal.record({ file, before: after, after: now })).catch(() => undefined)
+      throw e
+    }
+  }
   const protection = options.protection ?? await loadProtection()
   const guardPath = (absolutePath: string) => protectedReason(absolutePath, protection)
   /** The refusal for a tool's path argument (the searched folder for find and grep, cwd by default). */
@@ -195,7 +230,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       mkdir: async () => undefined,
       writeFile: async (absolutePath, content) => {
         refuseCredentials(memoryDir, absolutePath, content)
-        const result = await run(writer.write(absolutePath, content))
+        const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () => run(writer.write(absolutePath, content)))
         await changed({ op: "write", path: result.path })
       }
     }
@@ -218,9 +253,10 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         const exact = before === undefined ? undefined : applyEdits(before, edits)
         // Exact replacements go through the writer's edit (which may re-apply them to a file changed since the read);
         // anything Pi matched loosely is published as a whole-file write under the same baseline rules.
-        const result = exact?._tag === "Applied" && exact.content === content
-          ? await run(writer.edit(absolutePath, edits))
-          : await run(writer.write(absolutePath, content))
+        const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () =>
+          exact?._tag === "Applied" && exact.content === content
+            ? run(writer.edit(absolutePath, edits))
+            : run(writer.write(absolutePath, content)))
         await changed({ op: "edit", path: result.path })
       }
     }
@@ -381,7 +417,11 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       const outcome = await Effect.runPromise(
         runDelete(
           verdict,
-          (path, o) => writer.remove(path, o).pipe(Effect.tap((r) => Effect.sync(() => void (r.removed && gone.push(r.path))))),
+          (path, o) =>
+            Effect.tryPromise({
+              try: () => journaled(resolve(cwd, path), null, () => run(writer.remove(path, o))),
+              catch: (e) => (e instanceof Error ? e : new Error(String(e)))
+            }).pipe(Effect.tap((r) => Effect.sync(() => void (r.removed && gone.push(r.path))))),
           (e) => e.message
         )
       )
