@@ -17,6 +17,7 @@ import { access, glob, mkdtemp, readFile, realpath, rename, rm, stat } from "nod
 import { homedir, tmpdir } from "node:os"
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path"
 import { decodeConfig } from "../../src/config.ts"
+import { deleteAllowed, deleteCapReason, deleteLimit } from "../../src/deleteCap.ts"
 import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../../src/protectedPaths.ts"
 import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
 import { detectSecrets, secretRefusalReason } from "../../src/secrets.ts"
@@ -58,6 +59,11 @@ export interface TaskToolsOptions {
   readonly onChange: (change: MemoryChange) => Effect.Effect<void>
   /** The task's change journal: each change is recorded here before it is published. None: not journaled. */
   readonly journal?: TaskJournal
+  /**
+   * The dream's delete cap: with the number of topics at the start of the task, deletes beyond a quarter of them
+   * (once at least 4 were deleted) are refused with a reason. Off by default.
+   */
+  readonly deleteCap?: { readonly topics: number }
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
   readonly protection?: ProtectionOptions
 }
@@ -74,9 +80,19 @@ export interface TaskJournal {
   readonly record: (change: JournaledChange) => Effect.Effect<void, { readonly message: string }>
 }
 
+export interface DeleteCapStatus {
+  readonly topics: number
+  readonly limit: number
+  readonly deleted: number
+  /** Files whose delete was refused by the cap. */
+  readonly refused: ReadonlyArray<string>
+}
+
 export interface TaskToolSet {
   readonly tools: ReadonlyArray<TaskTool>
   readonly byName: (name: string) => TaskTool | undefined
+  /** The delete cap's figures so far (undefined when the cap is off), for the task's status. */
+  readonly deleteCapStatus?: () => DeleteCapStatus | undefined
   /** Marks the tools dead (every later call fails) and removes the task's temporary folder. */
   readonly close: (reason: string) => Promise<void>
 }
@@ -405,6 +421,23 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     return undefined
   }
 
+  let capDeleted = 0
+  const capRefused: Array<string> = []
+  /** A delete under the cap: refused past the line, counted when a file really went. */
+  const cappedRemove = async (absolutePath: string, remove: () => Promise<{ readonly removed: boolean; readonly path: string }>) => {
+    const cap = options.deleteCap
+    if (cap === undefined) return remove()
+    const exists = await stat(absolutePath).then(() => true, () => false)
+    if (exists && !deleteAllowed(capDeleted + 1, cap.topics)) {
+      const file = memoryLabel(memoryDir, absolutePath)
+      capRefused.push(file)
+      throw new Error(deleteCapReason(file, capDeleted, cap.topics))
+    }
+    const result = await remove()
+    if (result.removed) capDeleted++
+    return result
+  }
+
   const bash = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
     const command = typeof args["command"] === "string" ? args["command"] : ""
     const operand = await protectedOperand(command)
@@ -419,7 +452,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
           verdict,
           (path, o) =>
             Effect.tryPromise({
-              try: () => journaled(resolve(cwd, path), null, () => run(writer.remove(path, o))),
+              try: () =>
+                cappedRemove(resolve(cwd, path), () => journaled(resolve(cwd, path), null, () => run(writer.remove(path, o)))),
               catch: (e) => (e instanceof Error ? e : new Error(String(e)))
             }).pipe(Effect.tap((r) => Effect.sync(() => void (r.removed && gone.push(r.path))))),
           (e) => e.message
@@ -461,6 +495,10 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   return {
     tools,
     byName: (name) => tools.find((t) => t.name === name),
+    deleteCapStatus: () =>
+      options.deleteCap === undefined
+        ? undefined
+        : { topics: options.deleteCap.topics, limit: deleteLimit(options.deleteCap.topics), deleted: capDeleted, refused: [...capRefused] },
     close: async (reason) => {
       dead ??= reason
       for (const log of logs) await rm(log, { force: true }).catch(() => undefined)

@@ -174,3 +174,51 @@ describe("background reads: credential stores are never opened", () => {
     expect(text(ok)).toContain("deploy notes")
   })
 })
+
+describe("the dream's delete cap on the task tools", () => {
+  const withTopics = async (count: number, cap: boolean) => {
+    const s = await setup(cap ? { deleteCap: { topics: count } } : {})
+    const files = Array.from({ length: count }, (_, i) => join(s.memoryDir, `t${i}.md`))
+    for (const [i, f] of files.entries()) writeFileSync(f, TOPIC(`t${i}`, `topic ${i}`))
+    return { ...s, files }
+  }
+
+  it.each([
+    // [topics, deletes tried, deleted]: a quarter of the topics, but always up to 3
+    [8, 5, 3],
+    [12, 5, 3],
+    [16, 5, 4],
+    [16, 4, 4],
+    [20, 7, 5]
+  ])("with %i topics, %i deletes tried: %i go, the rest are refused with a reason; the status says so", async (topics, tried, deleted) => {
+    const { tools, files } = await withTopics(topics, true)
+    const result = await exec(tools, "bash", { command: `rm ${files.slice(0, tried).join(" ")}` })
+    expect(files.slice(0, tried).filter((f) => !existsSync(f))).toHaveLength(deleted)
+    expect(files.slice(deleted).every((f) => existsSync(f))).toBe(true)
+    const status = tools.deleteCapStatus!()!
+    expect(status).toMatchObject({ topics, deleted, refused: files.slice(deleted, tried).map((f) => f.split("/").at(-1)) })
+    if (tried > deleted) {
+      expect(result.isError).toBe(true)
+      expect(text(result)).toContain("delete cap")
+      expect(text(result)).toContain("merge what is worth keeping")
+    } else {
+      expect(result.isError).not.toBe(true)
+    }
+  })
+
+  it("is off unless asked for: the extractor's tools delete without a cap", async () => {
+    const { tools, files } = await withTopics(8, false)
+    const result = await exec(tools, "bash", { command: `rm ${files.slice(0, 5).join(" ")}` })
+    expect(result.isError).not.toBe(true)
+    expect(files.slice(0, 5).some((f) => existsSync(f))).toBe(false)
+    expect(tools.deleteCapStatus!()).toBeUndefined()
+  })
+
+  it("a missing file removed with rm -f does not count against the cap", async () => {
+    const { tools, files, memoryDir } = await withTopics(8, true)
+    const ghosts = [1, 2, 3, 4].map((i) => join(memoryDir, `ghost${i}.md`))
+    await exec(tools, "bash", { command: `rm -f ${ghosts.join(" ")}` })
+    await exec(tools, "bash", { command: `rm ${files.slice(0, 3).join(" ")}` })
+    expect(tools.deleteCapStatus!()).toMatchObject({ deleted: 3, refused: [] })
+  })
+})
