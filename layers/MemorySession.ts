@@ -43,6 +43,9 @@ import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
 import { couldTouchMemory, guardedToolPath, isWithin, resolveToolPath, uncheckedReason, untrustedReason } from "../src/toolPath.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "./FileSystem.ts"
+import { Journal, type UndoResult } from "./Journal.ts"
+import { LockService } from "./LockService.ts"
+import { undoUnderLocks } from "./MemoryUndo.ts"
 import { Host } from "./Host.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { ModelRegistry, type UsageTotals } from "./ModelRegistry.ts"
@@ -116,6 +119,8 @@ export interface MemorySessionShape {
   /** Waits until no prefetch is running (delivered, dropped or interrupted): an event to wait on instead of a time. */
   readonly prefetchesDone: Effect.Effect<void>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, unknown>
+  /** `/memory undo [TASK]`: the newest task not yet undone (or TASK) back to its previous bytes, journaled. */
+  readonly undo: (task?: string) => Effect.Effect<UndoResult, unknown>
 }
 
 interface Active {
@@ -152,6 +157,8 @@ export const makeMemorySession = Effect.gen(function* () {
   const recall = yield* Recall
   const registry = yield* ModelRegistry
   const stateStore = yield* StateStore
+  const journal = yield* Journal
+  const lockService = yield* LockService
   const scope = yield* Effect.scope
 
   const generation = yield* Ref.make(0)
@@ -498,8 +505,18 @@ export const makeMemorySession = Effect.gen(function* () {
       yield* activate
     })
 
+  const undo = (task?: string) =>
+    Effect.gen(function* () {
+      const a = yield* usable
+      if (a === undefined) return yield* Effect.fail(new Error(`project memory is not active: ${(yield* Ref.get(inactiveReason)) ?? "untrusted project"}`))
+      return yield* undoUnderLocks(a.location, { ...(task === undefined ? {} : { task }), session: a.sessionId, model: null }).pipe(
+        Effect.provideService(Journal, journal),
+        Effect.provideService(LockService, lockService)
+      )
+    })
 
   return {
+    undo,
     start: activate,
     rebuild,
     branchChanged: FiberSet.clear(prefetches).pipe(Effect.zipRight(rebuild)),
@@ -521,6 +538,6 @@ export class MemorySession extends Context.Tag("pm/MemorySession")<MemorySession
   static readonly layer: Layer.Layer<
     MemorySession,
     never,
-    Host | FileSystem | ConfigService | ProjectLocator | MemoryStore | Recall | ModelRegistry | StateStore
+    Host | FileSystem | ConfigService | ProjectLocator | MemoryStore | Recall | ModelRegistry | StateStore | Journal | LockService
   > = Layer.scoped(MemorySession, makeMemorySession)
 }

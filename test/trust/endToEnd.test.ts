@@ -141,4 +141,16 @@ describe("a hostile extractor in the real host, then pm log and pm undo", () => 
     expect(readFileSync(join(h.memoryDir, "deploys.md"), "utf8")).toBe(edited)
     expect(readFileSync(join(h.memoryDir, "MEMORY.md")).toString("base64")).toBe(before["MEMORY.md"])
   })
+  it("/memory undo in Pi restores the directory and reports the task", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "old.md": topic("Old", "an older memory") } })
+    const before = snapshot(h.memoryDir)
+    await hostileExtraction(h)
+    expect(snapshot(h.memoryDir)).not.toEqual(before)
+    await h.prompt("/memory undo")
+    expect(snapshot(h.memoryDir)).toEqual(before)
+    expect(h.notifications.map((n) => n.message)).toContainEqual(expect.stringMatching(/^Undid extract-\S+: 2 file\(s\) restored\.$/))
+    // Nothing left to undo but the undo itself: a second /memory undo says so instead of failing silently.
+    await h.prompt("/memory undo")
+    expect(h.notifications.at(-1)!.message).toContain("nothing to undo")
+  })
 })
