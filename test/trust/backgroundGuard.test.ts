@@ -89,8 +89,9 @@ describe("background write and edit: the credential guard", () => {
 })
 
 describe("background reads: credential stores are never opened", () => {
-  const withStores = async () => {
+  const withStores = async (adjustOf: (cwd: string) => { exceptions?: Array<string>; extraProtections?: Array<string> } = () => ({})) => {
     const s = await setup()
+    const adjust = adjustOf(s.cwd)
     const home = join(s.base, "home")
     const agentDir = join(home, ".pi", "agent")
     mkdirSync(join(home, ".ssh"), { recursive: true })
@@ -116,7 +117,7 @@ describe("background reads: credential stores are never opened", () => {
             guard,
             check: Effect.void,
             onChange: () => Effect.void,
-            protection: { home, agentDir, exceptions: [], extraProtections: [] }
+            protection: { home, agentDir, exceptions: adjust.exceptions ?? [], extraProtections: adjust.extraProtections ?? [] }
           })
         )
       })
@@ -134,6 +135,14 @@ describe("background reads: credential stores are never opened", () => {
     }
     expect(text(await exec(tools, "read", { path: "settings.txt" }))).toContain("resolves to")
     expect(text(await exec(tools, "read", { path: join(cwd, ".env.example") }))).toContain("GITHUB_TOKEN=")
+  })
+
+  it("a user exception opens that one exact path; an added protection closes a file the built-in rules leave open", async () => {
+    const { tools, token } = await withStores((cwd) => ({ exceptions: [join(cwd, ".env")], extraProtections: ["notes.txt"] }))
+    expect(text(await exec(tools, "read", { path: "notes.txt" }))).toMatch(/^Refused: .*protected by the configuration \(notes\.txt\)/)
+    expect(text(await exec(tools, "read", { path: ".env" }))).toContain(token)
+    // The exception is for that exact path: another environment file beside it stays protected.
+    expect((await exec(tools, "read", { path: ".env.local" })).isError).toBe(true)
   })
 
   it("find leaves protected files out of its results and refuses a protected folder", async () => {
