@@ -19,6 +19,7 @@ import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
 import { extensionsFromEnv, loadPiModelBackend } from "./PiModelRuntime.ts"
 import { doctorCommand, statusCommand } from "./status.ts"
+import { logCommand, undoCommand } from "./journal.ts"
 
 /** What every subcommand gets. */
 export const pmLayer = (env: ConfigEnvironment = {}) =>
@@ -43,6 +44,8 @@ export const pmCommand = Command.make("pm").pipe(
     recallCommand.pipe(Command.provide(({ cwd }) => recallLayer.pipe(Layer.provideMerge(piModelRegistry(cwd))))),
     bashCheckCommand.pipe(Command.provide(BashGuard.layer)),
     statusCommand,
-    doctorCommand
+    doctorCommand,
+    logCommand,
+    undoCommand
   ])
 )

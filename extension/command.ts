@@ -2,6 +2,7 @@
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import type { BackgroundSession } from "../layers/background/BackgroundSession.ts"
+import type { UndoResult } from "../layers/Journal.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
@@ -15,7 +16,8 @@ const SUBCOMMANDS = [
   { value: "off", label: "off", description: "Turn project memory off (all projects)" },
   { value: "open", label: "open", description: "Show the memory directory's path" },
   { value: "extract", label: "extract", description: "Extract memories from this conversation now" },
-  { value: "dream", label: "dream", description: "Consolidate the memory directory now, whatever the schedule says" }
+  { value: "dream", label: "dream", description: "Consolidate the memory directory now, whatever the schedule says" },
+  { value: "undo", label: "undo", description: "Undo the newest change to memory (or: undo TASK; pm log lists them)" }
 ]
 
 export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>): string => {
@@ -33,8 +35,15 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
   ].join("\n")
 }
 
+/** What `/memory undo` reports: the task, what came back, what was left alone and why. */
+export const undoReport = (r: UndoResult): string =>
+  [
+    `Undid ${r.task}: ${r.restored.length} file(s) restored${r.refused.length > 0 ? `, ${r.refused.length} left alone` : ""}.`,
+    ...r.refused.map((f) => `- ${f.file}: ${f.reason}`)
+  ].join("\n")
+
 export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground) => ({
-  description: "Project memory: status | on | off | open | extract | dream",
+  description: "Project memory: status | on | off | open | extract | dream | undo",
   getArgumentCompletions: (prefix: string) => {
     const matches = SUBCOMMANDS.filter((c) => c.value.startsWith(prefix.trim()))
     return matches.length > 0 ? matches : null
@@ -74,8 +83,14 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         ctx.ui.notify(status?.location ? status.location.memoryDir : `Project memory is inactive: ${status?.reason ?? "unknown"}.`, "info")
         return
       }
+      case "undo": {
+        const task = args.trim().split(/\s+/)[1]
+        const result = await run((s) => s.undo(task))
+        if (result !== undefined) ctx.ui.notify(undoReport(result), result.refused.length === 0 ? "info" : "warning")
+        return
+      }
       default:
-        ctx.ui.notify(`Unknown /memory subcommand "${sub}". Use status, on, off, open, extract or dream.`, "warning")
+        ctx.ui.notify(`Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream or undo.`, "warning")
     }
   }
 })

@@ -10,6 +10,7 @@
 import * as Layer from "effect/Layer"
 import { ConfigService, type ConfigEnvironment } from "./ConfigService.ts"
 import { FileSystem } from "./FileSystem.ts"
+import { Journal } from "./Journal.ts"
 import type { Host } from "./Host.ts"
 import { LockService } from "./LockService.ts"
 import { BackgroundHost } from "./background/BackgroundSession.ts"
@@ -29,14 +30,14 @@ export interface CoreReplacements {
 }
 
 /**
- * FileSystem, ConfigService, locks, ProjectLocator, MemoryStore and StateStore. The background agents need the Pi
+ * FileSystem, ConfigService, locks, ProjectLocator, MemoryStore, StateStore and the change Journal. The background agents need the Pi
  * host and live in the extension's graph (layers/background/).
  */
 export const coreLayer = (env: ConfigEnvironment = {}, replace: CoreReplacements = {}) => {
   const base = Layer.mergeAll(ConfigService.layerWith(env), replace.locks ?? LockService.layer).pipe(
     Layer.provideMerge(replace.fileSystem ?? FileSystem.layer)
   )
-  return Layer.mergeAll(ProjectLocator.layer, MemoryStore.layer, StateStore.layer).pipe(
+  return Layer.mergeAll(ProjectLocator.layer, MemoryStore.layer, StateStore.layer, Journal.layer).pipe(
     Layer.provideMerge(base)
   )
 }

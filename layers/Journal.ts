@@ -5,7 +5,7 @@
  *   file as `blobs/<sha256>` (temp file + rename, skipped when already there), then appends one JSON line to
  *   `journal.jsonl` with a single write, under `journal.lock`. A crash after `record` and before the publish leaves a
  *   record whose files still hold their `before` content; undo sees that and leaves them alone.
- * - `read` lists entries newest first; a torn last line is skipped.
+ * - `read` lists tasks newest first (the entries of one task merged); a torn last line is skipped.
  * - `undo` restores the files of one task to their exact previous bytes when each is still what the task left, and
  *   journals the undo itself first (so it can be undone). The caller holds the same locks as for any memory write.
  * - `prune` applies the retention policy (src/journal.ts) under `journal.lock`; `record` does so after each append.
@@ -22,6 +22,7 @@ import {
   type ChangeOp,
   decodeJournal,
   encodeEntry,
+  groupByTask,
   JOURNAL_DIR,
   JOURNAL_FILE,
   type JournalChange,
@@ -235,7 +236,7 @@ export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): Journ
 
   const read = Effect.fn("Journal.read")(function*(paths: JournalPaths, options?: { readonly limit?: number }) {
     const decoded = yield* readAll(paths)
-    const newestFirst = [...decoded.entries].reverse()
+    const newestFirst = groupByTask(decoded.entries).reverse()
     const limit = options?.limit
     return {
       entries: limit === undefined ? newestFirst : newestFirst.slice(0, Math.max(0, limit)),
@@ -258,7 +259,7 @@ export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): Journ
     options: { readonly task?: string; readonly session: string | null; readonly model: string | null; readonly at?: number }
   ) {
     const { entries } = yield* readAll(paths)
-    const target = undoTarget(entries, options.task)
+    const target = undoTarget(groupByTask(entries), options.task)
     if (target === undefined) return yield* new NothingToUndo({ task: options.task ?? null })
 
     // Current state of each file the task touched; links and paths outside memory are refused up front.

@@ -37,11 +37,15 @@ import {
   type RecallEntryData
 } from "../src/recallState.ts"
 import { sanitizeMemoryText, systemReminder } from "../src/sanitize.ts"
+import { credentialInWrite } from "../src/secretsGuard.ts"
 import { stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, type ProjectLocation } from "../src/storage.ts"
 import { couldTouchMemory, guardedToolPath, isWithin, resolveToolPath, uncheckedReason, untrustedReason } from "../src/toolPath.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "./FileSystem.ts"
+import { Journal, type UndoResult } from "./Journal.ts"
+import { LockService } from "./LockService.ts"
+import { undoUnderLocks } from "./MemoryUndo.ts"
 import { Host } from "./Host.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { ModelRegistry, type UsageTotals } from "./ModelRegistry.ts"
@@ -115,6 +119,8 @@ export interface MemorySessionShape {
   /** Waits until no prefetch is running (delivered, dropped or interrupted): an event to wait on instead of a time. */
   readonly prefetchesDone: Effect.Effect<void>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, unknown>
+  /** `/memory undo [TASK]`: the newest task not yet undone (or TASK) back to its previous bytes, journaled. */
+  readonly undo: (task?: string) => Effect.Effect<UndoResult, unknown>
 }
 
 interface Active {
@@ -151,6 +157,8 @@ export const makeMemorySession = Effect.gen(function* () {
   const recall = yield* Recall
   const registry = yield* ModelRegistry
   const stateStore = yield* StateStore
+  const journal = yield* Journal
+  const lockService = yield* LockService
   const scope = yield* Effect.scope
 
   const generation = yield* Ref.make(0)
@@ -393,10 +401,32 @@ export const makeMemorySession = Effect.gen(function* () {
       })
     )
 
+  /**
+   * The credential guard for the main agent's `write` and `edit` into memory: blocked, with the kind and line, when
+   * the file would hold a secret it did not hold before. Never blocks on its own failure (the write is not memory's).
+   */
+  const credentialBlock = (toolName: string, input: Record<string, unknown>) =>
+    Effect.gen(function* () {
+      if (toolName !== "write" && toolName !== "edit") return undefined
+      const a = yield* usable
+      if (a === undefined) return undefined
+      const file = yield* memoryFileOf(a, yield* host.cwd, input["path"])
+      if (file === undefined) return undefined
+      const current = toolName === "edit"
+        ? yield* fs.readRegularFile(join(a.location.memoryDir, file), 16 << 20).pipe(
+          Effect.map((r) => Buffer.from(r.bytes).toString("utf8")),
+          Effect.orElseSucceed(() => undefined)
+        )
+        : undefined
+      const reason = credentialInWrite(toolName, input, current, sanitizeMemoryText(file))
+      return reason === undefined ? undefined : ({ block: true, reason } satisfies ToolBlock)
+    }).pipe(Effect.catchAllCause(() => Effect.succeed(undefined)))
+
   const toolCall = (toolName: string, input: Record<string, unknown>) =>
     Effect.gen(function* () {
       const raw = guardedToolPath(toolName, input)
-      if (raw === undefined || (yield* host.isTrusted)) return undefined
+      if (raw === undefined) return undefined
+      if (yield* host.isTrusted) return yield* credentialBlock(toolName, input)
       const abs = resolveToolPath(raw, yield* host.cwd, homedir())
       if (abs === undefined) return undefined
       const real = yield* canonical(abs)
@@ -475,8 +505,18 @@ export const makeMemorySession = Effect.gen(function* () {
       yield* activate
     })
 
+  const undo = (task?: string) =>
+    Effect.gen(function* () {
+      const a = yield* usable
+      if (a === undefined) return yield* Effect.fail(new Error(`project memory is not active: ${(yield* Ref.get(inactiveReason)) ?? "untrusted project"}`))
+      return yield* undoUnderLocks(a.location, { ...(task === undefined ? {} : { task }), session: a.sessionId, model: null }).pipe(
+        Effect.provideService(Journal, journal),
+        Effect.provideService(LockService, lockService)
+      )
+    })
 
   return {
+    undo,
     start: activate,
     rebuild,
     branchChanged: FiberSet.clear(prefetches).pipe(Effect.zipRight(rebuild)),
@@ -498,6 +538,6 @@ export class MemorySession extends Context.Tag("pm/MemorySession")<MemorySession
   static readonly layer: Layer.Layer<
     MemorySession,
     never,
-    Host | FileSystem | ConfigService | ProjectLocator | MemoryStore | Recall | ModelRegistry | StateStore
+    Host | FileSystem | ConfigService | ProjectLocator | MemoryStore | Recall | ModelRegistry | StateStore | Journal | LockService
   > = Layer.scoped(MemorySession, makeMemorySession)
 }

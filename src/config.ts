@@ -5,6 +5,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { decodeProtectedPaths, ProtectedPathsConfig, type ProtectedPathsSettings } from "./protectedPaths.ts"
 export const ModelRef = Schema.String.pipe(
   Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })
 )
@@ -19,9 +20,19 @@ export interface Config {
   /** Overrides the memory directory; `~` expanded, absolute after expansion. Only read from the user-level file. */
   readonly autoMemoryDirectory: string | undefined
   readonly selector: { readonly model: string | undefined }
+  /**
+   * Protected reads of background tasks, user level: `allow` exact paths exempted from the built-in rules, `add`
+   * extra protections (absolute paths, or file-name patterns).
+   */
+  readonly protectedPaths: ProtectedPathsSettings
 }
 
-export const defaultConfig: Config = { enabled: true, autoMemoryDirectory: undefined, selector: { model: undefined } }
+export const defaultConfig: Config = {
+  enabled: true,
+  autoMemoryDirectory: undefined,
+  selector: { model: undefined },
+  protectedPaths: { exceptions: [], extraProtections: [] }
+}
 
 export interface ConfigWarning {
   readonly file: string
@@ -43,7 +54,8 @@ const AbsoluteAfterTilde = Schema.String.pipe(
 const fields = {
   enabled: Schema.Boolean,
   autoMemoryDirectory: AbsoluteAfterTilde,
-  selector: SelectorConfig
+  selector: SelectorConfig,
+  protectedPaths: ProtectedPathsConfig
 } as const
 
 const describe = (error: ParseResult.ParseError): string =>
@@ -91,11 +103,16 @@ export const decodeConfig = (file: string, text: string, home: string): DecodedC
   const enabled = pick("enabled", fields.enabled)
   const dir = pick("autoMemoryDirectory", fields.autoMemoryDirectory)
   const selector = pick("selector", fields.selector)
+  const protectedRaw = pick("protectedPaths", fields.protectedPaths)
+  // User level only: a project's own additions are not read yet (see docs/credentials.md).
+  const protectedPaths = protectedRaw === undefined ? undefined : decodeProtectedPaths(protectedRaw, undefined, home, "/")
+  for (const problem of protectedPaths?.problems ?? []) warnings.push({ file, key: "protectedPaths", message: `${file}: ${problem}` })
   return {
     config: {
       enabled: enabled ?? defaultConfig.enabled,
       autoMemoryDirectory: dir === undefined ? undefined : expandHome(dir, home),
-      selector: { model: selector?.model }
+      selector: { model: selector?.model },
+      protectedPaths: protectedPaths?.settings ?? defaultConfig.protectedPaths
     },
     warnings
   }

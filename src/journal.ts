@@ -231,3 +231,37 @@ export const undoEntry = (
         : [{ file: a.file, op: a.current === null ? "create" : "update", before: a.current, after: a.blob }]
   )
 })
+
+/**
+ * A background task records each change as its own entry, just before publishing it, all under the task's id; log
+ * and undo see one entry per task: the first entry's metadata, every change in order, placed where the task's last
+ * entry is (so a task that ran alongside another sorts by when it finished).
+ */
+export const groupByTask = (entries: ReadonlyArray<JournalEntry>): Array<JournalEntry> => {
+  const lastIndex = new Map<string, number>()
+  entries.forEach((e, i) => lastIndex.set(e.task, i))
+  const merged = new Map<string, JournalEntry>()
+  for (const e of entries) {
+    const seen = merged.get(e.task)
+    merged.set(e.task, seen === undefined ? e : { ...seen, changes: [...seen.changes, ...e.changes] })
+  }
+  return entries.flatMap((e, i) => (lastIndex.get(e.task) === i ? [merged.get(e.task)!] : []))
+}
+
+/**
+ * The net change per file of a task (first `before`, last `after`), files whose net change is nothing left out: what
+ * `pm log` shows. A change that was recorded but whose publish failed is followed by its reversal, so it nets out.
+ */
+export const netChanges = (entry: JournalEntry): Array<JournalChange> => {
+  const firstBefore = new Map<string, string | null>()
+  const lastAfter = new Map<string, string | null>()
+  for (const c of entry.changes) {
+    if (!firstBefore.has(c.file)) firstBefore.set(c.file, c.before)
+    lastAfter.set(c.file, c.after)
+  }
+  return [...firstBefore].flatMap(([file, before]): Array<JournalChange> => {
+    const after = lastAfter.get(file) ?? null
+    if (before === after) return []
+    return [{ file, op: before === null ? "create" : after === null ? "delete" : "update", before, after }]
+  })
+}

@@ -282,6 +282,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
             : ({ messages: parent.messages, model: parent.model, sessionId } satisfies ParentRequest),
           model: model as Model<Api>,
           taskSessionId: `${sessionId}-memory-extract`,
+          sessionId,
           maxTurns: a.background.extractor.maxTurns,
           maxTokens: a.background.extractor.maxTokens,
           isMemoryPath,

@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { randomUUID } from "node:crypto"
 import { decideExtraction, type BranchEntry, type SkipReason } from "../../src/background/cursor.ts"
 import { forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
 import { backgroundToolsSection } from "../../src/prompts/backgroundTools.ts"
@@ -19,12 +20,13 @@ import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/prompts
 import { memoryRulesPrompt, memoryRulesSection } from "../../src/prompts/memoryRules.ts"
 import { locksDirOf, type ProjectLocation } from "../../src/storage.ts"
 import { BashGuard } from "../BashGuard.ts"
+import { Journal } from "../Journal.ts"
 import { LockService, type LockFailed, type LockLost } from "../LockService.ts"
 import { MemoryStore } from "../MemoryStore.ts"
 import { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import { ModelRegistry, type ModelRequestFailed } from "../ModelRegistry.ts"
 import { runTask, type StopReason, type TaskRequest } from "./Runner.ts"
-import { type CodemodeSettings, makeTaskTools, type MemoryChange } from "./TaskTools.ts"
+import { type CodemodeSettings, makeTaskTools, type MemoryChange, type TaskJournal } from "./TaskTools.ts"
 
 export const EXTRACTOR_MAX_TURNS = 5
 export const EXTRACTOR_MAX_TOKENS = 8_192
@@ -63,6 +65,8 @@ export interface ExtractionRequest {
   readonly codemode?: CodemodeSettings | undefined
   /** Called once the lock is held and the task starts (the status line). */
   readonly onStart?: Effect.Effect<void>
+  /** The Pi session the messages come from, for the change journal. */
+  readonly sessionId?: string
 }
 
 export type ExtractionOutcome =
@@ -129,6 +133,25 @@ export const makeExtractor = Effect.gen(function*() {
   const writer = yield* MemoryWriter
   const locks = yield* LockService
   const guard = yield* BashGuard
+  const journal = yield* Journal
+
+  /** The task's journal: every change recorded under one task id before it is published. */
+  const taskJournal = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string): TaskJournal => {
+    const task = `extract-${randomUUID()}`
+    const model = `${request.model.provider}/${request.model.id}`
+    const range = entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
+    return {
+      record: (change) =>
+        journal.record({ rootDir: request.location.memoryRootDir }, {
+          task,
+          kind: "extract",
+          session: request.sessionId ?? request.parent?.sessionId ?? null,
+          model,
+          range,
+          changes: [change]
+        }).pipe(Effect.asVoid)
+    }
+  }
 
   const runLocked = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string, check: Effect.Effect<void, TaskInvalid>) =>
     Effect.gen(function*() {
@@ -145,6 +168,7 @@ export const makeExtractor = Effect.gen(function*() {
             guard,
             check,
             codemode: request.codemode,
+            journal: taskJournal(request, entries, advanceTo),
             onChange: (change) =>
               Effect.sync(() => {
                 if (!filesChanged.includes(change.path)) filesChanged.push(change.path)
@@ -229,6 +253,6 @@ export const makeExtractor = Effect.gen(function*() {
 })
 
 export class Extractor extends Context.Tag("pm/Extractor")<Extractor, ExtractorShape>() {
-  static readonly layer: Layer.Layer<Extractor, never, ModelRegistry | MemoryStore | MemoryWriter | LockService | BashGuard> =
+  static readonly layer: Layer.Layer<Extractor, never, ModelRegistry | MemoryStore | MemoryWriter | LockService | BashGuard | Journal> =
     Layer.effect(Extractor, makeExtractor)
 }

@@ -13,12 +13,18 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
-import { access, glob, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises"
+import { access, glob, mkdtemp, readFile, realpath, rename, rm, stat } from "node:fs/promises"
 import { homedir, tmpdir } from "node:os"
-import { basename, isAbsolute, join, relative, resolve } from "node:path"
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path"
+import { decodeConfig } from "../../src/config.ts"
+import { deleteAllowed, deleteCapReason, deleteLimit } from "../../src/deleteCap.ts"
+import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../../src/protectedPaths.ts"
 import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
+import { detectSecrets, secretRefusalReason } from "../../src/secrets.ts"
+import { configPathOf, storageRootOf } from "../../src/storage.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { type BashGuardShape, runDelete } from "../BashGuard.ts"
+import { agentDirFromEnv } from "../ConfigService.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
 
 export const BACKGROUND_TOOL_NAMES = ["read", "find", "grep", "write", "edit", "bash"] as const
@@ -53,7 +59,38 @@ export interface TaskToolsOptions {
   readonly onChange: (change: MemoryChange) => Effect.Effect<void>
   /** The main session's codemode, when it is on: the task gets its own codemode over the six tools. */
   readonly codemode?: CodemodeSettings | undefined
+  /** The task's change journal: each change is recorded here before it is published. None: not journaled. */
+  readonly journal?: TaskJournal
+  /**
+   * The dream's delete cap: with the number of topics at the start of the task, deletes beyond a quarter of them
+   * (once at least 4 were deleted) are refused with a reason. Off by default.
+   */
+  readonly deleteCap?: { readonly topics: number }
+  /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
+  readonly protection?: ProtectionOptions
 }
+
+
+/** One file's change as bytes (null before: created; null after: deleted), the path relative to memory. */
+export interface JournaledChange {
+  readonly file: string
+  readonly before: Uint8Array | null
+  readonly after: Uint8Array | null
+}
+
+export interface TaskJournal {
+  /** Records one change before it is published; a failure refuses the change (nothing unrecorded is published). */
+  readonly record: (change: JournaledChange) => Effect.Effect<void, { readonly message: string }>
+}
+
+export interface DeleteCapStatus {
+  readonly topics: number
+  readonly limit: number
+  readonly deleted: number
+  /** Files whose delete was refused by the cap. */
+  readonly refused: ReadonlyArray<string>
+}
+
 
 export interface CodemodeSettings {
   readonly mode: "on" | "only"
@@ -64,6 +101,8 @@ export interface TaskToolSet {
   /** What the model may call: the six, plus `codemode` in "on" mode, or `codemode` alone in "only" mode. */
   readonly tools: ReadonlyArray<TaskTool>
   readonly byName: (name: string) => TaskTool | undefined
+  /** The delete cap's figures so far (undefined when the cap is off), for the task's status. */
+  readonly deleteCapStatus?: () => DeleteCapStatus | undefined
   /** Marks the tools dead (every later call fails) and removes the task's temporary folder. */
   readonly close: (reason: string) => Promise<void>
 }
@@ -75,15 +114,89 @@ const textResult = (text: string): ToolResult => ({ content: [{ type: "text", te
 /** fd matches a pattern without a slash against file names anywhere below the search folder. */
 const globPattern = (pattern: string): string => (pattern.includes("/") ? pattern : `**/${pattern}`)
 
-const nodeGlob = async (pattern: string, cwd: string, options: { ignore: Array<string>; limit: number }): Promise<Array<string>> => {
+const nodeGlob = async (
+  pattern: string,
+  cwd: string,
+  options: { ignore: Array<string>; limit: number },
+  hidden: (absolutePath: string) => Promise<boolean> = async () => false
+): Promise<Array<string>> => {
   const found: Array<string> = []
   const skip = (p: string) => /(^|\/)(node_modules|\.git)(\/|$)/.test(p)
   for await (const entry of glob(globPattern(pattern), { cwd, exclude: skip })) {
     if (skip(entry)) continue
+    if (await hidden(resolve(cwd, entry))) continue
     found.push(resolve(cwd, entry))
     if (found.length >= options.limit) break
   }
   return found
+}
+
+/** A file as the model knows it: relative to memory when inside it. */
+const memoryLabel = (memoryDir: string, absolutePath: string): string =>
+  isInsideDir(memoryDir, absolutePath) ? relative(memoryDir, absolutePath).split("\\").join("/") : absolutePath
+
+/**
+ * The credential guard on the final content of a write or edit: nothing is written when it holds a secret, and the
+ * model is told which kind and where (never the value), so it can redact and retry.
+ */
+export const refuseCredentials = (memoryDir: string, absolutePath: string, content: string): void => {
+  const findings = detectSecrets(content)
+  if (findings.length > 0) throw new Error(secretRefusalReason(findings, memoryLabel(memoryDir, absolutePath)))
+}
+
+/** The protection settings of the user's config.json (user-level `protectedPaths`), for tools built without them. */
+export const loadProtection = async (): Promise<ProtectionOptions> => {
+  const home = homedir()
+  const agentDir = agentDirFromEnv(process.env, home)
+  const configPath = configPathOf(storageRootOf(agentDir))
+  const text = await readFile(configPath, "utf8").catch(() => undefined)
+  const settings = text === undefined ? undefined : decodeConfig(configPath, text, home).config.protectedPaths
+  return { home, agentDir, exceptions: settings?.exceptions ?? [], extraProtections: settings?.extraProtections ?? [] }
+}
+
+/**
+ * Why a background task may not open `absolutePath`, or undefined. Checked on the path as asked and on its real path
+ * (symlinks resolved; for a missing file, its folder's); package-manager configs are protected when they hold a token.
+ */
+export const protectedReason = async (absolutePath: string, protection: ProtectionOptions): Promise<string | undefined> => {
+  const real = await realpath(absolutePath).catch(async () => {
+    const parent = await realpath(dirname(absolutePath)).catch(() => undefined)
+    return parent === undefined ? undefined : join(parent, basename(absolutePath))
+  })
+  const verdict = isProtectedPath(absolutePath, protection, real)
+  if (verdict.protected) return verdict.reason
+  if (verdict.contentCheck === undefined) return undefined
+  const text = await readFile(real ?? absolutePath, "utf8").catch(() => undefined)
+  if (text === undefined) return undefined
+  const byContent = protectedByContent(absolutePath, verdict.contentCheck, text)
+  return byContent.protected ? byContent.reason : undefined
+}
+
+export const protectedRefusal = (reason: string): string =>
+  `Refused: ${reason}. Background memory tasks never open credential stores; leave it out (memory must never hold ` +
+  "credentials) and carry on with the other files."
+
+/** The file named by one line of Pi's grep output (`path:N: text`, or `path-N- text` for context), every reading of it. */
+const grepLinePaths = (line: string): Array<string> => {
+  const paths: Array<string> = []
+  for (const m of line.matchAll(/(?::(\d+): |-(\d+)- )/g)) paths.push(line.slice(0, m.index))
+  return paths
+}
+
+/**
+ * Words of a shell command that could name a file: split on blanks and operators, quotes removed, `~` and `$HOME`
+ * expanded. Conservative: every word is checked, an option's `=value` too.
+ */
+export const commandWords = (command: string, home: string): Array<string> => {
+  const words: Array<string> = []
+  for (const raw of command.split(/[\s;|&<>()`]+/)) {
+    const word = raw.replace(/["']/g, "").replace(/^\$\{?HOME\}?(?=\/|$)/, home).replace(/^~(?=\/|$)/, home)
+    if (word === "") continue
+    words.push(word)
+    const eq = word.indexOf("=")
+    if (eq > 0 && eq < word.length - 1) words.push(word.slice(eq + 1))
+  }
+  return words
 }
 
 const run = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>): Promise<A> =>
@@ -98,15 +211,52 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
 
   const changed = (change: MemoryChange) => Effect.runPromise(options.onChange(change))
 
+  /**
+   * Journal first, then publish. When the publish fails, the reversal (attempted content back to what the file holds
+   * now) is recorded under the same task, so the task's net change stays true.
+   */
+  const journaled = async <A>(absolutePath: string, after: Uint8Array | null, publish: () => Promise<A>): Promise<A> => {
+    const journal = options.journal
+    if (journal === undefined || !isInsideDir(memoryDir, absolutePath)) return publish()
+    const file = memoryLabel(memoryDir, absolutePath)
+    const current = () => readFile(absolutePath).then((b): Uint8Array | null => b, () => null)
+    const before = await current()
+    if (before === null && after === null) return publish()
+    await run(journal.record({ file, before, after }))
+    try {
+      return await publish()
+    } catch (e) {
+      const now = await current()
+      await run(journal.record({ file, before: after, after: now })).catch(() => undefined)
+      throw e
+    }
+  }
+  const protection = options.protection ?? await loadProtection()
+  const guardPath = (absolutePath: string) => protectedReason(absolutePath, protection)
+  /** The refusal for a tool's path argument (the searched folder for find and grep, cwd by default). */
+  const refusePath = async (raw: unknown): Promise<ToolResult | undefined> => {
+    const requested = typeof raw === "string" && raw !== "" ? raw : "."
+    const absolute = resolveToolPath(requested, cwd, homedir())
+    if (absolute === undefined) return undefined
+    const reason = await guardPath(absolute)
+    return reason === undefined ? undefined : errorResult(protectedRefusal(reason))
+  }
+
   const readDef = pi.createReadToolDefinition(cwd)
-  const findDef = pi.createFindToolDefinition(cwd, { operations: { exists: existsSync, glob: nodeGlob } })
+  const findDef = pi.createFindToolDefinition(cwd, {
+    operations: {
+      exists: existsSync,
+      glob: (pattern, searchCwd, o) => nodeGlob(pattern, searchCwd, o, async (p) => (await guardPath(p)) !== undefined)
+    }
+  })
   const grepDef = pi.createGrepToolDefinition(cwd)
   const writeDef = pi.createWriteToolDefinition(cwd, {
     operations: {
       // The writer creates missing folders inside memory itself; nothing is ever created elsewhere.
       mkdir: async () => undefined,
       writeFile: async (absolutePath, content) => {
-        const result = await run(writer.write(absolutePath, content))
+        refuseCredentials(memoryDir, absolutePath, content)
+        const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () => run(writer.write(absolutePath, content)))
         await changed({ op: "write", path: result.path })
       }
     }
@@ -123,14 +273,16 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         return bytes
       },
       writeFile: async (absolutePath, content) => {
+        refuseCredentials(memoryDir, absolutePath, content)
         const before = editSeen.get(absolutePath)
         const edits = pendingEdits.get(absolutePath) ?? []
         const exact = before === undefined ? undefined : applyEdits(before, edits)
         // Exact replacements go through the writer's edit (which may re-apply them to a file changed since the read);
         // anything Pi matched loosely is published as a whole-file write under the same baseline rules.
-        const result = exact?._tag === "Applied" && exact.content === content
-          ? await run(writer.edit(absolutePath, edits))
-          : await run(writer.write(absolutePath, content))
+        const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () =>
+          exact?._tag === "Applied" && exact.content === content
+            ? run(writer.edit(absolutePath, edits))
+            : run(writer.write(absolutePath, content)))
         await changed({ op: "edit", path: result.path })
       }
     }
@@ -156,6 +308,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     def.execute(id, args, signal, undefined, undefined) as Promise<ToolResult>
 
   const read = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    const refused = await refusePath(args["path"])
+    if (refused !== undefined) return refused
     const raw = typeof args["path"] === "string" ? args["path"] : ""
     const absolute = resolveToolPath(raw, cwd, homedir())
     const before = absolute === undefined ? undefined : await stat(absolute).catch(() => undefined)
@@ -182,7 +336,49 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     return result
   }
 
+  const find = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> =>
+    (await refusePath(args["path"])) ?? viaPi(findDef)(id, args, signal)
+
+  /** grep over a folder may pass through credential stores: their lines are dropped from the output. */
   const grep = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    const refused = await refusePath(args["path"])
+    if (refused !== undefined) return refused
+    const searched = resolveToolPath(typeof args["path"] === "string" && args["path"] !== "" ? args["path"] : ".", cwd, homedir())!
+    const searchedIsDir = await stat(searched).then((s) => s.isDirectory(), () => false)
+    const result = await grepUnfiltered(id, args, signal)
+    if (result.isError === true || !searchedIsDir) return result
+    const verdicts = new Map<string, boolean>()
+    const hides = async (line: string): Promise<boolean> => {
+      for (const path of grepLinePaths(line)) {
+        let hidden = verdicts.get(path)
+        if (hidden === undefined) {
+          hidden = (await guardPath(resolve(searched, path))) !== undefined
+          verdicts.set(path, hidden)
+        }
+        if (hidden) return true
+      }
+      return false
+    }
+    const content: Array<ToolResult["content"][number]> = []
+    let dropped = 0
+    for (const c of result.content) {
+      if (c.type !== "text") {
+        content.push(c)
+        continue
+      }
+      const kept: Array<string> = []
+      for (const line of c.text.split("\n")) {
+        if (await hides(line)) dropped++
+        else kept.push(line)
+      }
+      content.push({ ...c, text: kept.join("\n") })
+    }
+    if (dropped === 0) return result
+    content.push({ type: "text", text: `\n[${dropped} line(s) from protected credential files were left out]` })
+    return { ...result, content }
+  }
+
+  const grepUnfiltered = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
     const controller = new AbortController()
     const onAbort = () => controller.abort()
     signal.addEventListener("abort", onAbort, { once: true })
@@ -218,8 +414,44 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     }
   }
 
+  /** A bash word naming a credential store (as written, or through a link), or matching one as a glob. */
+  const protectedOperand = async (command: string): Promise<string | undefined> => {
+    for (const word of commandWords(command, homedir())) {
+      if (/^-[^=]*$/.test(word)) continue
+      const absolute = resolve(cwd, word)
+      const reason = await guardPath(absolute)
+      if (reason !== undefined) return reason
+      if (/[*?[]/.test(word)) {
+        for await (const match of glob(word, { cwd })) {
+          const hit = await guardPath(resolve(cwd, match))
+          if (hit !== undefined) return hit
+        }
+      }
+    }
+    return undefined
+  }
+
+  let capDeleted = 0
+  const capRefused: Array<string> = []
+  /** A delete under the cap: refused past the line, counted when a file really went. */
+  const cappedRemove = async (absolutePath: string, remove: () => Promise<{ readonly removed: boolean; readonly path: string }>) => {
+    const cap = options.deleteCap
+    if (cap === undefined) return remove()
+    const exists = await stat(absolutePath).then(() => true, () => false)
+    if (exists && !deleteAllowed(capDeleted + 1, cap.topics)) {
+      const file = memoryLabel(memoryDir, absolutePath)
+      capRefused.push(file)
+      throw new Error(deleteCapReason(file, capDeleted, cap.topics))
+    }
+    const result = await remove()
+    if (result.removed) capDeleted++
+    return result
+  }
+
   const bash = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
     const command = typeof args["command"] === "string" ? args["command"] : ""
+    const operand = await protectedOperand(command)
+    if (operand !== undefined) return errorResult(protectedRefusal(operand))
     const verdict = await Effect.runPromise(options.guard.classify(command, { memoryDir, cwd }))
     if (verdict.verdict === "rejected") return errorResult(`Command refused in a background memory task: ${verdict.reason}`)
     if (verdict.verdict === "delete") {
@@ -228,7 +460,12 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       const outcome = await Effect.runPromise(
         runDelete(
           verdict,
-          (path, o) => writer.remove(path, o).pipe(Effect.tap((r) => Effect.sync(() => void (r.removed && gone.push(r.path))))),
+          (path, o) =>
+            Effect.tryPromise({
+              try: () =>
+                cappedRemove(resolve(cwd, path), () => journaled(resolve(cwd, path), null, () => run(writer.remove(path, o)))),
+              catch: (e) => (e instanceof Error ? e : new Error(String(e)))
+            }).pipe(Effect.tap((r) => Effect.sync(() => void (r.removed && gone.push(r.path))))),
           (e) => e.message
         )
       )
@@ -259,7 +496,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
 
   const tools: ReadonlyArray<TaskTool> = [
     { name: "read", declaration: declare(readDef), execute: guarded("read", read) },
-    { name: "find", declaration: declare(findDef), execute: guarded("find", viaPi(findDef)) },
+    { name: "find", declaration: declare(findDef), execute: guarded("find", find) },
     { name: "grep", declaration: declare(grepDef), execute: guarded("grep", grep) },
     { name: "write", declaration: declare(writeDef), execute: guarded("write", viaPi(writeDef)) },
     { name: "edit", declaration: declare(editDef), execute: guarded("edit", edit) },
@@ -269,6 +506,10 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   return {
     tools: exposed,
     byName: (name) => exposed.find((t) => t.name === name),
+    deleteCapStatus: () =>
+      options.deleteCap === undefined
+        ? undefined
+        : { topics: options.deleteCap.topics, limit: deleteLimit(options.deleteCap.topics), deleted: capDeleted, refused: [...capRefused] },
     close: async (reason) => {
       dead ??= reason
       for (const log of logs) await rm(log, { force: true }).catch(() => undefined)

@@ -2,6 +2,7 @@
 import * as Layer from "effect/Layer"
 import { rejected } from "../../src/bash/classify.ts"
 import { BashGuard } from "../BashGuard.ts"
+import { Journal } from "../Journal.ts"
 import { MemoryWriter } from "../MemoryWriter.ts"
 import { BackgroundSession } from "./BackgroundSession.ts"
 import { Dream } from "./Dream.ts"
@@ -14,7 +15,7 @@ const guardLayer = BashGuard.layer.pipe(
   Layer.catchAll((e) => BashGuard.layerConstant(rejected(`the bash checker is unavailable (${e.message})`)))
 )
 
-const writerAndGuard = Layer.merge(MemoryWriter.layer, guardLayer)
+const writerAndGuard = Layer.mergeAll(MemoryWriter.layer, guardLayer, Journal.layer)
 
 export const extractorLayer = Extractor.layer.pipe(Layer.provide(writerAndGuard))
 

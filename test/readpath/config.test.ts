@@ -18,7 +18,27 @@ describe("decodeConfig", () => {
       HOME
     )
     expect(warnings).toEqual([])
-    expect(config).toEqual({ enabled: false, autoMemoryDirectory: "/srv/mem", selector: { model: "anthropic/claude-haiku" } })
+    expect(config).toEqual({
+      enabled: false,
+      autoMemoryDirectory: "/srv/mem",
+      selector: { model: "anthropic/claude-haiku" },
+      protectedPaths: { exceptions: [], extraProtections: [] }
+    })
+  })
+
+  it("decodes protectedPaths: allow entries ~-expanded and exact, add kept; a relative allow entry warns and is dropped", () => {
+    const { config, warnings } = decodeConfig(
+      FILE,
+      JSON.stringify({ protectedPaths: { allow: ["~/work/app/.env", "rel/.env"], add: ["secrets.yaml", "/srv/vault"] } }),
+      HOME
+    )
+    expect(config.protectedPaths).toEqual({ exceptions: ["/home/alice/work/app/.env"], extraProtections: ["secrets.yaml", "/srv/vault"] })
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.key).toBe("protectedPaths")
+    const bad = decodeConfig(FILE, JSON.stringify({ enabled: false, protectedPaths: { allow: "x" } }), HOME)
+    expect(bad.config.protectedPaths).toEqual(defaultConfig.protectedPaths)
+    expect(bad.config.enabled).toBe(false)
+    expect(bad.warnings.map((w) => w.key)).toEqual(["protectedPaths"])
   })
 
   it("gives defaults and one warning naming the file for invalid JSON", () => {

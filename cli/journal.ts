@@ -1,0 +1,79 @@
+/** `pm log` and `pm undo`: the change journal of the project's memory. */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { resolve } from "node:path"
+import { netChanges } from "../src/journal.ts"
+import { ConfigService } from "../layers/ConfigService.ts"
+import { Journal } from "../layers/Journal.ts"
+import { undoUnderLocks } from "../layers/MemoryUndo.ts"
+import { ProjectLocator } from "../layers/ProjectLocator.ts"
+import { commonOptions } from "./commands.ts"
+import { EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
+
+const locate = (cwd: string) =>
+  Effect.gen(function* () {
+    const { warnings } = yield* (yield* ConfigService).load
+    for (const w of warnings) process.stderr.write(`pm: warning: ${w.message}\n`)
+    return yield* (yield* ProjectLocator).locate(resolve(cwd))
+  })
+
+const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.catchAll((e) => fail(e.message)))
+
+const limitOption = Options.integer("limit").pipe(
+  Options.withDescription("Show at most this many tasks (newest first)"),
+  Options.optional
+)
+
+export const logCommand = Command.make("log", { ...commonOptions, limit: limitOption }, ({ cwd, json, limit }) =>
+  orFail(
+    Effect.gen(function* () {
+      const location = yield* locate(cwd)
+      const listing = yield* (yield* Journal).read(
+        { rootDir: location.memoryRootDir },
+        Option.isSome(limit) ? { limit: Math.max(0, limit.value) } : undefined
+      )
+      if (listing.invalidLines > 0) process.stderr.write(`pm: warning: ${listing.invalidLines} journal line(s) could not be read; skipped.\n`)
+      const tasks = listing.entries.map((e) => ({
+        task: e.task,
+        kind: e.kind,
+        at: e.at,
+        session: e.session,
+        model: e.model,
+        changes: netChanges(e).map((c) => ({ file: c.file, op: c.op, before: c.before, after: c.after }))
+      }))
+      if (json) return yield* printJson(tasks)
+      if (tasks.length === 0) return yield* printLine("No changes recorded.")
+      for (const t of tasks) {
+        yield* printLine(`${t.at}  ${t.kind}  ${t.task}  model ${t.model ?? "-"}  session ${t.session ?? "-"}`)
+        const rows = t.changes.map((c) => ["", c.op, c.file])
+        yield* printLine(rows.length === 0 ? "    (no net change)" : table(["", "", ""], rows).split("\n").slice(1).join("\n"))
+      }
+    })
+  )
+).pipe(Command.withDescription("List the changes background tasks and commands made to memory, newest first"))
+
+const taskArg = Args.text({ name: "task" }).pipe(Args.withDescription("The task to undo (default: the newest not yet undone)"), Args.optional)
+
+export const undoCommand = Command.make("undo", { ...commonOptions, task: taskArg }, ({ cwd, json, task }) =>
+  orFail(
+    Effect.gen(function* () {
+      const location = yield* locate(cwd)
+      const result = yield* undoUnderLocks(location, {
+        ...(Option.isSome(task) ? { task: task.value } : {}),
+        session: null,
+        model: null
+      })
+      const out = { task: result.task, restored: result.restored, refused: result.refused }
+      if (json) yield* printJson(out)
+      else {
+        yield* printLine(`Undid ${result.task}: ${result.restored.length} file(s) restored${result.refused.length > 0 ? `, ${result.refused.length} refused` : ""}.`)
+        for (const r of result.refused) yield* printLine(`  refused ${r.file}: ${r.reason}`)
+      }
+      if (result.refused.length > 0) yield* setExit(EXIT_PROBLEMS)
+    })
+  )
+).pipe(Command.withDescription("Restore the files of the newest task (or TASK) to their exact previous bytes"))

@@ -1,0 +1,233 @@
+/**
+ * The trust guards of a background task's tools over real files, the real writer and the real bash guard: the
+ * credential guard on `write`/`edit` (the final content), protected reads, and the dream's delete cap.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { makeTaskTools, type MemoryChange, type TaskToolSet, type TaskToolsOptions } from "../../layers/background/TaskTools.ts"
+import { BashGuard } from "../../layers/BashGuard.ts"
+import { FileSystem } from "../../layers/FileSystem.ts"
+import { MemoryWriter } from "../../layers/MemoryWriter.ts"
+import { githubToken, privateKeyBlock } from "./fakeSecrets.ts"
+
+const dirs: Array<string> = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+const runtime = ManagedRuntime.make(Layer.merge(MemoryWriter.layer, BashGuard.layer).pipe(Layer.provideMerge(FileSystem.layer)))
+afterAll(() => runtime.dispose())
+
+const TOPIC = (name: string, body: string) => `---\nname: ${name}\ndescription: ${name}\nmetadata:\n  type: project\n---\n${body}\n`
+
+export const setup = async (extra: Partial<TaskToolsOptions> = {}) => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "pm-trust-")))
+  dirs.push(base)
+  const cwd = join(base, "project")
+  const memoryDir = join(base, "memory")
+  mkdirSync(cwd)
+  mkdirSync(memoryDir)
+  writeFileSync(join(memoryDir, "MEMORY.md"), "- [A](a.md) - a\n")
+  writeFileSync(join(memoryDir, "a.md"), TOPIC("A", "alpha body"))
+  const changes: Array<MemoryChange> = []
+  const tools = await runtime.runPromise(
+    Effect.gen(function*() {
+      const writer = yield* MemoryWriter
+      const guard = yield* BashGuard
+      const task = yield* writer.openTask({ memoryDir, cwd })
+      return yield* Effect.promise(() =>
+        makeTaskTools({ cwd, memoryDir, writer: task, guard, check: Effect.void, onChange: (c) => Effect.sync(() => void changes.push(c)), ...extra })
+      )
+    })
+  )
+  return { base, cwd, memoryDir, tools, changes }
+}
+
+export const exec = (tools: TaskToolSet, name: string, args: Record<string, unknown>) =>
+  tools.byName(name)!.execute("call-1", args, new AbortController().signal)
+export const text = (r: { content: ReadonlyArray<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? "").join("")
+
+describe("background write and edit: the credential guard", () => {
+  it("a write holding a GitHub token is refused with the kind and line; nothing is written", async () => {
+    const { tools, memoryDir, changes } = await setup()
+    const token = githubToken()
+    const path = join(memoryDir, "deploy.md")
+    const result = await exec(tools, "write", { path, content: TOPIC("Deploy", `push with ${token}`) })
+    expect(result.isError).toBe(true)
+    expect(text(result)).toContain("GitHub")
+    expect(text(result)).toContain("line 7")
+    expect(text(result)).toContain("deploy.md")
+    expect(text(result)).toContain("remove or redact")
+    expect(text(result)).not.toContain(token)
+    expect(existsSync(path)).toBe(false)
+    expect(changes).toEqual([])
+    // Redacted, the same write lands.
+    const clean = await exec(tools, "write", { path, content: TOPIC("Deploy", "push with the token kept in the CI secret store") })
+    expect(clean.isError).not.toBe(true)
+    expect(existsSync(path)).toBe(true)
+  })
+
+  it("an edit whose final content holds a private key is refused; the file keeps its bytes", async () => {
+    const { tools, memoryDir, changes } = await setup()
+    const path = join(memoryDir, "a.md")
+    const before = readFileSync(path, "utf8")
+    expect((await exec(tools, "read", { path })).isError).not.toBe(true)
+    const result = await exec(tools, "edit", { path, edits: [{ oldText: "alpha body", newText: `key:\n${privateKeyBlock()}` }] })
+    expect(result.isError).toBe(true)
+    expect(text(result)).toMatch(/private key at line 8/i)
+    expect(readFileSync(path, "utf8")).toBe(before)
+    expect(changes).toEqual([])
+    const ok = await exec(tools, "edit", { path, edits: [{ oldText: "alpha body", newText: "alpha body, revised" }] })
+    expect(ok.isError).not.toBe(true)
+    expect(readFileSync(path, "utf8")).toContain("revised")
+  })
+})
+
+describe("background reads: credential stores are never opened", () => {
+  const withStores = async (adjustOf: (cwd: string) => { exceptions?: Array<string>; extraProtections?: Array<string> } = () => ({})) => {
+    const s = await setup()
+    const adjust = adjustOf(s.cwd)
+    const home = join(s.base, "home")
+    const agentDir = join(home, ".pi", "agent")
+    mkdirSync(join(home, ".ssh"), { recursive: true })
+    mkdirSync(agentDir, { recursive: true })
+    const token = githubToken()
+    writeFileSync(join(s.cwd, ".env"), `GITHUB_TOKEN=${token}\n`)
+    writeFileSync(join(s.cwd, ".env.example"), "GITHUB_TOKEN=\n")
+    writeFileSync(join(s.cwd, "notes.txt"), "deploy notes: GITHUB_TOKEN comes from the CI store\n")
+    writeFileSync(join(home, ".ssh", "id_ed25519"), `${privateKeyBlock()}\n`)
+    writeFileSync(join(agentDir, "auth.json"), `{"github":"${token}"}\n`)
+    // A harmless name pointing at a credential store.
+    symlinkSync(join(s.cwd, ".env"), join(s.cwd, "settings.txt"))
+    const tools = await runtime.runPromise(
+      Effect.gen(function*() {
+        const writer = yield* MemoryWriter
+        const guard = yield* BashGuard
+        const task = yield* writer.openTask({ memoryDir: s.memoryDir, cwd: s.cwd })
+        return yield* Effect.promise(() =>
+          makeTaskTools({
+            cwd: s.cwd,
+            memoryDir: s.memoryDir,
+            writer: task,
+            guard,
+            check: Effect.void,
+            onChange: () => Effect.void,
+            protection: { home, agentDir, exceptions: adjust.exceptions ?? [], extraProtections: adjust.extraProtections ?? [] }
+          })
+        )
+      })
+    )
+    return { ...s, tools, home, agentDir, token }
+  }
+
+  it("read refuses .env, a key under ~/.ssh, Pi's auth.json, and a symlink to .env; .env.example is read", async () => {
+    const { tools, cwd, home, agentDir, token } = await withStores()
+    for (const path of [".env", join(home, ".ssh", "id_ed25519"), join(agentDir, "auth.json"), "settings.txt"]) {
+      const result = await exec(tools, "read", { path })
+      expect(result.isError, path).toBe(true)
+      expect(text(result), path).toMatch(/^Refused: .*credential stores/s)
+      expect(text(result)).not.toContain(token)
+    }
+    expect(text(await exec(tools, "read", { path: "settings.txt" }))).toContain("resolves to")
+    expect(text(await exec(tools, "read", { path: join(cwd, ".env.example") }))).toContain("GITHUB_TOKEN=")
+  })
+
+  it("a user exception opens that one exact path; an added protection closes a file the built-in rules leave open", async () => {
+    const { tools, token } = await withStores((cwd) => ({ exceptions: [join(cwd, ".env")], extraProtections: ["notes.txt"] }))
+    expect(text(await exec(tools, "read", { path: "notes.txt" }))).toMatch(/^Refused: .*protected by the configuration \(notes\.txt\)/)
+    expect(text(await exec(tools, "read", { path: ".env" }))).toContain(token)
+    // The exception is for that exact path: another environment file beside it stays protected.
+    expect((await exec(tools, "read", { path: ".env.local" })).isError).toBe(true)
+  })
+
+  it("find leaves protected files out of its results and refuses a protected folder", async () => {
+    const { tools, home } = await withStores()
+    const all = text(await exec(tools, "find", { pattern: "*" }))
+    expect(all).toContain("notes.txt")
+    expect(all).not.toContain("settings.txt")
+    const dotted = text(await exec(tools, "find", { pattern: ".env*" })).split("\n")
+    expect(dotted).toContain(".env.example")
+    expect(dotted).not.toContain(".env")
+    const ssh = await exec(tools, "find", { pattern: "*", path: join(home, ".ssh") })
+    expect(ssh.isError).toBe(true)
+    expect(text(ssh)).toContain(".ssh")
+  })
+
+  it("grep drops the lines of protected files (the symlink too) and refuses a protected file", async () => {
+    const { tools, token } = await withStores()
+    const found = await exec(tools, "grep", { pattern: "GITHUB_TOKEN" })
+    expect(found.isError).not.toBe(true)
+    expect(text(found)).toContain("notes.txt")
+    expect(text(found)).not.toContain(token)
+    expect(text(found)).toMatch(/line\(s\) from protected credential files were left out/)
+    const direct = await exec(tools, "grep", { pattern: "GITHUB", path: "settings.txt" })
+    expect(direct.isError).toBe(true)
+    expect(text(direct)).not.toContain(token)
+  })
+
+  it("bash refuses a command naming a credential store as written, through a link, by glob, or via $HOME", async () => {
+    const { tools, token } = await withStores()
+    for (const command of ["cat .env", "head -n 1 settings.txt", "cat .en?", "cat $HOME/.ssh/id_ed25519", "wc -c < ./.env"]) {
+      const result = await exec(tools, "bash", { command })
+      expect(result.isError, command).toBe(true)
+      expect(text(result), command).toMatch(/^Refused: /)
+      expect(text(result)).not.toContain(token)
+    }
+    const ok = await exec(tools, "bash", { command: "cat notes.txt .env.example" })
+    expect(ok.isError).not.toBe(true)
+    expect(text(ok)).toContain("deploy notes")
+  })
+})
+
+describe("the dream's delete cap on the task tools", () => {
+  const withTopics = async (count: number, cap: boolean) => {
+    const s = await setup(cap ? { deleteCap: { topics: count } } : {})
+    const files = Array.from({ length: count }, (_, i) => join(s.memoryDir, `t${i}.md`))
+    for (const [i, f] of files.entries()) writeFileSync(f, TOPIC(`t${i}`, `topic ${i}`))
+    return { ...s, files }
+  }
+
+  it.each([
+    // [topics, deletes tried, deleted]: a quarter of the topics, but always up to 3
+    [8, 5, 3],
+    [12, 5, 3],
+    [16, 5, 4],
+    [16, 4, 4],
+    [20, 7, 5]
+  ])("with %i topics, %i deletes tried: %i go, the rest are refused with a reason; the status says so", async (topics, tried, deleted) => {
+    const { tools, files } = await withTopics(topics, true)
+    const result = await exec(tools, "bash", { command: `rm ${files.slice(0, tried).join(" ")}` })
+    expect(files.slice(0, tried).filter((f) => !existsSync(f))).toHaveLength(deleted)
+    expect(files.slice(deleted).every((f) => existsSync(f))).toBe(true)
+    const status = tools.deleteCapStatus!()!
+    expect(status).toMatchObject({ topics, deleted, refused: files.slice(deleted, tried).map((f) => f.split("/").at(-1)) })
+    if (tried > deleted) {
+      expect(result.isError).toBe(true)
+      expect(text(result)).toContain("delete cap")
+      expect(text(result)).toContain("merge what is worth keeping")
+    } else {
+      expect(result.isError).not.toBe(true)
+    }
+  })
+
+  it("is off unless asked for: the extractor's tools delete without a cap", async () => {
+    const { tools, files } = await withTopics(8, false)
+    const result = await exec(tools, "bash", { command: `rm ${files.slice(0, 5).join(" ")}` })
+    expect(result.isError).not.toBe(true)
+    expect(files.slice(0, 5).some((f) => existsSync(f))).toBe(false)
+    expect(tools.deleteCapStatus!()).toBeUndefined()
+  })
+
+  it("a missing file removed with rm -f does not count against the cap", async () => {
+    const { tools, files, memoryDir } = await withTopics(8, true)
+    const ghosts = [1, 2, 3, 4].map((i) => join(memoryDir, `ghost${i}.md`))
+    await exec(tools, "bash", { command: `rm -f ${ghosts.join(" ")}` })
+    await exec(tools, "bash", { command: `rm ${files.slice(0, 3).join(" ")}` })
+    expect(tools.deleteCapStatus!()).toMatchObject({ deleted: 3, refused: [] })
+  })
+})
