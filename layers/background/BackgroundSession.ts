@@ -432,7 +432,10 @@ export const makeBackgroundSession = Effect.gen(function*() {
     const index = r.index.overTarget
       ? `; MEMORY.md is over 160 lines or 20,000 characters (${r.index.lines} lines, ${r.index.chars} characters): later additions may be cut off`
       : ""
-    return `${how}${index}`
+    const capped = r.deletesRefused.length > 0
+      ? `; ${r.deletesRefused.length} delete(s) refused past a quarter of the topics (${r.deletesRefused.join(", ")})`
+      : ""
+    return `${how}${index}${capped}`
   }
 
   /**
@@ -497,6 +500,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
             sessionIds: ids,
             model: model.right as Model<Api>,
             taskSessionId: `${sessionId}-memory-dream`,
+            sessionId,
             maxTurns: a.background.dream.maxTurns,
             maxTokens: a.background.dream.maxTokens,
             check: validity(startedIn),

@@ -14,18 +14,20 @@ import * as Layer from "effect/Layer"
 import { backgroundToolsSection } from "../../src/prompts/backgroundTools.ts"
 import { dreamTaskPrompt } from "../../src/prompts/dream.ts"
 import { BACKGROUND_SYSTEM_PROMPT } from "../../src/prompts/extractor.ts"
-import { memoryRulesPrompt } from "../../src/prompts/memoryRules.ts"
+import { memoryRulesPrompt, memoryRulesSection } from "../../src/prompts/memoryRules.ts"
 import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS } from "../../src/limits.ts"
 import type { ProjectLocation } from "../../src/storage.ts"
+import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { BashGuard } from "../BashGuard.ts"
 import { FileSystem } from "../FileSystem.ts"
 import { MemoryStore } from "../MemoryStore.ts"
 import { MemoryWriter, type TaskInvalid } from "../MemoryWriter.ts"
+import { Journal } from "../Journal.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
 import { runTask, type StopReason } from "./Runner.ts"
-import { makeTaskTools, type MemoryChange } from "./TaskTools.ts"
+import { makeTaskTools, type MemoryChange, type TaskJournal } from "./TaskTools.ts"
 
 export const DREAM_MAX_TURNS = 50
 export const DREAM_MAX_TOKENS = 16_384
@@ -43,6 +45,8 @@ export interface DreamTaskRequest {
   readonly model: Model<Api>
   /** The request's own stable cache id. */
   readonly taskSessionId: string
+  /** The Pi session the dream runs from, for the change journal. */
+  readonly sessionId?: string
   readonly maxTurns: number
   readonly maxTokens: number
   /** Task validity (trust, generation, config, the lock): checked before every model and tool call. */
@@ -69,6 +73,8 @@ export interface DreamTaskResult {
   readonly finalText: string
   readonly errorMessage: string | undefined
   readonly index: DreamIndexSize
+  /** Deletes refused because they went past a quarter of the topics (the files stay). */
+  readonly deletesRefused: ReadonlyArray<string>
 }
 
 export interface DreamShape {
@@ -96,6 +102,23 @@ export const makeDream = Effect.gen(function*() {
   const writer = yield* MemoryWriter
   const guard = yield* BashGuard
   const fs = yield* FileSystem
+  const journal = yield* Journal
+
+  /** Every change of one dream is recorded under one task id before it is published, so `pm undo` can reverse it. */
+  const taskJournal = (request: DreamTaskRequest): TaskJournal => {
+    const task = `dream-${randomUUID()}`
+    const model = `${request.model.provider}/${request.model.id}`
+    return {
+      record: (change) =>
+        journal.record({ rootDir: request.location.memoryRootDir }, {
+          task,
+          kind: "dream",
+          session: request.sessionId ?? null,
+          model,
+          changes: [change]
+        }).pipe(Effect.asVoid)
+    }
+  }
 
   const agent = (request: DreamTaskRequest, filesChanged: Array<string>) =>
     Effect.gen(function*() {
@@ -103,6 +126,8 @@ export const makeDream = Effect.gen(function*() {
       const { memoryDir } = request.location
       const check = request.check
       const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check })
+      // The topics at the start: the catalog for the prompt, and the base of the delete cap.
+      const { topics } = yield* store.scanTopics(memoryDir)
       const tools = yield* Effect.tryPromise({
         try: () =>
           makeTaskTools({
@@ -111,6 +136,8 @@ export const makeDream = Effect.gen(function*() {
             writer: task,
             guard,
             check,
+            journal: taskJournal(request),
+            deleteCap: { topics: topics.length },
             onChange: (change) =>
               Effect.sync(() => {
                 if (!filesChanged.includes(change.path)) filesChanged.push(change.path)
@@ -119,14 +146,12 @@ export const makeDream = Effect.gen(function*() {
         catch: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
       })
       return yield* Effect.gen(function*() {
-        const { topics } = yield* store.scanTopics(memoryDir)
-        const rules = memoryRulesPrompt(memoryDir)
         const section = backgroundToolsSection(memoryDir, request.cwd)
-        return yield* runTask({
+        const result = yield* runTask({
           model: request.model,
           request: {
             mode: "independent",
-            systemPrompt: [BACKGROUND_SYSTEM_PROMPT, `<auto_memory>\n${rules}\n</auto_memory>`, section].join("\n\n"),
+            systemPrompt: [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), section].join("\n\n"),
             messages: [],
             instructions: dreamTaskPrompt({ memoryDir, sessionDir: request.sessionDir, sessionIds: request.sessionIds, catalog: topics }),
             sessionId: request.taskSessionId
@@ -137,12 +162,13 @@ export const makeDream = Effect.gen(function*() {
           check,
           onUsage: request.onUsage
         }).pipe(Effect.provideService(ModelRegistry, registry))
+        return { result, deletesRefused: tools.deleteCapStatus?.()?.refused ?? [] }
       }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
     })
 
   const consolidate = Effect.fn("Dream.consolidate")(function*(request: DreamTaskRequest) {
     const filesChanged: Array<string> = []
-    const result = yield* agent(request, filesChanged).pipe(
+    const { result, deletesRefused } = yield* agent(request, filesChanged).pipe(
       // An invalid task was stopped from outside, as an abort is: it keeps its attempt time.
       Effect.catchTag("TaskInvalid", () => Effect.interrupt),
       Effect.catchAll((e) => Effect.fail(e._tag === "DreamTaskFailed" ? e : new DreamTaskFailed({ phase: "fork", reason: messageOf(e) })))
@@ -160,7 +186,8 @@ export const makeDream = Effect.gen(function*() {
       filesChanged,
       finalText: result.finalText,
       errorMessage: result.errorMessage,
-      index: indexSize(text)
+      index: indexSize(text),
+      deletesRefused
     } satisfies DreamTaskResult
   })
 
@@ -168,5 +195,6 @@ export const makeDream = Effect.gen(function*() {
 })
 
 export class Dream extends Context.Tag("pm/Dream")<Dream, DreamShape>() {
-  static readonly layer: Layer.Layer<Dream, never, ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem> = Layer.effect(Dream, makeDream)
+  static readonly layer: Layer.Layer<Dream, never, ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem | Journal> =
+    Layer.effect(Dream, makeDream)
 }

@@ -5,7 +5,9 @@
 import { SessionManager } from "@earendil-works/pi-coding-agent"
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { execFile } from "node:child_process"
+import { promisify } from "node:util"
+import { join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { fauxAssistantMessage, fauxText } from "@earendil-works/pi-ai"
 import { call, calls, type Harness, type Recorded, say, startHarness, taskTurn, textOf, topic } from "../background/harness.ts"
@@ -32,6 +34,14 @@ const INDEX = [
   ""
 ].join("\n")
 
+/** The two duplicates as they were before the dream. */
+const BEFORE = {
+  "deploy-days.md": topic("Deploy days", "when deploys happen", "project", "Deploys happen on Fridays."),
+  "deploys-friday.md": topic("Friday deploys", "deploys on Fridays", "project", "We deploy on Fridays, never on public holidays.")
+}
+const PM = resolve(import.meta.dirname, "../../dist/pm.js")
+const pm = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => promisify(execFile)(process.execPath, [PM, ...args], { env, encoding: "utf8" })
+
 const MERGED = topic("Deploy days", "deploys happen on Fridays, never on holidays", "project", "Deploys happen on Fridays.\nNever on public holidays.")
 const NEW_INDEX = "- [Deploy days](deploy-days.md) - Friday deploys, never on holidays\n- [Tests](tests.md) - how to run the tests\n"
 
@@ -57,12 +67,7 @@ describe("the dream in the real host", () => {
     h = await startHarness({
       base,
       sessionDir,
-      memory: {
-        "MEMORY.md": INDEX,
-        "deploy-days.md": topic("Deploy days", "when deploys happen", "project", "Deploys happen on Fridays."),
-        "deploys-friday.md": topic("Friday deploys", "deploys on Fridays", "project", "We deploy on Fridays, never on public holidays."),
-        "tests.md": topic("Tests", "how to run the tests", "reference", "npm test")
-      }
+      memory: { "MEMORY.md": INDEX, ...BEFORE, "tests.md": topic("Tests", "how to run the tests", "reference", "npm test") }
     })
     const dir = h.memoryDir
     const lastTurn = deferred()
@@ -133,6 +138,23 @@ describe("the dream in the real host", () => {
     expect(eligible).toBeDefined()
     expect(Date.parse(eligible!) - Date.now()).toBeGreaterThan(23 * 3_600_000)
     expect(h.notifications.filter((n) => n.level === "error")).toEqual([])
+
+    // The dream is one task in the change journal, and `pm undo` puts every file back byte for byte.
+    const env = { ...process.env, PI_CODING_AGENT_DIR: h.agentDir }
+    // Asynchronous: the session's own extraction of the last turn may still hold extract.lock, and must be able to
+    // finish while `pm undo` waits for it.
+    const log = JSON.parse((await pm(["log", "--cwd", h.cwd, "--json"], env)).stdout)
+    const dreamTask = log.find((t: any) => t.kind === "dream")
+    expect(dreamTask.changes.map((c: any) => [c.file, c.op]).sort()).toEqual([
+      ["MEMORY.md", "update"],
+      ["deploy-days.md", "update"],
+      ["deploys-friday.md", "delete"]
+    ])
+    const undo = JSON.parse((await pm(["undo", dreamTask.task, "--cwd", h.cwd, "--json"], env)).stdout)
+    expect(undo.refused).toEqual([])
+    expect(readFileSync(join(dir, "MEMORY.md"), "utf8")).toBe(INDEX)
+    expect(readFileSync(join(dir, "deploy-days.md"), "utf8")).toBe(BEFORE["deploy-days.md"])
+    expect(readFileSync(join(dir, "deploys-friday.md"), "utf8")).toBe(BEFORE["deploys-friday.md"])
   })
 })
 

@@ -95,7 +95,8 @@ const setup = (options: { config?: Record<string, unknown> } = {}) =>
             filesChanged: [join(request.location.memoryDir, "merged.md")],
             finalText: "Merged.",
             errorMessage: undefined,
-            index: { exists: true, lines: 3, chars: 120, overTarget: false }
+            index: { exists: true, lines: 3, chars: 120, overTarget: false },
+            deletesRefused: []
           } satisfies DreamTaskResult
         })
     })
