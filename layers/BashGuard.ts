@@ -237,11 +237,17 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
 }
 
 export class BashGuard extends Context.Tag("pm/BashGuard")<BashGuard, BashGuardShape>() {
+  /** The real guard with a chosen parse budget (tests of long inputs that are not about the budget). */
+  static readonly layerWith = (options: { readonly budgetMs?: number }): Layer.Layer<BashGuard, BashParserLoadError> =>
+    Layer.scoped(
+      BashGuard,
+      Effect.acquireRelease(acquireParser, (parser) => Effect.sync(() => parser.delete())).pipe(
+        Effect.map((parser) => makeClassifier(parser, options))
+      )
+    )
+
   /** The real guard: loads the parser (once per process) and frees it when the scope closes. */
-  static readonly layer: Layer.Layer<BashGuard, BashParserLoadError> = Layer.scoped(
-    BashGuard,
-    Effect.acquireRelease(acquireParser, (parser) => Effect.sync(() => parser.delete())).pipe(Effect.map(makeClassifier))
-  )
+  static readonly layer: Layer.Layer<BashGuard, BashParserLoadError> = BashGuard.layerWith({})
 
   /** A fixed answer for every command (tests of consumers). */
   static readonly layerConstant = (verdict: Verdict): Layer.Layer<BashGuard> =>

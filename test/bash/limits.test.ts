@@ -7,7 +7,9 @@ import { MAX_COMMAND_LENGTH } from "../../src/bash/classify.ts"
 const MEM = "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory"
 const CTX = { memoryDir: MEM, cwd: "/home/u/app" }
 
-layer(BashGuard.layer)("long and nested commands", (it) => {
+// These tests are about structure (length, depth, Unicode), not the parse budget that cost.test.ts covers: a budget
+// no parse here can reach keeps a loaded machine from turning them into budget tests.
+layer(BashGuard.layerWith({ budgetMs: 120_000 }))("long and nested commands", (it) => {
   it.effect("a 100 KB single word argument is read-only; the same with an expansion at the end is rejected", () =>
     Effect.gen(function* () {
       const guard = yield* BashGuard
