@@ -19,10 +19,17 @@ import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
 import { extensionsFromEnv, loadPiModelBackend } from "./PiModelRuntime.ts"
 import { doctorCommand, statusCommand } from "./status.ts"
+import { forgetCommand, listCommand, searchCommand, showCommand } from "./memoryCommands.ts"
+import { Journal } from "../layers/Journal.ts"
+import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
+import { MemoryWriter } from "../layers/MemoryWriter.ts"
 
 /** What every subcommand gets. */
 export const pmLayer = (env: ConfigEnvironment = {}) =>
   Layer.mergeAll(coreLayer(env), NodeContext.layer, CliConfig.layer({ showBuiltIns: false }))
+
+/** `list`, `show`, `search`, `forget`: MemoryBrowse over the writer and the journal. */
+export const browseLayer = MemoryBrowse.layer.pipe(Layer.provide(Layer.merge(MemoryWriter.layer, Journal.layer)))
 
 /** pi's model runtime over the agent directory, with the project's settings at `cwd`; loaded on first use. */
 export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, ConfigService> =>
@@ -43,6 +50,10 @@ export const pmCommand = Command.make("pm").pipe(
     recallCommand.pipe(Command.provide(({ cwd }) => recallLayer.pipe(Layer.provideMerge(piModelRegistry(cwd))))),
     bashCheckCommand.pipe(Command.provide(BashGuard.layer)),
     statusCommand,
-    doctorCommand
+    doctorCommand,
+    listCommand.pipe(Command.provide(browseLayer)),
+    showCommand.pipe(Command.provide(browseLayer)),
+    searchCommand.pipe(Command.provide(browseLayer)),
+    forgetCommand.pipe(Command.provide(browseLayer))
   ])
 )
