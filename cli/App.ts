@@ -12,7 +12,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { resolve } from "node:path"
-import { coreLayer, recallLayer } from "../layers/App.ts"
+import { browseLayer, coreLayer, recallLayer } from "../layers/App.ts"
 import { BashGuard } from "../layers/BashGuard.ts"
 import { ConfigService, type ConfigEnvironment } from "../layers/ConfigService.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
@@ -20,16 +20,10 @@ import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanComma
 import { extensionsFromEnv, loadPiModelBackend } from "./PiModelRuntime.ts"
 import { doctorCommand, statusCommand } from "./status.ts"
 import { forgetCommand, listCommand, searchCommand, showCommand } from "./memoryCommands.ts"
-import { Journal } from "../layers/Journal.ts"
-import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
-import { MemoryWriter } from "../layers/MemoryWriter.ts"
 
 /** What every subcommand gets. */
 export const pmLayer = (env: ConfigEnvironment = {}) =>
   Layer.mergeAll(coreLayer(env), NodeContext.layer, CliConfig.layer({ showBuiltIns: false }))
-
-/** `list`, `show`, `search`, `forget`: MemoryBrowse over the writer and the journal. */
-export const browseLayer = MemoryBrowse.layer.pipe(Layer.provide(Layer.merge(MemoryWriter.layer, Journal.layer)))
 
 /** pi's model runtime over the agent directory, with the project's settings at `cwd`; loaded on first use. */
 export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, ConfigService> =>
