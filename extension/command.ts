@@ -1,6 +1,7 @@
 /** `/memory`: status, on, off, open, list, show, search, forget, recalled. Formatting only; the work is the layers'. */
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
+import { writeSync } from "node:fs"
 import type { BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import type { ListedTopic, MemoryBrowse } from "../layers/MemoryBrowse.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
@@ -29,11 +30,21 @@ const TAKES_NAME = new Set(["show", "forget"])
 
 /**
  * Where `/memory` output goes: the UI when there is one; in print mode (`pi -p`), where notify is a no-op, stdout for
- * output and stderr for warnings, so a script sees what a person would.
+ * output and stderr for warnings, so a script sees what a person would. Pi routes `process.stdout.write` to stderr in
+ * print mode (stdout is the answer's), so output is written to descriptor 1 directly. Other modes without a UI (json,
+ * rpc) own stdout for their protocol: everything goes to stderr there.
  */
 export const say = (ctx: ExtensionContext, text: string, level: "info" | "warning" | "error" = "info"): void => {
-  if (ctx.hasUI) ctx.ui.notify(text, level)
-  else (level === "info" ? process.stdout : process.stderr).write(`${text}\n`)
+  if (ctx.hasUI) return ctx.ui.notify(text, level)
+  if (level === "info" && ctx.mode === "print") {
+    try {
+      writeSync(1, `${text}\n`)
+      return
+    } catch {
+      // A closed or non-blocking stdout: stderr still reaches the person.
+    }
+  }
+  process.stderr.write(`${text}\n`)
 }
 
 const days = (n: number): string => (n === 0 ? "today" : `${n}d`)

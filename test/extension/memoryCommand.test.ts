@@ -2,7 +2,9 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { ensureBuilt } from "../support/pm.ts"
+import { spawnSync } from "node:child_process"
+import { ensureBuilt, repoRoot } from "../support/pm.ts"
+import { gitRepo, tempDir } from "../support/tmp.ts"
 import { selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
 beforeAll(() => ensureBuilt(), 120_000)
@@ -84,5 +86,28 @@ describe("/memory recalled", () => {
     const [used, total, left] = [m![1]!, m![2]!, m![3]!].map((s) => Number(s.replace(/,/g, "")))
     expect(used).toBeGreaterThan(0)
     expect(used! + left!).toBe(total)
+  })
+})
+
+describe("/memory in print mode (pi -p, no UI)", () => {
+  const piBin = join(repoRoot, "node_modules", ".bin", "pi")
+  const runPi = (prompt: string, cwd: string, agentDir: string) =>
+    spawnSync(piBin, ["-e", join(repoRoot, "dist", "extension.js"), "--no-session", "-p", prompt], {
+      cwd,
+      env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1" },
+      encoding: "utf8",
+      timeout: 60_000
+    })
+
+  it("prints /memory output on stdout and warnings on stderr", () => {
+    const agentDir = tempDir("pm-pi-agent-")
+    const repo = gitRepo()
+    const status = runPi("/memory status", repo, agentDir)
+    expect(status.status).toBe(0)
+    expect(status.stdout).toMatch(/^Memory directory: .*project-memory\/projects\/.*\/memory$/m)
+    expect(status.stdout).toMatch(/^Topics: +0$/m)
+    const bad = runPi("/memory show nothing", repo, agentDir)
+    expect(bad.stdout).not.toContain("no topic named")
+    expect(bad.stderr).toContain("Project memory: no topic named nothing")
   })
 })
