@@ -4,6 +4,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { readdirSync, statSync } from "node:fs"
 import { resolve } from "node:path"
 import { sha256Hex24 } from "../src/projectKey.ts"
 import { emptyRecallState } from "../src/recallState.ts"
@@ -39,8 +40,26 @@ const locate = (cwd: string) =>
     return yield* (yield* ProjectLocator).locate(resolve(cwd))
   })
 
+/** A `--memory-dir` that is missing or unreadable is an error naming it, not an empty memory. */
+const existingMemoryDir = (dir: string) =>
+  Effect.try({
+    try: () => {
+      if (!statSync(dir).isDirectory()) throw new Error(`memory directory ${dir} is not a directory`)
+      readdirSync(dir)
+      return dir
+    },
+    catch: (e) => {
+      const code = (e as NodeJS.ErrnoException).code
+      return {
+        message: code === "ENOENT"
+          ? `memory directory ${dir} does not exist`
+          : code === undefined ? (e as Error).message : `memory directory ${dir} cannot be read (${code})`
+      }
+    }
+  })
+
 const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
-  Option.isSome(override) ? Effect.succeed(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
+  Option.isSome(override) ? existingMemoryDir(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
 
 const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.catchAll((e) => fail(e.message)))

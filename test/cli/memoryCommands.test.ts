@@ -188,3 +188,30 @@ describe("pm forget", () => {
     expect(list.topics.find((t: { filename: string }) => t.filename === "build.md").ageDays).toBe(10)
   })
 })
+
+describe("pm rough edges", () => {
+  it("a missing --memory-dir is exit 2 with one line naming it, for scan and lint too", async () => {
+    const missing = join(tempDir(), "nowhere")
+    for (const sub of ["scan", "lint"]) {
+      const r = await runPm([sub, "--memory-dir", missing], tempAgent())
+      expect(r.code).toBe(2)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toBe(`pm: memory directory ${missing} does not exist\n`)
+    }
+  })
+
+  it("an unknown flag is 'pm: Unknown option --bogus' with exit 2", async () => {
+    for (const sub of ["scan", "list", "status"]) {
+      const r = await runPm([sub, "--bogus"], tempAgent())
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain("pm: Unknown option --bogus")
+      expect(r.stderr).not.toContain("Received unknown argument")
+    }
+  })
+
+  it("--version prints one line and no blank line after it", async () => {
+    const r = await runPm(["--version"], tempAgent())
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
+  })
+})
