@@ -215,3 +215,16 @@ describe("pm rough edges", () => {
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
   })
 })
+
+describe("pm status", () => {
+  it("shows configuration problems, not only pm doctor", async () => {
+    const agent = tempAgent()
+    const repo = gitRepo()
+    writeFileAt(join(agent.storageRoot, "config.json"), JSON.stringify({ enabled: "yes please" }))
+    const r = await runPm(["status", "--cwd", repo], agent)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^Config: +problem: .*enabled/m)
+    const json = JSON.parse((await runPm(["status", "--json", "--cwd", repo], agent)).stdout)
+    expect(json.configWarnings.length).toBeGreaterThan(0)
+  })
+})
