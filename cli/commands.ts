@@ -4,7 +4,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, statSync } from "node:fs"
 import { resolve } from "node:path"
 import { sha256Hex24 } from "../src/projectKey.ts"
 import { emptyRecallState } from "../src/recallState.ts"
@@ -137,7 +137,10 @@ export const lintCommand = Command.make(
         const option = files.find((f) => f.startsWith("-"))
         if (option !== undefined) return yield* fail(`unknown option ${option} (name a file starting with - as ./${option})`)
         const dir = yield* memoryDirOf(cwd, memoryDir)
-        const results = yield* (yield* MemoryStore).lint(dir, files)
+        // A FILE names a file from the current directory (or an absolute path); one not found there is looked up
+        // in the memory directory, as before.
+        const named = files.map((f) => (existsSync(resolve(f)) ? resolve(f) : f))
+        const results = yield* (yield* MemoryStore).lint(dir, named)
         const withProblems = results.filter((r) => r.problems.length > 0)
         if (withProblems.length > 0) yield* setExit(EXIT_PROBLEMS)
         if (json) return yield* printJson(withProblems)

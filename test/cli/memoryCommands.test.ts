@@ -228,3 +228,43 @@ describe("pm status", () => {
     expect(json.configWarnings.length).toBeGreaterThan(0)
   })
 })
+
+describe("pm lint additions", () => {
+  it("reports topics the index does not link, index links to missing files and a description cut by ' #'", async () => {
+    const dir = tempDir()
+    writeFileAt(join(dir, "build.md"), "---\nname: Build\ndescription: build with make # not cmake\nmetadata:\n  type: project\n---\nbody\n")
+    writeFileAt(join(dir, "quoted.md"), '---\nname: Q\ndescription: "C # is fine when quoted"\nmetadata:\n  type: project\n---\nbody\n')
+    writeFileAt(join(dir, "MEMORY.md"), "- [Build](build.md) - b\n- [Gone](gone.md) - g\n")
+    const r = await runPm(["lint", "--json", "--memory-dir", dir], tempAgent())
+    expect(r.code).toBe(1)
+    const by = Object.fromEntries((JSON.parse(r.stdout) as Array<{ file: string; problems: Array<{ code: string; message: string }> }>).map((f) => [f.file, f.problems]))
+    expect(by["MEMORY.md"]!.map((p) => p.code).sort()).toEqual(["index-link-missing", "topic-not-indexed"])
+    expect(by["MEMORY.md"]!.find((p) => p.code === "topic-not-indexed")!.message).toContain("quoted.md")
+    expect(by["build.md"]!.map((p) => p.code)).toEqual(["description-cut-by-comment"])
+    expect(by["build.md"]![0]!.message).toContain('description: "build with make # not cmake"')
+    expect(by["quoted.md"]).toBeUndefined()
+  })
+
+  it("index lines: exactly 150 characters pass, 151 are too long (the rules say at most 150)", async () => {
+    const dir = tempDir()
+    writeFileAt(join(dir, "a.md"), "---\nname: A\ndescription: a\nmetadata:\n  type: user\n---\nx\n")
+    const head = "- [A](a.md) - "
+    for (const [length, problems] of [[149, 0], [150, 0], [151, 1]] as const) {
+      writeFileAt(join(dir, "MEMORY.md"), `${head}${"h".repeat(length - head.length)}\n`)
+      const r = await runPm(["lint", "--json", "--memory-dir", dir], tempAgent())
+      const out = JSON.parse(r.stdout) as Array<{ file: string; problems: Array<{ code: string }> }>
+      expect(out.flatMap((f) => f.problems).filter((p) => p.code === "index-line-too-long")).toHaveLength(problems)
+    }
+  })
+
+  it("reports a huge file's real size, and FILE resolves against the current directory", async () => {
+    const dir = tempDir()
+    const big = `---\nname: Big\ndescription: big\nmetadata:\n  type: user\n---\n${"x".repeat(3 * 1024 * 1024)}\n`
+    writeFileAt(join(dir, "big.md"), big)
+    const r = await runPm(["lint", "--json", "--memory-dir", dir, "big.md"], { ...tempAgent(), cwd: dir })
+    expect(r.code).toBe(1)
+    const out = JSON.parse(r.stdout) as Array<{ file: string; problems: Array<{ code: string; message: string }> }>
+    const over = out[0]!.problems.find((p) => p.code === "recall-window-over")!
+    expect(over.message).toContain(`${Buffer.byteLength(big)} bytes`)
+  })
+})
