@@ -75,7 +75,7 @@ export const lintTopic = (input: {
   const window = recallWindow(bytes)
   const lineCount = input.content === "" ? 0 : input.content.replace(/\n$/, "").split("\n").length
   const lines = size > bytes.length ? `at least ${lineCount}` : `${lineCount}`
-  if (window.truncated || size > RECALL_MAX_BYTES) {
+  if (window.truncated || (size > bytes.length && size > RECALL_MAX_BYTES)) {
     problems.push({
       code: "recall-window-over",
       message: `${input.filename} is ${lines} lines and ${size} bytes; recall injects only the first ${RECALL_MAX_LINES} lines or ${RECALL_MAX_BYTES} bytes. Move details into a separate topic file with its own description, and keep this one short.`
