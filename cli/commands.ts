@@ -129,7 +129,10 @@ export const scanCommand = Command.make("scan", { ...common, memoryDir: memoryDi
 
 export const lintCommand = Command.make(
   "lint",
-  { ...common, memoryDir: memoryDirOption, files: Args.text({ name: "FILE" }).pipe(Args.repeated) },
+  { ...common, memoryDir: memoryDirOption, files: Args.text({ name: "FILE" }).pipe(
+      Args.withDescription("Files to check (from the current directory, else the memory directory); default: all topics and MEMORY.md"),
+      Args.repeated
+    ) },
   ({ cwd, json, memoryDir, files }) =>
     orFail(
       Effect.gen(function* () {
@@ -160,7 +163,7 @@ export const recallCommand = Command.make(
     memoryDir: memoryDirOption,
     model: Options.text("model").pipe(Options.withDescription("Selector model as provider/id (default: selector.model in config.json, then Pi's default model)"), Options.optional),
     select: Options.text("select").pipe(Options.withDescription("Skip the model: render exactly these files"), Options.repeated),
-    query: Args.text({ name: "QUERY" })
+    query: Args.text({ name: "QUERY" }).pipe(Args.withDescription("The message to recall memories for, as a user would type it"))
   },
   ({ cwd, json, memoryDir, model, select, query }) =>
     orFail(
@@ -207,7 +210,10 @@ export const recallCommand = Command.make(
 
 export const bashCheckCommand = Command.make(
   "bash-check",
-  { ...common, memoryDir: memoryDirOption, command: Args.text({ name: "COMMAND" }).pipe(Args.optional) },
+  { ...common, memoryDir: memoryDirOption, command: Args.text({ name: "COMMAND" }).pipe(
+    Args.withDescription("A shell command to classify; without it, JSON Lines on stdin"),
+    Args.optional
+  ) },
   ({ cwd, json, memoryDir, command }) =>
     orFail(
       Effect.gen(function* () {

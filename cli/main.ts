@@ -39,10 +39,16 @@ const pmWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
     if (/^\d+\.\d+\.\d+\n+$/.test(a)) return a.replace(/\n+$/, "")
     const unknown = /Received unknown argument: '(-[^']*)'/.exec(a.replace(ANSI, ""))
     if (unknown !== null) return `pm: Unknown option ${unknown[1]}`
+    if (a.includes("USAGE")) return helpText(a)
     const path = /^\s*(Expected path '[^']*' to [^\n]*|Path '[^']*' must [^\n]*)\n*$/.exec(a.replace(ANSI, ""))
     if (path !== null) return `pm: ${path[1]}`
     return a
   })
+/** Help: usage lines start with `pm`, and the library's generic type lines ("A directory.") give way to ours. */
+const GENERIC = /^(?:\u001b\[[0-9;]*m)*\s*(?:A directory\.|A true or false value\.|A user-defined piece of text\.|A file or directory\.|An integer\.)(?:\u001b\[[0-9;]*m)*\n\n/gm
+const helpText = (text: string): string =>
+  text.replace(GENERIC, "").replace(/^((?:\u001b\[[0-9;]*m)*\$ )(?!pm\b)/gm, "$1pm ")
+
 const pmConsoleOf = (c: Console.Console): Console.Console => ({
   ...c,
   unsafe: { ...c.unsafe, log: (...args) => c.unsafe.log(...pmWording(args)), error: (...args) => c.unsafe.error(...pmWording(args)) },

@@ -268,3 +268,14 @@ describe("pm lint additions", () => {
     expect(over.message).toContain(`${Buffer.byteLength(big)} bytes`)
   })
 })
+
+describe("pm help", () => {
+  it("every subcommand's help has usage starting with pm and no generic type lines", async () => {
+    for (const sub of ["project", "scan", "lint", "recall", "bash-check", "status", "doctor", "list", "show", "search", "forget"]) {
+      const r = await runPm([sub, "--help"], tempAgent())
+      expect(r.code).toBe(0)
+      expect(r.stdout).toMatch(new RegExp(`^\\$ pm ${sub}\\b`, "m"))
+      expect(r.stdout).not.toMatch(/A directory\.|A user-defined piece of text\.|A true or false value\./)
+    }
+  })
+})
