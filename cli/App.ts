@@ -12,7 +12,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { resolve } from "node:path"
-import { coreLayer, recallLayer } from "../layers/App.ts"
+import { browseLayer, coreLayer, recallLayer } from "../layers/App.ts"
 import { BashGuard } from "../layers/BashGuard.ts"
 import { ConfigService, type ConfigEnvironment } from "../layers/ConfigService.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
@@ -20,6 +20,7 @@ import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanComma
 import { extensionsFromEnv, loadPiModelBackend } from "./PiModelRuntime.ts"
 import { doctorCommand, statusCommand } from "./status.ts"
 import { logCommand, undoCommand } from "./journal.ts"
+import { forgetCommand, listCommand, searchCommand, showCommand } from "./memoryCommands.ts"
 
 /** What every subcommand gets. */
 export const pmLayer = (env: ConfigEnvironment = {}) =>
@@ -46,6 +47,10 @@ export const pmCommand = Command.make("pm").pipe(
     statusCommand,
     doctorCommand,
     logCommand,
-    undoCommand
+    undoCommand,
+    listCommand.pipe(Command.provide(browseLayer)),
+    showCommand.pipe(Command.provide(browseLayer)),
+    searchCommand.pipe(Command.provide(browseLayer)),
+    forgetCommand.pipe(Command.provide(browseLayer))
   ])
 )

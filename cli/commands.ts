@@ -4,6 +4,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { existsSync, readdirSync, statSync } from "node:fs"
 import { resolve } from "node:path"
 import { sha256Hex24 } from "../src/projectKey.ts"
 import { emptyRecallState } from "../src/recallState.ts"
@@ -39,8 +40,26 @@ const locate = (cwd: string) =>
     return yield* (yield* ProjectLocator).locate(resolve(cwd))
   })
 
+/** A `--memory-dir` that is missing or unreadable is an error naming it, not an empty memory. */
+const existingMemoryDir = (dir: string) =>
+  Effect.try({
+    try: () => {
+      if (!statSync(dir).isDirectory()) throw new Error(`memory directory ${dir} is not a directory`)
+      readdirSync(dir)
+      return dir
+    },
+    catch: (e) => {
+      const code = (e as NodeJS.ErrnoException).code
+      return {
+        message: code === "ENOENT"
+          ? `memory directory ${dir} does not exist`
+          : code === undefined ? (e as Error).message : `memory directory ${dir} cannot be read (${code})`
+      }
+    }
+  })
+
 const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
-  Option.isSome(override) ? Effect.succeed(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
+  Option.isSome(override) ? existingMemoryDir(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
 
 const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.catchAll((e) => fail(e.message)))
@@ -110,7 +129,10 @@ export const scanCommand = Command.make("scan", { ...common, memoryDir: memoryDi
 
 export const lintCommand = Command.make(
   "lint",
-  { ...common, memoryDir: memoryDirOption, files: Args.text({ name: "FILE" }).pipe(Args.repeated) },
+  { ...common, memoryDir: memoryDirOption, files: Args.text({ name: "FILE" }).pipe(
+      Args.withDescription("Files to check (from the current directory, else the memory directory); default: all topics and MEMORY.md"),
+      Args.repeated
+    ) },
   ({ cwd, json, memoryDir, files }) =>
     orFail(
       Effect.gen(function* () {
@@ -118,7 +140,10 @@ export const lintCommand = Command.make(
         const option = files.find((f) => f.startsWith("-"))
         if (option !== undefined) return yield* fail(`unknown option ${option} (name a file starting with - as ./${option})`)
         const dir = yield* memoryDirOf(cwd, memoryDir)
-        const results = yield* (yield* MemoryStore).lint(dir, files)
+        // A FILE names a file from the current directory (or an absolute path); one not found there is looked up
+        // in the memory directory, as before.
+        const named = files.map((f) => (existsSync(resolve(f)) ? resolve(f) : f))
+        const results = yield* (yield* MemoryStore).lint(dir, named)
         const withProblems = results.filter((r) => r.problems.length > 0)
         if (withProblems.length > 0) yield* setExit(EXIT_PROBLEMS)
         if (json) return yield* printJson(withProblems)
@@ -138,7 +163,7 @@ export const recallCommand = Command.make(
     memoryDir: memoryDirOption,
     model: Options.text("model").pipe(Options.withDescription("Selector model as provider/id (default: selector.model in config.json, then Pi's default model)"), Options.optional),
     select: Options.text("select").pipe(Options.withDescription("Skip the model: render exactly these files"), Options.repeated),
-    query: Args.text({ name: "QUERY" })
+    query: Args.text({ name: "QUERY" }).pipe(Args.withDescription("The message to recall memories for, as a user would type it"))
   },
   ({ cwd, json, memoryDir, model, select, query }) =>
     orFail(
@@ -185,7 +210,10 @@ export const recallCommand = Command.make(
 
 export const bashCheckCommand = Command.make(
   "bash-check",
-  { ...common, memoryDir: memoryDirOption, command: Args.text({ name: "COMMAND" }).pipe(Args.optional) },
+  { ...common, memoryDir: memoryDirOption, command: Args.text({ name: "COMMAND" }).pipe(
+    Args.withDescription("A shell command to classify; without it, JSON Lines on stdin"),
+    Args.optional
+  ) },
   ({ cwd, json, memoryDir, command }) =>
     orFail(
       Effect.gen(function* () {

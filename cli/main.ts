@@ -29,8 +29,37 @@ const plainConsoleOf = (c: Console.Console): Console.Console => ({
   error: (...args) => c.error(...strip(args))
 })
 
+/**
+ * @effect/cli's own wording, made pm's: an unknown flag is "pm: Unknown option --bogus", other usage errors start with
+ * `pm:`, and `--version` prints one line (the library adds a blank one).
+ */
+const pmWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
+  args.map((a) => {
+    if (typeof a !== "string") return a
+    if (/^\d+\.\d+\.\d+\n+$/.test(a)) return a.replace(/\n+$/, "")
+    const unknown = /Received unknown argument: '(-[^']*)'/.exec(a.replace(ANSI, ""))
+    if (unknown !== null) return `pm: Unknown option ${unknown[1]}`
+    if (a.includes("USAGE")) return helpText(a)
+    const path = /^\s*(Expected path '[^']*' to [^\n]*|Path '[^']*' must [^\n]*)\n*$/.exec(a.replace(ANSI, ""))
+    if (path !== null) return `pm: ${path[1]}`
+    return a
+  })
+/** Help: usage lines start with `pm`, and the library's generic type lines ("A directory.") give way to ours. */
+const GENERIC = /^(?:\u001b\[[0-9;]*m)*\s*(?:A directory\.|A true or false value\.|A user-defined piece of text\.|A file or directory\.|An integer\.)(?:\u001b\[[0-9;]*m)*\n\n/gm
+const helpText = (text: string): string =>
+  text.replace(GENERIC, "").replace(/^((?:\u001b\[[0-9;]*m)*\$ )(?!pm\b)/gm, "$1pm ")
+
+const pmConsoleOf = (c: Console.Console): Console.Console => ({
+  ...c,
+  unsafe: { ...c.unsafe, log: (...args) => c.unsafe.log(...pmWording(args)), error: (...args) => c.unsafe.error(...pmWording(args)) },
+  log: (...args) => c.log(...pmWording(args)),
+  error: (...args) => c.error(...pmWording(args))
+})
+
 const run = cli(process.argv).pipe(Effect.provide(pmLayer()))
-const program = plain ? Effect.flatMap(Effect.console, (c) => Effect.withConsole(run, plainConsoleOf(c))) : run
+const program = Effect.flatMap(Effect.console, (c) =>
+  Effect.withConsole(run, pmConsoleOf(plain ? plainConsoleOf(c) : c))
+)
 
 const isTaggedError = (u: unknown): u is { readonly _tag: string; readonly message: string } =>
   u instanceof Error && typeof (u as { _tag?: unknown })._tag === "string"

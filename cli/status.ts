@@ -123,6 +123,8 @@ export const statusCommand = Command.make("status", commonOptions, ({ cwd, json 
         yield* printLine(`Locks:      ${s.locks.length === 0 ? "none held" : s.locks.map((l) => `${l.name} by pid ${l.pid ?? "?"} for ${Math.round(l.ageMs / 1000)}s (${l.judgement})`).join("; ")}`)
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
         yield* printLine(`Versions:   node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
+        // Configuration problems are shown here too, not only by `pm doctor`.
+        for (const w of s.configWarnings) yield* printLine(`Config:     problem: ${w}`)
       })
     ),
     Effect.catchAll((e) => fail(e.message))

@@ -1,13 +1,16 @@
-/** `/memory`: status, on, off, open. Formatting only; the work is MemorySession's. */
+/** `/memory`: status, on, off, open, list, show, search, forget, recalled. Formatting only; the work is the layers'. */
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
+import { writeSync } from "node:fs"
 import type { BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import type { UndoResult } from "../layers/Journal.ts"
+import type { ListedTopic, MemoryBrowse } from "../layers/MemoryBrowse.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
+type RunBrowse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) => Promise<{ readonly ok: A } | { readonly error: string }>
 type RunBackground = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 
 const SUBCOMMANDS = [
@@ -17,8 +20,57 @@ const SUBCOMMANDS = [
   { value: "open", label: "open", description: "Show the memory directory's path" },
   { value: "extract", label: "extract", description: "Extract memories from this conversation now" },
   { value: "dream", label: "dream", description: "Consolidate the memory directory now, whatever the schedule says" },
-  { value: "undo", label: "undo", description: "Undo the newest change to memory (or: undo TASK; pm log lists them)" }
+  { value: "undo", label: "undo", description: "Undo the newest change to memory (or: undo TASK; pm log lists them)" },
+  { value: "list", label: "list", description: "Topics with type, age, description and index link" },
+  { value: "show", label: "show", description: "Print one topic: /memory show NAME" },
+  { value: "search", label: "search", description: "Search topics: /memory search WORDS" },
+  { value: "forget", label: "forget", description: "Delete topics and their index lines: /memory forget NAME..." },
+  { value: "recalled", label: "recalled", description: "What recall injected on this branch, and the budget left" }
 ]
+
+/** Subcommands whose argument is a topic name (completed from the memory directory). */
+const TAKES_NAME = new Set(["show", "forget"])
+
+/**
+ * Where `/memory` output goes: the UI when there is one; in print mode (`pi -p`), where notify is a no-op, stdout for
+ * output and stderr for warnings, so a script sees what a person would. Pi routes `process.stdout.write` to stderr in
+ * print mode (stdout is the answer's), so output is written to descriptor 1 directly. Other modes without a UI (json,
+ * rpc) own stdout for their protocol: everything goes to stderr there.
+ */
+export const say = (ctx: ExtensionContext, text: string, level: "info" | "warning" | "error" = "info"): void => {
+  if (ctx.hasUI) return ctx.ui.notify(text, level)
+  if (level === "info" && ctx.mode === "print") {
+    try {
+      writeSync(1, `${text}\n`)
+      return
+    } catch {
+      // A closed or non-blocking stdout: stderr still reaches the person.
+    }
+  }
+  process.stderr.write(`${text}\n`)
+}
+
+const days = (n: number): string => (n === 0 ? "today" : `${n}d`)
+
+export const formatList = (topics: ReadonlyArray<ListedTopic>): string =>
+  topics.length === 0
+    ? "No memory topics yet."
+    : topics
+      .map((t) => `${t.filename}  [${t.type ?? "-"}, ${days(t.ageDays)}${t.linked ? "" : ", not in MEMORY.md"}]  ${t.description ?? "(no description)"}`)
+      .join("\n")
+
+export const formatRecalled = (s: SessionStatus): string => {
+  const turns = (s.recalled ?? []).filter((t) => t.selected.length > 0)
+  const left = Math.max(0, BRANCH_RECALL_BUDGET - s.budgetUsed)
+  const budget = `Budget: ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch, ${left.toLocaleString("en-US")} left.`
+  if (turns.length === 0) return `Nothing recalled on this branch yet.\n${budget}`
+  const oneLine = (q: string) => (q.length > 80 ? `${q.slice(0, 79)}…` : q).replace(/\s+/g, " ")
+  return [...turns.map((t) => `"${oneLine(t.query)}" -> ${t.selected.join(", ")}`), budget].join("\n")
+}
+
+/** Splits `/memory` arguments: words, with "double quotes" for a name holding spaces. */
+export const splitArgs = (args: string): ReadonlyArray<string> =>
+  [...args.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? "")
 
 export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>): string => {
   if (!s.active || s.location === undefined) return `Project memory is inactive: ${s.reason ?? "unknown reason"}.`
@@ -42,30 +94,101 @@ export const undoReport = (r: UndoResult): string =>
     ...r.refused.map((f) => `- ${f.file}: ${f.reason}`)
   ].join("\n")
 
-export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground) => ({
-  description: "Project memory: status | on | off | open | extract | dream | undo",
-  getArgumentCompletions: (prefix: string) => {
+export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground, runBrowse?: RunBrowse) => ({
+  description: "Project memory: status | on | off | open | extract | dream | undo | list | show | search | forget | recalled",
+  getArgumentCompletions: async (prefix: string) => {
+    const name = /^(\S+)\s+(.*)$/.exec(prefix.trimStart())
+    if (name !== null) {
+      if (!TAKES_NAME.has(name[1]!) || runBrowse === undefined) return null
+      const status = await run((s) => s.status)
+      if (status?.location === undefined) return null
+      const names = await runBrowse((b) => b.names(status.location!.memoryDir))
+      if (!("ok" in names)) return null
+      const typed = name[2]!
+      const items = names.ok
+        .filter((n) => n.startsWith(typed))
+        .map((n) => ({ value: `${name[1]} ${/\s/.test(n) ? `"${n}"` : n}`, label: n }))
+      return items.length > 0 ? items : null
+    }
     const matches = SUBCOMMANDS.filter((c) => c.value.startsWith(prefix.trim()))
     return matches.length > 0 ? matches : null
   },
   handler: async (args: string, ctx: ExtensionCommandContext) => {
     hold(ctx)
     const sub = args.trim().split(/\s+/)[0] || "status"
+    const rest = splitArgs(args.trim()).slice(1)
+    /** The memory directory of an active session, or says why there is none. */
+    const located = async () => {
+      const status = await run((s) => s.status)
+      if (status?.location === undefined) {
+        say(ctx, `Project memory is inactive: ${status?.reason ?? "unknown"}.`, "warning")
+        return undefined
+      }
+      return status.location
+    }
+    const browse = async <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> => {
+      if (runBrowse === undefined) {
+        say(ctx, "Project memory: browsing is unavailable.", "warning")
+        return undefined
+      }
+      const r = await runBrowse(f)
+      if ("ok" in r) return r.ok
+      say(ctx, `Project memory: ${r.error}`, "warning")
+      return undefined
+    }
     switch (sub) {
+      case "list": {
+        const location = await located()
+        const listing = location && (await browse((b) => b.list(location.memoryDir)))
+        if (listing !== undefined) say(ctx, formatList(listing.topics))
+        return
+      }
+      case "show": {
+        if (rest.length !== 1) return say(ctx, "Usage: /memory show NAME (a file name, with or without .md, or a frontmatter name)", "warning")
+        const location = await located()
+        const topic = location && (await browse((b) => b.show(location.memoryDir, rest[0]!)))
+        if (topic === undefined) return
+        const head = `${topic.filename} [${topic.type ?? "-"}, changed ${topic.mtime}${topic.linked ? "" : ", not in MEMORY.md"}]`
+        say(ctx, [head, ...(topic.staleness === null ? [] : [topic.staleness]), "", topic.content.replace(/\n$/, "")].join("\n"))
+        return
+      }
+      case "search": {
+        const query = args.trim().slice(sub.length).trim()
+        if (query === "") return say(ctx, "Usage: /memory search WORDS", "warning")
+        const location = await located()
+        const hits = location && (await browse((b) => b.search(location.memoryDir, query)))
+        if (hits === undefined) return
+        say(ctx, hits.length === 0 ? `No topic matches "${query}".` : hits.map((h) => `${h.filename}${h.line > 0 ? `:${h.line}` : ""}  ${h.text}`).join("\n"))
+        return
+      }
+      case "forget": {
+        if (rest.length === 0) return say(ctx, "Usage: /memory forget NAME... (quote a name with spaces)", "warning")
+        const location = await located()
+        const result = location &&
+          (await browse((b) => b.forget({ memoryDir: location.memoryDir, rootDir: location.memoryRootDir, names: rest, session: ctx.sessionManager.getSessionId() })))
+        if (result === undefined) return
+        say(ctx, `Forgot ${result.forgotten.join(", ")}; ${result.indexLinesRemoved} index line${result.indexLinesRemoved === 1 ? "" : "s"} removed. /memory undo brings it back.`)
+        return
+      }
+      case "recalled": {
+        const status = await run((s) => s.status)
+        if (status !== undefined) say(ctx, formatRecalled(status))
+        return
+      }
       case "status": {
         const status = await run((s) => s.status)
         const background = runBackground === undefined ? undefined : await runBackground((b) => b.status)
-        if (status !== undefined) ctx.ui.notify(formatStatus(status, background && backgroundStatusLines(background)), "info")
+        if (status !== undefined) say(ctx, formatStatus(status, background && backgroundStatusLines(background)))
         return
       }
       case "extract": {
         const record = runBackground === undefined ? undefined : await runBackground((b) => b.extractNow)
-        ctx.ui.notify(record === undefined ? "Project memory: extraction is unavailable." : extractReport(record), "info")
+        say(ctx, record === undefined ? "Project memory: extraction is unavailable." : extractReport(record))
         return
       }
       case "dream": {
         const record = runBackground === undefined ? undefined : await runBackground((b) => b.dreamNow)
-        ctx.ui.notify(record === undefined ? "Project memory: the dream is unavailable." : dreamReport(record), "info")
+        say(ctx, record === undefined ? "Project memory: the dream is unavailable." : dreamReport(record), "info")
         return
       }
       case "on":
@@ -75,22 +198,22 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         if (saved !== true) return
         // Background tasks of the old setting stop at once.
         await runBackground?.((b) => b.invalidate(`/memory ${sub}`))
-        ctx.ui.notify(`Project memory is ${sub} (saved in config.json for every project).`, "info")
+        say(ctx, `Project memory is ${sub} (saved in config.json for every project).`)
         return
       }
       case "open": {
         const status = await run((s) => s.status)
-        ctx.ui.notify(status?.location ? status.location.memoryDir : `Project memory is inactive: ${status?.reason ?? "unknown"}.`, "info")
+        say(ctx, status?.location ? status.location.memoryDir : `Project memory is inactive: ${status?.reason ?? "unknown"}.`)
         return
       }
       case "undo": {
         const task = args.trim().split(/\s+/)[1]
         const result = await run((s) => s.undo(task))
-        if (result !== undefined) ctx.ui.notify(undoReport(result), result.refused.length === 0 ? "info" : "warning")
+        if (result !== undefined) say(ctx, undoReport(result), result.refused.length === 0 ? "info" : "warning")
         return
       }
       default:
-        ctx.ui.notify(`Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream or undo.`, "warning")
+        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget or recalled.`, "warning")
     }
   }
 })

@@ -14,7 +14,8 @@ import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { toolCallWithoutSession } from "../layers/ToolGuard.ts"
-import { memoryCommand } from "./command.ts"
+import { memoryCommand, say } from "./command.ts"
+import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
 
 /** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
 interface ContextHolder {
@@ -79,7 +80,9 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
   const runtime = ManagedRuntime.make(options.clock === undefined ? layer : Layer.merge(layer, Layer.setClock(options.clock)))
   const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
     runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {
-      holder.current?.ui.notify(`Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")
+      const current = holder.current
+      // In print mode there is no UI to notify: the warning goes to stderr.
+      if (current !== undefined) say(current, `Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")
       return undefined
     })
   const background = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
@@ -168,7 +171,12 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
     await session((s) => s.shutdown)
     await runtime.dispose()
   })
-  pi.registerCommand("memory", memoryCommand((f) => session(f), hold, (f) => background(f)))
+  const browse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) =>
+    runtime.runPromise(Effect.flatMap(MemoryBrowse, f)).then(
+      (ok) => ({ ok }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) })
+    )
+  pi.registerCommand("memory", memoryCommand((f) => session(f), hold, (f) => background(f), browse))
 }
 
 export default projectMemory()

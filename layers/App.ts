@@ -13,6 +13,8 @@ import { FileSystem } from "./FileSystem.ts"
 import { Journal } from "./Journal.ts"
 import type { Host } from "./Host.ts"
 import { LockService } from "./LockService.ts"
+import { MemoryBrowse } from "./MemoryBrowse.ts"
+import { MemoryWriter } from "./MemoryWriter.ts"
 import { BackgroundHost } from "./background/BackgroundSession.ts"
 import { backgroundLayer } from "./background/layer.ts"
 import { MemorySession } from "./MemorySession.ts"
@@ -42,6 +44,11 @@ export const coreLayer = (env: ConfigEnvironment = {}, replace: CoreReplacements
   )
 }
 
+/** list, show, search and forget (`pm` and `/memory`): MemoryBrowse over its own writer and the journal. */
+export const browseLayer: Layer.Layer<MemoryBrowse, never, FileSystem | MemoryStore | LockService> = MemoryBrowse.layer.pipe(
+  Layer.provide(Layer.merge(MemoryWriter.layer, Journal.layer))
+)
+
 /** Recall and its Selector over the entry's ModelRegistry and MemoryStore. */
 export const recallLayer: Layer.Layer<Recall | Selector, never, MemoryStore | ModelRegistry> = Recall.layer.pipe(
   Layer.provideMerge(Selector.layer)
@@ -57,7 +64,7 @@ export interface HostPieces {
 
 /** The Pi extension's whole graph: MemorySession and the background agents over recall, the host's pieces and the core. */
 export const extensionLayer = (pieces: HostPieces, env: ConfigEnvironment = {}, replace: CoreReplacements = {}) =>
-  Layer.merge(MemorySession.layer, backgroundLayer).pipe(
+  Layer.mergeAll(MemorySession.layer, backgroundLayer, browseLayer).pipe(
     Layer.provide(pieces.background ?? BackgroundHost.layerNoop),
     Layer.provideMerge(recallLayer),
     Layer.provideMerge(pieces.models),

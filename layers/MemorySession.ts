@@ -90,6 +90,8 @@ export interface SessionStatus {
   readonly indexLines: number
   readonly indexChars: number
   readonly budgetUsed: number
+  /** What recall injected on the current branch since the last compaction: each user message and its topics. */
+  readonly recalled?: ReadonlyArray<{ readonly query: string; readonly selected: ReadonlyArray<string> }>
   readonly usage: UsageTotals
   readonly generation: number
   /** Epoch ms of the last consolidation attempt, from the shared state. */
@@ -486,6 +488,7 @@ export const makeMemorySession = Effect.gen(function* () {
       reason: yield* Ref.get(inactiveReason),
       location: a?.location,
       budgetUsed: state.budgetUsed,
+      recalled: state.history,
       usage,
       generation: yield* Ref.get(generation)
     }

@@ -20,7 +20,7 @@ import {
   SCAN_MAX_TOPICS,
   SKIPPED_DIRECTORIES
 } from "../src/limits.ts"
-import { indexLinkTargets, lintIndex, lintTopic, type LintProblem } from "../src/lint.ts"
+import { indexLinkTargets, lintIndex, lintTopic, type LintProblem, unindexedTopics } from "../src/lint.ts"
 import { buildBackfillIndex, trimIndex, type IndexWindow } from "../src/memoryIndex.ts"
 import { recallWindow, type RecallWindow } from "../src/recallWindow.ts"
 import { INDEX_FILE } from "../src/storage.ts"
@@ -325,7 +325,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     const path = file.startsWith("/") ? file : join(memoryDir, file)
     const filename = toPosix(relative(memoryDir, path))
     return fs.readRegularFile(path, LINT_READ_CAP).pipe(
-      Effect.map((r): FileLint => ({ file: filename, problems: lintTopic({ filename, content: decode(r.bytes) }) })),
+      Effect.map((r): FileLint => ({ file: filename, problems: lintTopic({ filename, content: decode(r.bytes), sizeBytes: r.info.size }) })),
       Effect.catchAll((e) =>
         Effect.succeed<FileLint>({
           file: filename,
@@ -344,7 +344,7 @@ export const makeMemoryStore = Effect.gen(function* () {
           .map((t) => safeDecodeURI(t).replace(/^\.\//, ""))
           .filter((t) => !known.has(t))
           .map((t) => ({ code: "index-link-missing" as const, message: `MEMORY.md links to ${t}, which is not a readable topic file.` }))
-        return { file: INDEX_FILE, problems: [...lintIndex(content), ...missing] }
+        return { file: INDEX_FILE, problems: [...lintIndex(content), ...missing, ...unindexedTopics(content, [...known])] }
       }),
       Effect.catchAll((e) =>
         Effect.succeed<FileLint | undefined>(

@@ -162,6 +162,11 @@ export interface RemoveOptions {
   /** Without a cwd the path must be absolute. */
   readonly cwd?: string
   readonly check?: Effect.Effect<void, TaskInvalid>
+  /**
+   * A person's delete (`pm forget`): names the naming rules would refuse for a model (spaces, a leading "-") are
+   * allowed, since such files were made by hand. Containment and the dot-directory rule still apply.
+   */
+  readonly byPerson?: boolean
 }
 
 export interface MemoryTask {
@@ -249,7 +254,12 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
 
   const resolveTarget = (
     raw: string,
-    options: { readonly memoryDir: string; readonly cwd: string | undefined; readonly purpose: "write" | "remove" }
+    options: {
+      readonly memoryDir: string
+      readonly cwd: string | undefined
+      readonly purpose: "write" | "remove"
+      readonly byPerson?: boolean
+    }
   ): Effect.Effect<Resolved, WriteRejected | PublishFailed> =>
     Effect.gen(function*() {
       const shown = raw
@@ -266,7 +276,8 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
       if (where === undefined) {
         return yield* Effect.fail(rejectHere(outsideMemory(shown, join(parent.real, name), memoryDir, options.cwd)))
       }
-      const dotted = checkSegments([...where, name], shown) ?? checkNameRules([...where, name], shown)
+      const dotted = checkSegments([...where, name], shown) ??
+        (options.byPerson === true ? undefined : checkNameRules([...where, name], shown))
       if (dotted !== undefined) return yield* Effect.fail(rejectHere(dotted))
       const entry = join(parent.real, name)
       const lstat = parent.missing
@@ -529,11 +540,11 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
 
   const removeWith = (raw: string, options: RemoveOptions): Effect.Effect<RemoveResult, RemoveError> =>
     Effect.gen(function*() {
-      const first = yield* resolveTarget(raw, { memoryDir: options.memoryDir, cwd: options.cwd, purpose: "remove" })
+      const first = yield* resolveTarget(raw, { memoryDir: options.memoryDir, cwd: options.cwd, purpose: "remove", byPerson: options.byPerson === true })
       return yield* serialized(
         first.target,
         Effect.gen(function*() {
-          const resolved = yield* resolveTarget(raw, { memoryDir: options.memoryDir, cwd: options.cwd, purpose: "remove" })
+          const resolved = yield* resolveTarget(raw, { memoryDir: options.memoryDir, cwd: options.cwd, purpose: "remove", byPerson: options.byPerson === true })
           if (resolved.info === undefined) {
             if (options.force === true) return { path: resolved.target, removed: false }
             return yield* Effect.fail(new FileMissing({ path: raw, op: "delete" }))

@@ -27,6 +27,8 @@ export type LintCode =
   | "index-line-too-long"
   | "index-line-not-link"
   | "index-link-missing"
+  | "topic-not-indexed"
+  | "description-cut-by-comment"
   | "file-unreadable"
   | "secret"
 
@@ -50,20 +52,38 @@ const secretProblems = (filename: string, content: string): Array<LintProblem> =
 
 const baseName = (filename: string): string => filename.slice(filename.lastIndexOf("/") + 1)
 
-export const lintTopic = (input: { readonly filename: string; readonly content: string }): ReadonlyArray<LintProblem> => {
+/**
+ * A plain (unquoted) YAML value ends at ` #`: the rest is a comment. Given the raw header, the description line's
+ * value as written when YAML cut it short, else undefined.
+ */
+export const descriptionCutByComment = (content: string, parsed: string | undefined): string | undefined => {
+  const header = /^---\r?\n([\s\S]*?)\r?\n---/.exec(content)?.[1]
+  const raw = header === undefined ? undefined : /^description:[ \t]*(.*)$/m.exec(header)?.[1]?.trim()
+  if (raw === undefined || raw === "" || /^["'|>]/.test(raw) || !/\s#/.test(raw)) return undefined
+  return parsed !== raw ? raw : undefined
+}
+
+export const lintTopic = (input: {
+  readonly filename: string
+  readonly content: string
+  /** The file's real size when `content` is only its start (a huge file read with a cap). */
+  readonly sizeBytes?: number
+}): ReadonlyArray<LintProblem> => {
   const problems: Array<LintProblem> = []
   const bytes = Buffer.from(input.content, "utf8")
+  const size = Math.max(bytes.length, input.sizeBytes ?? 0)
   const window = recallWindow(bytes)
   const lineCount = input.content === "" ? 0 : input.content.replace(/\n$/, "").split("\n").length
-  if (window.truncated) {
+  const lines = size > bytes.length ? `at least ${lineCount}` : `${lineCount}`
+  if (window.truncated || (size > bytes.length && size > RECALL_MAX_BYTES)) {
     problems.push({
       code: "recall-window-over",
-      message: `${input.filename} is ${lineCount} lines and ${bytes.length} bytes; recall injects only the first ${RECALL_MAX_LINES} lines or ${RECALL_MAX_BYTES} bytes. Move details into a separate topic file with its own description, and keep this one short.`
+      message: `${input.filename} is ${lines} lines and ${size} bytes; recall injects only the first ${RECALL_MAX_LINES} lines or ${RECALL_MAX_BYTES} bytes. Move details into a separate topic file with its own description, and keep this one short.`
     })
-  } else if (lineCount >= NEAR_LINES || bytes.length >= NEAR_BYTES) {
+  } else if (lineCount >= NEAR_LINES || size >= NEAR_BYTES) {
     problems.push({
       code: "recall-window-near",
-      message: `${input.filename} is ${lineCount} lines and ${bytes.length} bytes, close to the recall window of ${RECALL_MAX_LINES} lines or ${RECALL_MAX_BYTES} bytes. Consider splitting it by subject.`
+      message: `${input.filename} is ${lineCount} lines and ${size} bytes, close to the recall window of ${RECALL_MAX_LINES} lines or ${RECALL_MAX_BYTES} bytes. Consider splitting it by subject.`
     })
   }
   if (CONTINUATION.test(baseName(input.filename))) {
@@ -91,6 +111,13 @@ export const lintTopic = (input: { readonly filename: string; readonly content: 
       problems.push({
         code: "description-too-long",
         message: `${input.filename}: the description is ${fm.description.length} characters; keep it at ${DESCRIPTION_MAX_CHARS} or fewer.`
+      })
+    }
+    const cut = descriptionCutByComment(input.content, fm.description)
+    if (cut !== undefined) {
+      problems.push({
+        code: "description-cut-by-comment",
+        message: `${input.filename}: YAML reads everything after " #" in the description as a comment, so it is cut short. Quote it: description: ${JSON.stringify(cut)}`
       })
     }
     if (fm.unknownType !== undefined) {
@@ -126,7 +153,7 @@ export const lintIndex = (content: string): ReadonlyArray<LintProblem> => {
     if (line.length > INDEX_LINE_MAX_CHARS) {
       problems.push({
         code: "index-line-too-long",
-        message: `MEMORY.md line ${i + 1} is ${line.length} characters; keep each line under ${INDEX_LINE_MAX_CHARS}.`
+        message: `MEMORY.md line ${i + 1} is ${line.length} characters; keep each line at most ${INDEX_LINE_MAX_CHARS}.`
       })
     }
     const links = line.match(LINK) ?? []
@@ -139,4 +166,21 @@ export const lintIndex = (content: string): ReadonlyArray<LintProblem> => {
   })
   problems.push(...secretProblems("MEMORY.md", content))
   return problems
+}
+
+/** Topics the index does not link (only when there is an index): the selector still sees them, the agent does not. */
+export const unindexedTopics = (indexContent: string, topics: ReadonlyArray<string>): ReadonlyArray<LintProblem> => {
+  const linked = new Set(indexLinkTargets(indexContent).map((t) => {
+    try {
+      return decodeURIComponent(t).replace(/^\.\//, "")
+    } catch {
+      return t.replace(/^\.\//, "")
+    }
+  }))
+  return topics
+    .filter((t) => !linked.has(t))
+    .map((t) => ({
+      code: "topic-not-indexed" as const,
+      message: `MEMORY.md does not link ${t}. Add a line for it: - [Title](${t.replace(/[ ()]/g, encodeURIComponent)}) - short hook`
+    }))
 }

@@ -174,7 +174,7 @@ describe("pm lint", () => {
     }
     const by = Object.fromEntries(out.map((f) => [f.file, f.problems.map((p) => p.code).sort()]))
     expect(by).toEqual({
-      "MEMORY.md": ["index-line-not-link"],
+      "MEMORY.md": ["index-line-not-link", "topic-not-indexed"],
       "bad-2.md": ["continuation-name", "description-missing", "type-unknown"]
     })
     const human = await runPm(["lint", "--memory-dir", dir], tempAgent())

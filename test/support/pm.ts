@@ -21,7 +21,7 @@ const newestSource = (): number => {
       newest = Math.max(newest, st.mtimeMs)
     }
   }
-  for (const top of ["src", "layers", "cli", "scripts", "package.json"]) {
+  for (const top of ["src", "layers", "cli", "extension", "scripts", "package.json"]) {
     const p = join(repoRoot, top)
     if (existsSync(p)) visit(p)
   }

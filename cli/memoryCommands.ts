@@ -1,0 +1,135 @@
+/** `pm list`, `pm show`, `pm search`, `pm forget`: a person's view of the memory, over MemoryBrowse. */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { resolve } from "node:path"
+import { ConfigService } from "../layers/ConfigService.ts"
+import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
+import { ProjectLocator } from "../layers/ProjectLocator.ts"
+import { commonOptions } from "./commands.ts"
+import { age, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
+
+const memoryDirOption = Options.text("memory-dir").pipe(
+  Options.withDescription("Use this memory directory instead of the project's (it must exist)"),
+  Options.optional
+)
+
+const locate = (cwd: string) =>
+  Effect.gen(function*() {
+    const { warnings } = yield* (yield* ConfigService).load
+    for (const w of warnings) yield* Effect.sync(() => process.stderr.write(`pm: warning: ${w.message}\n`))
+    return yield* (yield* ProjectLocator).locate(resolve(cwd))
+  })
+
+const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
+  Option.isSome(override) ? Effect.succeed(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
+
+/** Any failure is a one-line error with exit 2, except a refused name: exit 1 (DECISIONS D9). */
+const run = <E extends { readonly _tag: string; readonly message: string }, R>(effect: Effect.Effect<void, E, R>) =>
+  effect.pipe(
+    Effect.catchAll((e) =>
+      e._tag === "TopicRefused" ? Effect.zipRight(printError(e.message), setExit(EXIT_PROBLEMS)) : fail(e.message)
+    )
+  )
+
+export const listCommand = Command.make("list", { ...commonOptions, memoryDir: memoryDirOption }, ({ cwd, json, memoryDir }) =>
+  run(
+    Effect.gen(function*() {
+      const dir = yield* memoryDirOf(cwd, memoryDir)
+      const listing = yield* (yield* MemoryBrowse).list(dir)
+      if (json) return yield* printJson(listing)
+      const now = Date.now()
+      yield* printLine(`Memory: ${dir}${listing.indexExists ? "" : " (no MEMORY.md)"}`)
+      if (listing.topics.length === 0) return yield* printLine("No topics yet.")
+      yield* printLine()
+      yield* printLine(
+        table(
+          ["AGE", "TYPE", "INDEX", "FILE", "DESCRIPTION"],
+          listing.topics.map((t) => [
+            age(Date.parse(t.mtime), now),
+            t.type ?? "-",
+            t.linked ? "linked" : "missing",
+            t.filename,
+            t.description ?? "(no description)"
+          ])
+        )
+      )
+      const unlinked = listing.topics.filter((t) => !t.linked).length
+      if (unlinked > 0) {
+        yield* printLine()
+        yield* printLine(`${unlinked} topic${unlinked === 1 ? " is" : "s are"} not linked from MEMORY.md (\`pm lint\` says more).`)
+      }
+    })
+  )
+).pipe(Command.withDescription("List topics with their type, age, description and whether MEMORY.md links them"))
+
+const nameArg = Args.text({ name: "NAME" }).pipe(
+  Args.withDescription("A topic: its file name with or without .md, or the name in its frontmatter")
+)
+
+export const showCommand = Command.make("show", { ...commonOptions, memoryDir: memoryDirOption, name: nameArg }, ({ cwd, json, memoryDir, name }) =>
+  run(
+    Effect.gen(function*() {
+      const dir = yield* memoryDirOf(cwd, memoryDir)
+      const topic = yield* (yield* MemoryBrowse).show(dir, name)
+      if (json) return yield* printJson(topic)
+      yield* printLine(`File:    ${topic.path}`)
+      yield* printLine(`Type:    ${topic.type ?? "-"}`)
+      yield* printLine(`Changed: ${topic.mtime} (${topic.ageDays} day${topic.ageDays === 1 ? "" : "s"} ago${topic.stale ? ", stale" : ""})`)
+      yield* printLine(`Index:   ${topic.linked ? "linked from MEMORY.md" : "not linked from MEMORY.md"}`)
+      if (topic.staleness !== null) yield* printLine(`Note:    ${topic.staleness}`)
+      yield* printLine()
+      yield* Effect.sync(() => process.stdout.write(topic.content.endsWith("\n") ? topic.content : `${topic.content}\n`))
+      if (topic.truncated) yield* printLine("(cut short: the file is larger than show reads)")
+    })
+  )
+).pipe(Command.withDescription("Print one topic file with its frontmatter, age and staleness"))
+
+export const searchCommand = Command.make(
+  "search",
+  {
+    ...commonOptions,
+    memoryDir: memoryDirOption,
+    query: Args.text({ name: "QUERY" }).pipe(Args.withDescription("Words to look for in topic names, descriptions and bodies"))
+  },
+  ({ cwd, json, memoryDir, query }) =>
+    run(
+      Effect.gen(function*() {
+        const dir = yield* memoryDirOf(cwd, memoryDir)
+        const hits = yield* (yield* MemoryBrowse).search(dir, query)
+        if (json) return yield* printJson(hits)
+        if (hits.length === 0) return yield* printLine(`No topic matches ${JSON.stringify(query)}.`)
+        yield* printLine(table(["SCORE", "FILE", "MATCH"], hits.map((h) => [String(h.score), h.line > 0 ? `${h.filename}:${h.line}` : h.filename, h.text])))
+      })
+    )
+).pipe(Command.withDescription("Search topics by words, best match first, with the line that matched"))
+
+export const forgetCommand = Command.make(
+  "forget",
+  {
+    ...commonOptions,
+    names: Args.text({ name: "NAME" }).pipe(
+      Args.withDescription("Topics to delete: file names with or without .md, or frontmatter names"),
+      Args.atLeast(1)
+    )
+  },
+  ({ cwd, json, names }) =>
+    run(
+      Effect.gen(function*() {
+        const option = names.find((n) => n.startsWith("-"))
+        if (option !== undefined) return yield* fail(`Unknown option ${option}`)
+        const location = yield* locate(cwd)
+        const result = yield* (yield* MemoryBrowse).forget({
+          memoryDir: location.memoryDir,
+          rootDir: location.memoryRootDir,
+          names,
+          session: null
+        })
+        if (json) return yield* printJson(result)
+        yield* printLine(`Forgot ${result.forgotten.join(", ")}; ${result.indexLinesRemoved} index line${result.indexLinesRemoved === 1 ? "" : "s"} removed.`)
+        yield* printLine("`pm undo` brings it back.")
+      })
+    )
+).pipe(Command.withDescription("Delete topics and their MEMORY.md lines (journaled: `pm undo` restores them); exit 1 when a name is refused"))

@@ -1,0 +1,113 @@
+/** `/memory list|show|search|forget|recalled` and name completions, in the real Pi host with the built extension. */
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { spawnSync } from "node:child_process"
+import { ensureBuilt, repoRoot } from "../support/pm.ts"
+import { gitRepo, tempDir } from "../support/tmp.ts"
+import { selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
+
+beforeAll(() => ensureBuilt(), 120_000)
+
+let h: Harness | undefined
+afterEach(async () => {
+  await h?.dispose()
+  h = undefined
+})
+
+const RELEASE = topic("Release process", "How releases are tagged and published; who approves")
+const NOTES = topic("my notes", "notes kept by hand", "user", "The user prefers tabs.")
+const INDEX = "- [Release process](release.md) - tagging and publishing\n- [Notes](my%20notes.md) - notes\n"
+
+const said = async (x: Harness, command: string): Promise<ReadonlyArray<{ message: string; level: string }>> => {
+  const before = x.notifications.length
+  await x.prompt(command)
+  return x.notifications.slice(before)
+}
+const text = async (x: Harness, command: string) => (await said(x, command)).map((n) => n.message).join("\n")
+
+describe("/memory browsing", () => {
+  it("list shows each topic with type and whether the index links it", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": "- [Release process](release.md) - x\n", "release.md": RELEASE, "my notes.md": NOTES } })
+    const out = await text(h, "/memory list")
+    expect(out).toMatch(/^release\.md  \[project, today\]  How releases are tagged/m)
+    expect(out).toMatch(/^my notes\.md  \[user, today, not in MEMORY\.md\]  notes kept by hand$/m)
+  })
+
+  it("show prints the file by frontmatter name; an unknown name is a warning with the reason", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE, "my notes.md": NOTES } })
+    const out = await text(h, '/memory show "Release process"')
+    expect(out).toContain("release.md [project, changed")
+    expect(out).toContain(RELEASE.replace(/\n$/, ""))
+    const bad = await said(h, "/memory show nothing")
+    expect(bad).toHaveLength(1)
+    expect(bad[0]).toMatchObject({ level: "warning" })
+    expect(bad[0]!.message).toContain("no topic named nothing")
+  })
+
+  it("search lists the matching topics with the matching line", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE, "my notes.md": NOTES } })
+    expect(await text(h, "/memory search tabs")).toBe("my notes.md:7  The user prefers tabs.")
+    expect(await text(h, "/memory search kubernetes")).toBe('No topic matches "kubernetes".')
+  })
+
+  it("forget deletes a quoted name with spaces and its index line, and refuses a name outside memory", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE, "my notes.md": NOTES } })
+    const refused = await said(h, "/memory forget ../../etc/passwd")
+    expect(refused[0]).toMatchObject({ level: "warning" })
+    expect(refused[0]!.message).toContain("outside the memory directory")
+    const out = await text(h, '/memory forget "my notes"')
+    expect(out).toContain("Forgot my notes.md; 1 index line removed.")
+    expect(existsSync(join(h.memoryDir, "my notes.md"))).toBe(false)
+    expect(readFileSync(join(h.memoryDir, "MEMORY.md"), "utf8")).toBe("- [Release process](release.md) - tagging and publishing\n")
+    expect(await text(h, "/memory list")).not.toContain("my notes")
+  })
+
+  it("completes topic names for show and forget, quoting names with spaces", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE, "my notes.md": NOTES } })
+    const command = h.session.extensionRunner.getCommand("memory")
+    const values = async (prefix: string) => ((await command.getArgumentCompletions(prefix)) ?? []).map((i: { value: string }) => i.value)
+    expect(await values("sh")).toEqual(["show"])
+    expect((await values("show ")).sort()).toEqual(['show "my notes.md"', "show release.md"])
+    expect(await values("forget re")).toEqual(["forget release.md"])
+    expect(await values("search re")).toEqual([])
+  })
+})
+
+describe("/memory recalled", () => {
+  it("names what was recalled for which message and the budget left", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer(["release.md"]) })
+    expect(await text(h, "/memory recalled")).toMatch(/^Nothing recalled on this branch yet\.\nBudget: 0 of [\d,]+ units used on this branch, [\d,]+ left\.$/)
+    await h.prompt("how do we tag a release")
+    const out = await text(h, "/memory recalled")
+    expect(out).toMatch(/^"how do we tag a release" -> release\.md$/m)
+    const m = /Budget: ([\d,]+) of ([\d,]+) units used on this branch, ([\d,]+) left\./.exec(out)
+    expect(m).not.toBeNull()
+    const [used, total, left] = [m![1]!, m![2]!, m![3]!].map((s) => Number(s.replace(/,/g, "")))
+    expect(used).toBeGreaterThan(0)
+    expect(used! + left!).toBe(total)
+  })
+})
+
+describe("/memory in print mode (pi -p, no UI)", () => {
+  const piBin = join(repoRoot, "node_modules", ".bin", "pi")
+  const runPi = (prompt: string, cwd: string, agentDir: string) =>
+    spawnSync(piBin, ["-e", join(repoRoot, "dist", "extension.js"), "--no-session", "-p", prompt], {
+      cwd,
+      env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1" },
+      encoding: "utf8",
+      timeout: 60_000
+    })
+
+  it("prints /memory output on stdout and warnings on stderr", () => {
+    const agentDir = tempDir("pm-pi-agent-")
+    const repo = gitRepo()
+    const status = runPi("/memory status", repo, agentDir)
+    expect(status.status).toBe(0)
+    expect(status.stdout).toMatch(/^Memory directory: .*project-memory\/projects\/.*\/memory$/m)
+    expect(status.stdout).toMatch(/^Topics: +0$/m)
+    const bad = runPi("/memory show nothing", repo, agentDir)
+    expect(bad.stdout).not.toContain("no topic named")
+    expect(bad.stderr).toContain("Project memory: no topic named nothing")
+  })
+})
