@@ -1,13 +1,14 @@
 /**
  * SessionScanner: which Pi sessions of this project were updated, read from the session directory. Only the header
  * line of each `.jsonl` file is read; a file that cannot be read or does not start with a Pi session header is
- * skipped, never fatal. Each directory is scanned at most once per interval per process (across sessions and reloads): the dream check runs after
+ * skipped, never fatal. Each directory is scanned at most once per interval per process: the dream check runs after
  * every settled turn, and a session directory can hold thousands of files.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import { join } from "node:path"
 import { parseSessionHeader, type SessionFile } from "../../src/background/dreamSchedule.ts"
 import { FileSystem, type FsError } from "../FileSystem.ts"
@@ -39,14 +40,9 @@ export interface SessionScannerShape {
   readonly scan: (request: SessionScanRequest) => Effect.Effect<SessionScan, FsError>
 }
 
-/**
- * When each directory was last scanned, for the whole process: Pi builds a new extension runtime for every session
- * (new, resume, reload), and the throttle must outlive them.
- */
-const lastScanAt = new Map<string, number>()
-
 export const makeSessionScanner = Effect.gen(function*() {
   const fs = yield* FileSystem
+  const lastScanAt = yield* Ref.make(new Map<string, number>())
 
   const headerOf = (path: string) =>
     fs.readRegularFile(path, HEADER_MAX_BYTES).pipe(
@@ -60,11 +56,11 @@ export const makeSessionScanner = Effect.gen(function*() {
 
   const scan = Effect.fn("SessionScanner.scan")(function*(request: SessionScanRequest) {
     const now = yield* Clock.currentTimeMillis
-    const previous = lastScanAt.get(request.sessionDir)
+    const previous = (yield* Ref.get(lastScanAt)).get(request.sessionDir)
     if (previous !== undefined && now - previous < request.intervalMs) {
       return { _tag: "Throttled", nextScanAt: previous + request.intervalMs } satisfies SessionScan
     }
-    lastScanAt.set(request.sessionDir, now)
+    yield* Ref.update(lastScanAt, (m) => new Map(m).set(request.sessionDir, now))
     const entries = yield* fs.readDirectory(request.sessionDir)
     const files: Array<SessionFile> = []
     let skipped = 0

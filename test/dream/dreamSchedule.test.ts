@@ -110,9 +110,6 @@ describe("session scan", () => {
 
       yield* TestClock.adjust(10 * MINUTE - 1)
       expect(yield* scanner.scan({ sessionDir: dir, intervalMs: 10 * MINUTE })).toEqual({ _tag: "Throttled", nextScanAt: NOW + 10 * MINUTE })
-      // A new session builds a new scanner; the throttle belongs to the process and holds for it too.
-      const fresh = yield* SessionScanner.pipe(Effect.provide(SessionScanner.layer.pipe(Layer.provide(FileSystem.layer))))
-      expect((yield* fresh.scan({ sessionDir: dir, intervalMs: 10 * MINUTE }))._tag).toBe("Throttled")
       yield* TestClock.adjust(1)
       expect((yield* scanner.scan({ sessionDir: dir, intervalMs: 10 * MINUTE }))._tag).toBe("Scanned")
     }).pipe(Effect.provide(SessionScanner.layer.pipe(Layer.provide(FileSystem.layer)))))
