@@ -1,7 +1,7 @@
 /**
  * SessionScanner: which Pi sessions of this project were updated, read from the session directory. Only the header
  * line of each `.jsonl` file is read; a file that cannot be read or does not start with a Pi session header is
- * skipped, never fatal. Each directory is scanned at most once per interval per process: the dream check runs after
+ * skipped, never fatal. Each directory is scanned at most once per interval per session (one extension runtime): the dream check runs after
  * every settled turn, and a session directory can hold thousands of files.
  */
 import * as Clock from "effect/Clock"
