@@ -67,7 +67,8 @@ const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Eff
 export const projectCommand = Command.make("project", common, ({ cwd, json }) =>
   orFail(
     Effect.gen(function* () {
-      const l: ProjectLocation = yield* locate(cwd)
+      // Inspection only: nothing is created for a project that has no memory yet.
+      const l: ProjectLocation = yield* (yield* ProjectLocator).inspect(resolve(cwd))
       const out = {
         projectRoot: l.projectRoot,
         projectKey: l.projectKey,

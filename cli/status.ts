@@ -55,10 +55,11 @@ const gather = (cwd: string) =>
   Effect.gen(function* () {
     const config = yield* ConfigService
     const { config: cfg, warnings } = yield* config.load
-    const location = yield* (yield* ProjectLocator).locate(resolve(cwd))
+    // Inspection only: no marker claimed, no directory made, no index backfilled.
+    const location = yield* (yield* ProjectLocator).inspect(resolve(cwd))
     const store = yield* MemoryStore
     const { topics, skipped } = yield* store.scanTopics(location.memoryDir)
-    const index = yield* store.readIndex(location.memoryDir)
+    const index = yield* store.peekIndex(location.memoryDir)
     const state = yield* (yield* StateStore)
       .read({ rootDir: location.memoryRootDir, legacyFile: location.legacyStatePath })
       .pipe(Effect.either)

@@ -98,6 +98,8 @@ export interface FileLint {
 export interface MemoryStoreShape {
   /** Trimmed index text ("" on any failure), backfilling a missing index from the topics. */
   readonly readIndex: (memoryDir: string) => Effect.Effect<IndexSummary>
+  /** The index as it is, for inspection: never backfilled, never created. */
+  readonly peekIndex: (memoryDir: string) => Effect.Effect<IndexSummary>
   readonly readIndexFile: (memoryDir: string) => Effect.Effect<string, IndexReadError>
   /** Creates MEMORY.md from the topics unless it exists; returns what is on disk afterwards. */
   readonly backfillIndex: (memoryDir: string, topics: ReadonlyArray<Topic>) => Effect.Effect<string, BackfillError>
@@ -313,6 +315,12 @@ export const makeMemoryStore = Effect.gen(function* () {
     return { ...trimIndex(content), exists: content !== "", backfilled: created }
   })
 
+  const peekIndex = (memoryDir: string) =>
+    readIndexFile(memoryDir).pipe(
+      Effect.map((text): IndexSummary => ({ ...trimIndex(text), exists: true, backfilled: false })),
+      Effect.orElseSucceed((): IndexSummary => ({ ...trimIndex(""), exists: false, backfilled: false }))
+    )
+
   const readForRecall = Effect.fn("MemoryStore.readForRecall")(function* (memoryDir: string, filename: string) {
     const path = join(memoryDir, filename)
     const read = yield* fs
@@ -379,6 +387,7 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   return {
     readIndex,
+    peekIndex,
     readIndexFile,
     backfillIndex,
     scanTopics,

@@ -24,6 +24,11 @@ export interface ProjectLocatorShape {
   readonly projectRootOf: (cwd: string) => Effect.Effect<string, ProjectLocateError>
   /** Full location; claims the project key with `.project-root` and creates the memory directory. */
   readonly locate: (cwd: string) => Effect.Effect<ProjectLocation, ProjectLocateError>
+  /**
+   * The location `locate` would give, read without writing anything (no marker claimed, no directory made): for
+   * commands that only look (`pm project`, `pm status`, `pm doctor`).
+   */
+  readonly inspect: (cwd: string) => Effect.Effect<ProjectLocation, ProjectLocateError>
 }
 
 interface GitAnswer {
@@ -141,7 +146,47 @@ export const makeProjectLocator = Effect.gen(function* () {
     } satisfies ProjectLocation
   })
 
-  return { projectRootOf, locate } satisfies ProjectLocatorShape
+  /** Who holds `dir` now, without claiming it: true when free, ours, or an empty marker. */
+  const wouldClaim = (dir: string, root: string) =>
+    fs.readRegularFile(join(dir, PROJECT_ROOT_MARKER), 64 * 1024).pipe(
+      Effect.map((r) => {
+        const recorded = Buffer.from(r.bytes).toString("utf8").replace(/\n$/, "")
+        return recorded === root || recorded === ""
+      }),
+      Effect.orElseSucceed(() => true)
+    )
+
+  /** The real path of `path`, or of its nearest existing ancestor with the rest appended (what `mkdir -p` would make). */
+  const canonicalOf = (path: string): Effect.Effect<string> =>
+    fs.realpath(path).pipe(
+      Effect.orElse(() => {
+        const parent = dirname(path)
+        return parent === path ? Effect.succeed(path) : Effect.map(canonicalOf(parent), (p) => join(p, basename(path)))
+      })
+    )
+
+  const inspect = Effect.fn("ProjectLocator.inspect")(function* (cwd: string) {
+    const projectRoot = yield* projectRootOf(cwd)
+    const { config: cfg } = yield* config.load
+    const projectsDir = projectsDirOf(config.storageRoot)
+    const plainKey = projectKeyOf(projectRoot)
+    const projectKey = (yield* wouldClaim(join(projectsDir, plainKey), projectRoot)) ? plainKey : collisionKeyOf(projectRoot)
+    const projectDir = join(projectsDir, projectKey)
+    const wanted = cfg.autoMemoryDirectory ?? join(projectDir, "memory")
+    const memoryRootHash = sha256Hex24(yield* canonicalOf(wanted))
+    return {
+      projectRoot,
+      projectKey,
+      projectDir,
+      memoryDir: wanted,
+      memoryRootHash,
+      memoryRootDir: memoryRootDirOf(config.storageRoot, memoryRootHash),
+      storageRoot: config.storageRoot,
+      legacyStatePath: join(projectDir, "state.json")
+    } satisfies ProjectLocation
+  })
+
+  return { projectRootOf, locate, inspect } satisfies ProjectLocatorShape
 })
 
 export class ProjectLocator extends Context.Tag("pm/ProjectLocator")<ProjectLocator, ProjectLocatorShape>() {
