@@ -31,14 +31,19 @@ const memoryDirOption = Options.directory("memory-dir").pipe(
 
 const common = commonOptions
 
-/** Locates the project, reporting config warnings on stderr (never on stdout, which may be JSON). */
-const locate = (cwd: string) =>
+/**
+ * Locates the project, reporting config warnings on stderr (never on stdout, which may be JSON). `inspect` only
+ * looks: nothing is claimed or created.
+ */
+const locateWith = (how: "locate" | "inspect") => (cwd: string) =>
   Effect.gen(function* () {
     const config = yield* ConfigService
     const { warnings } = yield* config.load
     for (const w of warnings) process.stderr.write(`pm: warning: ${w.message}\n`)
-    return yield* (yield* ProjectLocator).locate(resolve(cwd))
+    return yield* (yield* ProjectLocator)[how](resolve(cwd))
   })
+const locate = locateWith("locate")
+const inspect = locateWith("inspect")
 
 /** A `--memory-dir` that is missing or unreadable is an error naming it, not an empty memory. */
 const existingMemoryDir = (dir: string) =>
@@ -68,7 +73,7 @@ export const projectCommand = Command.make("project", common, ({ cwd, json }) =>
   orFail(
     Effect.gen(function* () {
       // Inspection only: nothing is created for a project that has no memory yet.
-      const l: ProjectLocation = yield* (yield* ProjectLocator).inspect(resolve(cwd))
+      const l: ProjectLocation = yield* inspect(cwd)
       const out = {
         projectRoot: l.projectRoot,
         projectKey: l.projectKey,

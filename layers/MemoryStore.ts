@@ -7,7 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { join, relative, sep } from "node:path"
+import { dirname, join, relative, sep } from "node:path"
 import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
 import { parseFrontmatter, type MemoryType } from "../src/frontmatter.ts"
 import {
@@ -332,8 +332,15 @@ export const makeMemoryStore = Effect.gen(function* () {
   const lintOne = (memoryDir: string, file: string) => {
     const path = file.startsWith("/") ? file : join(memoryDir, file)
     const filename = toPosix(relative(memoryDir, path))
-    return fs.readRegularFile(path, LINT_READ_CAP).pipe(
-      Effect.map((r): FileLint => ({ file: filename, problems: lintTopic({ filename, content: decode(r.bytes), sizeBytes: r.info.size }) })),
+    const siblings = fs.readDirectory(dirname(path)).pipe(
+      Effect.map((entries) => entries.map((e) => e.name)),
+      Effect.orElseSucceed(() => undefined)
+    )
+    return Effect.zip(fs.readRegularFile(path, LINT_READ_CAP), siblings).pipe(
+      Effect.map(([r, names]): FileLint => ({
+        file: filename,
+        problems: lintTopic({ filename, content: decode(r.bytes), sizeBytes: r.info.size, ...(names !== undefined ? { siblings: names } : {}) })
+      })),
       Effect.catchAll((e) =>
         Effect.succeed<FileLint>({
           file: filename,

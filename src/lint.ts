@@ -41,7 +41,18 @@ export interface LintProblem {
 export const NEAR_LINES = Math.floor(RECALL_MAX_LINES * 0.8)
 export const NEAR_BYTES = Math.floor(RECALL_MAX_BYTES * 0.8)
 
-const CONTINUATION = /-\d+\.md$/
+const CONTINUATION = /^(.*)-\d+\.md$/
+
+/**
+ * `notes-2.md` beside `notes.md` (or `notes-3.md`) continues a topic; `python-3.md` alone names its subject. Without
+ * the folder's listing there is no evidence either way, and nothing is reported.
+ */
+const continues = (filename: string, siblings: ReadonlyArray<string> | undefined): boolean => {
+  const match = CONTINUATION.exec(filename)
+  if (match === null || siblings === undefined) return false
+  const stem = match[1]!
+  return siblings.some((other) => other !== filename && (other === `${stem}.md` || (CONTINUATION.exec(other)?.[1] === stem)))
+}
 
 /** One problem per credential-looking finding: the kind and the line, never the value. */
 const secretProblems = (filename: string, content: string): Array<LintProblem> =>
@@ -68,6 +79,8 @@ export const lintTopic = (input: {
   readonly content: string
   /** The file's real size when `content` is only its start (a huge file read with a cap). */
   readonly sizeBytes?: number
+  /** The names of the other files in the same folder, for the continuation check. */
+  readonly siblings?: ReadonlyArray<string>
 }): ReadonlyArray<LintProblem> => {
   const problems: Array<LintProblem> = []
   const bytes = Buffer.from(input.content, "utf8")
@@ -86,7 +99,7 @@ export const lintTopic = (input: {
       message: `${input.filename} is ${lineCount} lines and ${size} bytes, close to the recall window of ${RECALL_MAX_LINES} lines or ${RECALL_MAX_BYTES} bytes. Consider splitting it by subject.`
     })
   }
-  if (CONTINUATION.test(baseName(input.filename))) {
+  if (continues(baseName(input.filename), input.siblings)) {
     problems.push({
       code: "continuation-name",
       message: `${input.filename} looks like a numbered continuation. Name each topic file by its subject and merge continuations into the topic they extend.`

@@ -42,7 +42,7 @@ describe("main rules agree with the lint and the writer", () => {
 
   it("the counter-example name is one the lint flags as a numbered continuation", () => {
     expect(rules).toContain("never `notes-2.md`")
-    expect(lintTopic({ filename: "notes-2.md", content: headerTemplate() }).map((p) => p.code)).toContain("continuation-name")
+    expect(lintTopic({ filename: "notes-2.md", content: headerTemplate(), siblings: ["notes.md", "notes-2.md"] }).map((p) => p.code)).toContain("continuation-name")
   })
 
   it("states the lint's limits: index line length, description length, index lines", () => {

@@ -59,12 +59,18 @@ describe("lintTopic", () => {
     expect(over).not.toContain("recall-window-near")
   })
 
-  it("continuation-name for topic-2.md, not for topic2.md or topic-v2.md", () => {
-    expect(codes("topic-2.md", `${header()}x\n`)).toContain("continuation-name")
-    expect(codes("sub/notes-12.md", `${header()}x\n`)).toContain("continuation-name")
-    expect(codes("topic2.md", `${header()}x\n`)).not.toContain("continuation-name")
-    expect(codes("topic-v2.md", `${header()}x\n`)).not.toContain("continuation-name")
-    expect(codes("2024-notes.md", `${header()}x\n`)).not.toContain("continuation-name")
+  it("continuation-name for topic-2.md beside topic.md or topic-3.md; never for python-3.md alone, topic2.md or topic-v2.md", () => {
+    const cont = (filename: string, siblings?: ReadonlyArray<string>) =>
+      lintTopic({ filename, content: `${header()}x\n`, ...(siblings !== undefined ? { siblings } : {}) }).map((p) => p.code)
+    expect(cont("topic-2.md", ["topic.md", "topic-2.md"])).toContain("continuation-name")
+    expect(cont("topic-2.md", ["topic-2.md", "topic-3.md"])).toContain("continuation-name")
+    expect(cont("sub/notes-12.md", ["notes.md", "notes-12.md"])).toContain("continuation-name")
+    expect(cont("python-3.md", ["python-3.md", "rust.md"])).not.toContain("continuation-name")
+    expect(cont("python-3.md", ["python-3.md", "python-tips.md"])).not.toContain("continuation-name")
+    expect(cont("topic-2.md")).not.toContain("continuation-name")
+    expect(cont("topic2.md", ["topic.md", "topic2.md"])).not.toContain("continuation-name")
+    expect(cont("topic-v2.md", ["topic.md", "topic-v2.md"])).not.toContain("continuation-name")
+    expect(cont("2024-notes.md", ["2024.md", "2024-notes.md"])).not.toContain("continuation-name")
   })
 
   it("frontmatter-missing and frontmatter-invalid", () => {

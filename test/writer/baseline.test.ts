@@ -184,7 +184,7 @@ describe("MemoryWriter baselines", () => {
   it("lint findings come back with the result", async () => {
     using s = sandbox()
     const result = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) => t.write("plain-2.md", "no frontmatter\n"))
-    expect(result.findings.map((f) => f.code)).toEqual(expect.arrayContaining(["frontmatter-missing", "continuation-name"]))
+    expect(result.findings.map((f) => f.code)).toEqual(expect.arrayContaining(["frontmatter-missing"]))
     const index = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) => t.write("MEMORY.md", "not a link\n"))
     expect(index.findings.map((f) => f.code)).toContain("index-line-not-link")
   })
