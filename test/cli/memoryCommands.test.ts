@@ -1,6 +1,8 @@
 /** `pm list|show|search|forget` through the real dist/pm.js against real memory directories. */
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import { existsSync, readFileSync, utimesSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
@@ -187,6 +189,35 @@ describe("pm forget", () => {
     const list = JSON.parse((await runPm(["list", "--json", "--cwd", s.repo], s)).stdout)
     expect(list.topics.find((t: { filename: string }) => t.filename === "build.md").ageDays).toBe(10)
   })
+})
+
+describe("pm forget while a background task writes", () => {
+  it("waits for the dream's lock, then refuses with a reason and changes nothing; once it is free, forgets", async () => {
+    const s = await setup()
+    const before = readFileSync(join(s.memoryDir, "MEMORY.md"), "utf8")
+    // This test process plays a dream in progress: it holds dream.lock, as the background task does while it writes.
+    const live = LockService.layer.pipe(Layer.provide(FileSystem.layer))
+    const scope = Effect.runSync(Scope.make())
+    const held = await Effect.runPromise(
+      Effect.flatMap(LockService, (locks) => locks.acquire(join(s.rootDir, "locks"), "dream.lock")).pipe(
+        Scope.extend(scope),
+        Effect.provide(live)
+      )
+    )
+    expect(held._tag).toBe("Acquired")
+    try {
+      const refused = await runPm(["forget", "build", "--cwd", s.repo], s)
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toMatch(/^pm: forget failed: a background task is writing memory \(dream\.lock held/)
+      expect(existsSync(join(s.memoryDir, "build.md"))).toBe(true)
+      expect(readFileSync(join(s.memoryDir, "MEMORY.md"), "utf8")).toBe(before)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+    const done = await runPm(["forget", "build", "--cwd", s.repo], s)
+    expect(done.code).toBe(0)
+    expect(existsSync(join(s.memoryDir, "build.md"))).toBe(false)
+  }, 60_000)
 })
 
 describe("pm rough edges", () => {
