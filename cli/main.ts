@@ -46,8 +46,16 @@ const pmWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
   })
 /** Help: usage lines start with `pm`, and the library's generic type lines ("A directory.") give way to ours. */
 const GENERIC = /^(?:\u001b\[[0-9;]*m)*\s*(?:A directory\.|A true or false value\.|A user-defined piece of text\.|A file or directory\.|An integer\.)(?:\u001b\[[0-9;]*m)*\n\n/gm
+/** A repeated argument that may be absent ("zero or more times") is optional: the usage line shows it in brackets. */
+const optionalRepeated = (text: string): string => {
+  const plain = text.replace(/\u001b\[[0-9;]*m/g, "")
+  if (!/zero or more times/.test(plain)) return text
+  return text
+    .replace(/^((?:\u001b\[[0-9;]*m)*\$ [^\n]*?)(<[A-Za-z_-]+>\.\.\.)/gm, "$1[$2]")
+    .replace(/^((?:\u001b\[[0-9;]*m)*\$ [^\n]*? )(--[a-z-]+ [a-z]+\.\.\.)/gm, "$1[$2]")
+}
 const helpText = (text: string): string =>
-  text.replace(GENERIC, "").replace(/^((?:\u001b\[[0-9;]*m)*\$ )(?!pm\b)/gm, "$1pm ")
+  optionalRepeated(text.replace(GENERIC, "").replace(/^((?:\u001b\[[0-9;]*m)*\$ )(?!pm\b)/gm, "$1pm "))
 
 const pmConsoleOf = (c: Console.Console): Console.Console => ({
   ...c,
