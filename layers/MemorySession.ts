@@ -470,7 +470,16 @@ export const makeMemorySession = Effect.gen(function* () {
         if (stale === undefined || file === INDEX_FILE) return undefined
         return { content: [{ type: "text", text: systemReminder(stale) }, ...event.content] }
       }
-      const problems = file === INDEX_FILE ? lintIndex(content) : lintTopic({ filename: file, content })
+      // The folder's other names tell a continuation (`notes-2.md` beside `notes.md`) from a subject (`python-3.md`).
+      const siblings = file === INDEX_FILE
+        ? undefined
+        : yield* fs.readDirectory(dirname(path)).pipe(
+          Effect.map((entries) => entries.map((e) => e.name)),
+          Effect.orElseSucceed(() => undefined)
+        )
+      const problems = file === INDEX_FILE
+        ? lintIndex(content)
+        : lintTopic({ filename: file, content, ...(siblings !== undefined ? { siblings } : {}) })
       if (problems.length === 0) return undefined
       // Lint messages quote memory text (file names, an unknown type, YAML errors): sanitized like any other.
       const text = systemReminder(

@@ -201,7 +201,7 @@ describe("recall", () => {
   })
 
   it("a memory write with problems gets the lint reminder", async () => {
-    h = await startHarness({ memory: { "MEMORY.md": INDEX } })
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "notes.md": RELEASE } })
     await h.prompt(`write ${join(h.memoryDir, "notes-2.md")} <<<just some text`)
     expect(readFileSync(join(h.memoryDir, "notes-2.md"), "utf8")).toBe("just some text")
     const toolResult = lastMain(h).messages.find((m: any) => m.role === "toolResult")
