@@ -450,7 +450,8 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
   /**
    * Publishes `content` at `resolved.target` inside its pinned directory. Returns the published file's metadata (taken
    * from the temp file before publishing: the same inode, so its mtime is the one this write produced), or undefined
-   * when a racing creator got the name first.
+   * when a racing creator got the name first. A replaced file is kept under a temp name (a hard link) until the
+   * directory is verified after publishing, so an undo puts the old file back instead of leaving none.
    */
   const publish = (
     resolved: Resolved,
@@ -465,30 +466,41 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
         Effect.catchTag("FileMissing", () => Effect.fail(changed(shown, "the directory")))
       )
       const name = basename(target)
-      const outcome = yield* publishFile(fs, {
-        dir: anchor.dir,
-        name,
-        content,
-        mode: resolved.info === undefined ? "create" : "replace",
-        durable: true,
-        ...(resolved.info === undefined ? {} : { fileMode: resolved.info.mode & 0o777 }),
-        beforePublish: () =>
-          Effect.gen(function*() {
-            yield* check
-            if (!(yield* anchor.verify)) return yield* Effect.fail(changed(shown, "the directory"))
-          })
-      }).pipe(
-        Effect.mapError((e) => (e._tag === "FsError" ? ioFailed(target, e.op)(e) : e))
-      )
-      if (outcome._tag === "Taken") return undefined
-      if (!(yield* anchor.verify)) {
-        // The directory left its place between the last check and the publish: take back exactly what we published.
-        const placed = join(anchor.dir, name)
-        const now = yield* fs.lstat(placed).pipe(Effect.option)
-        if (now._tag === "Some" && sameFile(now.value, outcome.info)) yield* fs.unlink(placed).pipe(Effect.ignore)
-        return yield* Effect.fail(changed(shown, "the directory"))
-      }
-      return outcome.info
+      const placed = join(anchor.dir, name)
+      const backup = join(anchor.dir, newTempName())
+      let backedUp = false
+      return yield* Effect.gen(function*() {
+        const outcome = yield* publishFile(fs, {
+          dir: anchor.dir,
+          name,
+          content,
+          mode: resolved.info === undefined ? "create" : "replace",
+          durable: true,
+          ...(resolved.info === undefined ? {} : { fileMode: resolved.info.mode & 0o777 }),
+          beforePublish: () =>
+            Effect.gen(function*() {
+              yield* check
+              if (!(yield* anchor.verify)) return yield* Effect.fail(changed(shown, "the directory"))
+              if (resolved.info !== undefined) {
+                // Without hard links there is no backup, and an undo can only remove what we published.
+                backedUp = yield* fs.link(placed, backup).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+              }
+            })
+        }).pipe(
+          Effect.mapError((e) => (e._tag === "FsError" ? ioFailed(target, e.op)(e) : e))
+        )
+        if (outcome._tag === "Taken") return undefined
+        if (!(yield* anchor.verify)) {
+          // The directory left its place between the last check and the publish: take back exactly what we
+          // published (still the same inode), putting the replaced file back when there is one.
+          const now = yield* fs.lstat(placed).pipe(Effect.option)
+          if (now._tag === "Some" && sameFile(now.value, outcome.info)) {
+            yield* (backedUp ? fs.rename(backup, placed) : fs.unlink(placed)).pipe(Effect.ignore)
+          }
+          return yield* Effect.fail(changed(shown, "the directory"))
+        }
+        return outcome.info
+      }).pipe(Effect.ensuring(Effect.suspend(() => (backedUp ? removeTemp(fs, backup) : Effect.void))))
     }))
 
   const lint = (resolved: Resolved, content: string): ReadonlyArray<LintProblem> => {

@@ -220,7 +220,7 @@ describe("the baseline after a write is the file this write published", () => {
       // Right after our rename (or link), another process rewrites the file, with a later mtime.
       const afterPublish = (to: string) =>
         Effect.sync(() => {
-          if (injected++ > 0 || !to.endsWith("/a.md")) return
+          if (!to.endsWith("/a.md") || injected++ > 0) return
           writeFileSync(to, external)
           touchLater(to)
         })

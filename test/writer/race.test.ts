@@ -118,6 +118,11 @@ for (const anchoring of ["descriptor", "path"] as const) {
               expect(temps(st.attic), `swap before call ${k}`).toEqual([])
               expect(temps(st.memory), `swap before call ${k}`).toEqual([])
             }
+            if (anchoring === "descriptor" && !result.ok && scenario === "replace") {
+              // A refused replace leaves the old file, wherever its directory went (the undo puts it back).
+              const moved = existsSync(join(st.attic, "sub")) ? join(st.attic, "sub", "a.md") : join(st.memory, "sub", "a.md")
+              expect(readFileSync(moved, "utf8"), `swap before call ${k}: ${result.tag}`).toBe(OLD)
+            }
             if (anchoring === "descriptor" && !result.ok && scenario !== "delete" && scenario !== "replace") {
               // A refused new file exists nowhere: neither in memory nor in the directory that was moved away (the
               // path scheme cannot find a directory that moved after publishing; it was memory's when written).
