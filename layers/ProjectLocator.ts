@@ -103,13 +103,33 @@ export const makeProjectLocator = Effect.gen(function* () {
         Effect.mapError((e: FsError) => fail(cwd, `cannot write ${marker}: ${e.reason}`))
       )
       if (outcome._tag === "Published") return true
-      const recorded = yield* fs.readRegularFile(marker, 64 * 1024).pipe(
-        Effect.map((r) => Buffer.from(r.bytes).toString("utf8").replace(/\n$/, "")),
-        Effect.mapError((e) => fail(cwd, `cannot read ${marker}: ${e.reason}`))
-      )
-      // An empty marker (left by an older writer that crashed) names no root: the key stays with whoever finds it.
-      return recorded === root || recorded === ""
+      return yield* markerAllows(dir, root).pipe(Effect.mapError((e) => fail(cwd, `cannot read ${marker}: ${e.reason}`)))
     })
+
+  /** Whether `dir`'s marker lets `root` use it. An empty marker (an older writer crashed) names no root: it does. */
+  const markerAllows = (dir: string, root: string) =>
+    fs.readRegularFile(join(dir, PROJECT_ROOT_MARKER), 64 * 1024).pipe(
+      Effect.map((r) => {
+        const recorded = Buffer.from(r.bytes).toString("utf8").replace(/\n$/, "")
+        return recorded === root || recorded === ""
+      })
+    )
+
+  /** The location both `locate` and `inspect` report, from the key chosen and the memory directory's real path. */
+  const locationOf = (projectRoot: string, projectKey: string, memoryDir: string, canonicalMemory: string): ProjectLocation => {
+    const projectDir = join(projectsDirOf(config.storageRoot), projectKey)
+    const memoryRootHash = sha256Hex24(canonicalMemory)
+    return {
+      projectRoot,
+      projectKey,
+      projectDir,
+      memoryDir,
+      memoryRootHash,
+      memoryRootDir: memoryRootDirOf(config.storageRoot, memoryRootHash),
+      storageRoot: config.storageRoot,
+      legacyStatePath: join(projectDir, "state.json")
+    }
+  }
 
   const locate = Effect.fn("ProjectLocator.locate")(function* (cwd: string) {
     const projectRoot = yield* projectRootOf(cwd)
@@ -132,29 +152,11 @@ export const makeProjectLocator = Effect.gen(function* () {
     yield* fs.makeDirectory(wanted, { recursive: true }).pipe(
       Effect.mapError((e) => fail(cwd, `cannot create the memory directory ${wanted}: ${e.reason}`))
     )
-    const canonicalMemory = yield* real(cwd, wanted)
-    const memoryRootHash = sha256Hex24(canonicalMemory)
-    return {
-      projectRoot,
-      projectKey,
-      projectDir,
-      memoryDir: wanted,
-      memoryRootHash,
-      memoryRootDir: memoryRootDirOf(config.storageRoot, memoryRootHash),
-      storageRoot: config.storageRoot,
-      legacyStatePath: join(projectDir, "state.json")
-    } satisfies ProjectLocation
+    return locationOf(projectRoot, projectKey, wanted, yield* real(cwd, wanted))
   })
 
-  /** Who holds `dir` now, without claiming it: true when free, ours, or an empty marker. */
-  const wouldClaim = (dir: string, root: string) =>
-    fs.readRegularFile(join(dir, PROJECT_ROOT_MARKER), 64 * 1024).pipe(
-      Effect.map((r) => {
-        const recorded = Buffer.from(r.bytes).toString("utf8").replace(/\n$/, "")
-        return recorded === root || recorded === ""
-      }),
-      Effect.orElseSucceed(() => true)
-    )
+  /** Whether `root` could claim `dir`, without claiming it: no marker yet counts as yes. */
+  const wouldClaim = (dir: string, root: string) => markerAllows(dir, root).pipe(Effect.orElseSucceed(() => true))
 
   /** The real path of `path`, or of its nearest existing ancestor with the rest appended (what `mkdir -p` would make). */
   const canonicalOf = (path: string): Effect.Effect<string> =>
@@ -171,19 +173,8 @@ export const makeProjectLocator = Effect.gen(function* () {
     const projectsDir = projectsDirOf(config.storageRoot)
     const plainKey = projectKeyOf(projectRoot)
     const projectKey = (yield* wouldClaim(join(projectsDir, plainKey), projectRoot)) ? plainKey : collisionKeyOf(projectRoot)
-    const projectDir = join(projectsDir, projectKey)
-    const wanted = cfg.autoMemoryDirectory ?? join(projectDir, "memory")
-    const memoryRootHash = sha256Hex24(yield* canonicalOf(wanted))
-    return {
-      projectRoot,
-      projectKey,
-      projectDir,
-      memoryDir: wanted,
-      memoryRootHash,
-      memoryRootDir: memoryRootDirOf(config.storageRoot, memoryRootHash),
-      storageRoot: config.storageRoot,
-      legacyStatePath: join(projectDir, "state.json")
-    } satisfies ProjectLocation
+    const wanted = cfg.autoMemoryDirectory ?? join(projectsDir, projectKey, "memory")
+    return locationOf(projectRoot, projectKey, wanted, yield* canonicalOf(wanted))
   })
 
   return { projectRootOf, locate, inspect } satisfies ProjectLocatorShape

@@ -27,7 +27,7 @@ import { Journal } from "../Journal.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
 import { runTask, type StopReason } from "./Runner.ts"
-import { makeTaskTools, type MemoryChange, type TaskJournal } from "./TaskTools.ts"
+import { makeTaskTools, type MemoryChange, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
 
 export const DREAM_MAX_TURNS = 50
 export const DREAM_MAX_TOKENS = 16_384
@@ -105,20 +105,12 @@ export const makeDream = Effect.gen(function*() {
   const journal = yield* Journal
 
   /** Every change of one dream is recorded under one task id before it is published, so `pm undo` can reverse it. */
-  const taskJournal = (request: DreamTaskRequest): TaskJournal => {
-    const task = `dream-${randomUUID()}`
-    const model = `${request.model.provider}/${request.model.id}`
-    return {
-      record: (change) =>
-        journal.record({ rootDir: request.location.memoryRootDir }, {
-          task,
-          kind: "dream",
-          session: request.sessionId ?? null,
-          model,
-          changes: [change]
-        }).pipe(Effect.asVoid)
-    }
-  }
+  const taskJournal = (request: DreamTaskRequest): TaskJournal =>
+    taskJournalOf(journal, request.location.memoryRootDir, {
+      kind: "dream",
+      session: request.sessionId ?? null,
+      model: `${request.model.provider}/${request.model.id}`
+    })
 
   const agent = (request: DreamTaskRequest, filesChanged: Array<string>) =>
     Effect.gen(function*() {

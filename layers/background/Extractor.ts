@@ -26,7 +26,7 @@ import { MemoryStore } from "../MemoryStore.ts"
 import { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import { ModelRegistry, type ModelRequestFailed } from "../ModelRegistry.ts"
 import { runTask, type StopReason, type TaskRequest } from "./Runner.ts"
-import { type CodemodeSettings, makeTaskTools, type MemoryChange, type TaskJournal } from "./TaskTools.ts"
+import { type CodemodeSettings, makeTaskTools, type MemoryChange, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
 
 export const EXTRACTOR_MAX_TURNS = 5
 export const EXTRACTOR_MAX_TOKENS = 8_192
@@ -135,23 +135,13 @@ export const makeExtractor = Effect.gen(function*() {
   const guard = yield* BashGuard
   const journal = yield* Journal
 
-  /** The task's journal: every change recorded under one task id before it is published. */
-  const taskJournal = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string): TaskJournal => {
-    const task = `extract-${randomUUID()}`
-    const model = `${request.model.provider}/${request.model.id}`
-    const range = entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
-    return {
-      record: (change) =>
-        journal.record({ rootDir: request.location.memoryRootDir }, {
-          task,
-          kind: "extract",
-          session: request.sessionId ?? request.parent?.sessionId ?? null,
-          model,
-          range,
-          changes: [change]
-        }).pipe(Effect.asVoid)
-    }
-  }
+  const taskJournal = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string): TaskJournal =>
+    taskJournalOf(journal, request.location.memoryRootDir, {
+      kind: "extract",
+      session: request.sessionId ?? request.parent?.sessionId ?? null,
+      model: `${request.model.provider}/${request.model.id}`,
+      range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
+    })
 
   const runLocked = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string, check: Effect.Effect<void, TaskInvalid>) =>
     Effect.gen(function*() {

@@ -11,6 +11,8 @@ import type { AgentToolResult } from "@earendil-works/pi-agent-core"
 import type { Tool } from "@earendil-works/pi-ai"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type { JournalShape } from "../Journal.ts"
+import { randomUUID } from "node:crypto"
 import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
 import { access, glob, mkdtemp, readFile, realpath, rename, rm, stat } from "node:fs/promises"
@@ -81,6 +83,16 @@ export interface JournaledChange {
 export interface TaskJournal {
   /** Records one change before it is published; a failure refuses the change (nothing unrecorded is published). */
   readonly record: (change: JournaledChange) => Effect.Effect<void, { readonly message: string }>
+}
+
+/** A task's journal: every change it publishes is recorded first, under one task id (`kind-uuid`). */
+export const taskJournalOf = (
+  journal: JournalShape,
+  rootDir: string,
+  entry: { readonly kind: "extract" | "dream"; readonly session: string | null; readonly model: string; readonly range?: { readonly from: string; readonly to: string } | null }
+): TaskJournal => {
+  const task = `${entry.kind}-${randomUUID()}`
+  return { record: (change) => journal.record({ rootDir }, { task, ...entry, changes: [change] }).pipe(Effect.asVoid) }
 }
 
 export interface DeleteCapStatus {

@@ -333,7 +333,7 @@ describe("a crash between journal and publish", () => {
     const env = setup()
     writeFileSync(join(env.memoryDir, "a.md"), "A1\n")
     const child = spawn(process.execPath, [fileURLToPath(new URL("./recordWorker.ts", import.meta.url)), env.rootDir, env.memoryDir], {
-      stdio: ["ignore", "pipe", "pipe"]
+      stdio: ["pipe", "pipe", "pipe"]
     })
     let stderr = ""
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))

@@ -28,5 +28,5 @@ await Effect.runPromise(
   ).pipe(Effect.provide(layer))
 )
 process.stdout.write("recorded\n")
-// The publish never comes: the parent kills this process while it waits.
-setTimeout(() => writeFileSync(join(memoryDir, "a.md"), "A2\n"), 600_000)
+// The publish never comes: the process stays alive on its open stdin (the parent's pipe) until the parent kills it.
+process.stdin.resume()
