@@ -8,23 +8,23 @@
  */
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { resolve } from "node:path"
 import { browseLayer, coreLayer, recallLayer } from "../layers/App.ts"
-import { BashGuard } from "../layers/BashGuard.ts"
+import type { BashGuard, BashParserLoadError } from "../layers/BashGuard.ts"
 import { ConfigService, type ConfigEnvironment } from "../layers/ConfigService.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { bashCheckCommand, lintCommand, projectCommand, recallCommand, scanCommand } from "./commands.ts"
 import { extensionsFromEnv, loadPiModelBackend } from "./PiModelRuntime.ts"
+import { cliPlatform } from "./platform.ts"
 import { doctorCommand, statusCommand } from "./status.ts"
 import { logCommand, undoCommand } from "./journal.ts"
 import { forgetCommand, listCommand, searchCommand, showCommand } from "./memoryCommands.ts"
 
 /** What every subcommand gets. */
 export const pmLayer = (env: ConfigEnvironment = {}) =>
-  Layer.mergeAll(coreLayer(env), NodeContext.layer, CliConfig.layer({ showBuiltIns: false }))
+  Layer.mergeAll(coreLayer(env), cliPlatform, CliConfig.layer({ showBuiltIns: false }))
 
 /** pi's model runtime over the agent directory, with the project's settings at `cwd`; loaded on first use. */
 export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, ConfigService> =>
@@ -36,6 +36,11 @@ export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, 
     )
   )
 
+/** The bash parser and its grammar are loaded only when `pm bash-check` runs. */
+const bashGuardOnDemand: Layer.Layer<BashGuard, BashParserLoadError> = Layer.unwrapEffect(
+  Effect.promise(() => import("../layers/BashGuard.ts")).pipe(Effect.map((m) => m.BashGuard.layer))
+)
+
 export const pmCommand = Command.make("pm").pipe(
   Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
   Command.withSubcommands([
@@ -43,7 +48,7 @@ export const pmCommand = Command.make("pm").pipe(
     scanCommand,
     lintCommand,
     recallCommand.pipe(Command.provide(({ cwd }) => recallLayer.pipe(Layer.provideMerge(piModelRegistry(cwd))))),
-    bashCheckCommand.pipe(Command.provide(BashGuard.layer)),
+    bashCheckCommand.pipe(Command.provide(bashGuardOnDemand)),
     statusCommand,
     doctorCommand,
     logCommand,

@@ -10,7 +10,6 @@ import { sha256Hex24 } from "../src/projectKey.ts"
 import { emptyRecallState } from "../src/recallState.ts"
 import type { ProjectLocation } from "../src/storage.ts"
 import { ConfigService } from "../layers/ConfigService.ts"
-import { bashCheck } from "./bashCheck.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
@@ -224,6 +223,8 @@ export const bashCheckCommand = Command.make(
     orFail(
       Effect.gen(function* () {
         const dir = yield* memoryDirOf(cwd, memoryDir)
+        // The guard's module (and the bash parser it loads) is imported only for this command.
+        const { bashCheck } = yield* Effect.promise(() => import("./bashCheck.ts"))
         const code = yield* bashCheck({ cwd, json, memoryDir: dir, command: Option.getOrUndefined(command), stdin: process.stdin })
         yield* setExit(code)
       })

@@ -1,5 +1,5 @@
 /**
- * The Pi extension entry. It builds one runtime from the extension's graph (layers/App.ts), giving it the two
+ * The Pi extension entry. It builds one runtime from the extension's graph (layers/ExtensionApp.ts), giving it the two
  * host-backed pieces, and forwards host events to MemorySession; it decides nothing itself. The factory does no
  * I/O: layers are built on first use, in `session_start`.
  */
@@ -8,7 +8,7 @@ import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { extensionLayer } from "../layers/App.ts"
+import { extensionLayer } from "../layers/ExtensionApp.ts"
 import { BackgroundHost, BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"

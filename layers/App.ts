@@ -1,8 +1,9 @@
 /**
- * The layer graphs, composed here and nowhere else. `coreLayer` is what every entry shares; `recallLayer` is the
- * recall step over whatever ModelRegistry the entry has; `extensionLayer` is the whole graph of the Pi extension,
- * with the two host-backed pieces passed in. The CLI's graph (cli/App.ts) is `coreLayer` plus `recallLayer` over
- * pi's model runtime, plus BashGuard.
+ * The layer graphs shared by both entries, composed here and nowhere else. `coreLayer` is what every entry shares;
+ * `recallLayer` is the recall step over whatever ModelRegistry the entry has; `browseLayer` serves list, show, search
+ * and forget. The Pi extension's whole graph is in layers/ExtensionApp.ts (kept apart so that `pm` never loads the
+ * background agents); the CLI's graph (cli/App.ts) is `coreLayer` plus `recallLayer` over pi's model runtime, plus
+ * BashGuard for `bash-check`.
  *
  * Tests build these same graphs and replace single layers (a faulty FileSystem, a fake ModelRegistry, an array
  * Host) instead of wiring a copy of their own.
@@ -11,13 +12,9 @@ import * as Layer from "effect/Layer"
 import { ConfigService, type ConfigEnvironment } from "./ConfigService.ts"
 import { FileSystem } from "./FileSystem.ts"
 import { Journal } from "./Journal.ts"
-import type { Host } from "./Host.ts"
 import { LockService } from "./LockService.ts"
 import { MemoryBrowse } from "./MemoryBrowse.ts"
 import { MemoryWriter } from "./MemoryWriter.ts"
-import { BackgroundHost } from "./background/BackgroundSession.ts"
-import { backgroundLayer } from "./background/layer.ts"
-import { MemorySession } from "./MemorySession.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import type { ModelRegistry } from "./ModelRegistry.ts"
 import { ProjectLocator } from "./ProjectLocator.ts"
@@ -53,21 +50,3 @@ export const browseLayer: Layer.Layer<MemoryBrowse, never, FileSystem | MemorySt
 export const recallLayer: Layer.Layer<Recall | Selector, never, MemoryStore | ModelRegistry> = Recall.layer.pipe(
   Layer.provideMerge(Selector.layer)
 )
-
-/** What only the Pi host can provide: its API as a Host, its model registry, and its status line. */
-export interface HostPieces {
-  readonly host: Layer.Layer<Host>
-  readonly models: Layer.Layer<ModelRegistry>
-  /** Where background tasks show that they run; none by default. */
-  readonly background?: Layer.Layer<BackgroundHost>
-}
-
-/** The Pi extension's whole graph: MemorySession and the background agents over recall, the host's pieces and the core. */
-export const extensionLayer = (pieces: HostPieces, env: ConfigEnvironment = {}, replace: CoreReplacements = {}) =>
-  Layer.mergeAll(MemorySession.layer, backgroundLayer, browseLayer).pipe(
-    Layer.provide(pieces.background ?? BackgroundHost.layerNoop),
-    Layer.provideMerge(recallLayer),
-    Layer.provideMerge(pieces.models),
-    Layer.provideMerge(pieces.host),
-    Layer.provideMerge(coreLayer(env, replace))
-  )

@@ -1,0 +1,124 @@
+/**
+ * `pm` cold start, each command as a whole new process, against `node -e 0` measured in the same run:
+ *   node bench/cli.ts [runs]      (builds dist/ when missing)
+ * Two figures per row: wall time, and CPU time (user + system, from bash's `time`, which reads the child's resource
+ * usage). On a busy machine the wall ratio wanders with the load; the CPU ratio much less, so both are printed.
+ * Runs are interleaved (one of each row per round) so that a burst of load hits every row alike.
+ * The floor row imports only what every pm command needs before it does anything: the effect runtime and
+ * @effect/cli, with nothing of pm's own.
+ */
+import { build } from "esbuild"
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const ROOT = join(fileURLToPath(import.meta.url), "..", "..")
+const PM = join(ROOT, "dist", "pm.js")
+const RUNS = Number(process.argv[2] ?? 15)
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** Runs `node ...args` under bash's `time`; returns wall and CPU milliseconds. Exit 0 or 1 (problems found) pass. */
+const timed = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, cwd: string): { wall: number; cpu: number } => {
+  const quoted = [process.execPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ")
+  const r = spawnSync("bash", ["-c", `TIMEFORMAT='%3R %3U %3S'; { time ${quoted} >/dev/null 2>/dev/null ; } 2>&1; s=$?; [ $s -le 1 ]`], {
+    env,
+    cwd,
+    encoding: "utf8"
+  })
+  const [wall, user, sys] = r.stdout.trim().split(/\s+/).slice(-3).map(Number)
+  if (r.status !== 0 || wall === undefined || Number.isNaN(wall)) throw new Error(`node ${args.join(" ")}: ${r.stdout}${r.stderr}`)
+  return { wall: wall * 1000, cpu: (user! + sys!) * 1000 }
+}
+
+const fixture = (base: string, count: number): string => {
+  const dir = join(base, `mem-${count}`)
+  mkdirSync(dir, { recursive: true })
+  const types = ["user", "feedback", "project", "reference"]
+  const index: Array<string> = []
+  for (let i = 0; i < count; i++) {
+    const name = `topic-${String(i).padStart(4, "0")}.md`
+    writeFileSync(
+      join(dir, name),
+      `---\nname: topic-${String(i).padStart(4, "0")}\ndescription: What topic ${i} covers, in one line for the selector\ntype: ${types[i % 4]}\n---\n${`Details for topic ${i}. `.repeat(20)}\n`
+    )
+    if (i < 200) index.push(`- [Topic ${i}](${name}) - what topic ${i} covers`)
+  }
+  writeFileSync(join(dir, "MEMORY.md"), `${index.join("\n")}\n`)
+  return dir
+}
+
+const main = async () => {
+  if (!existsSync(PM)) execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], { stdio: "inherit" })
+  const base = mkdtempSync(join(tmpdir(), "pm-bench-cli-"))
+  try {
+    const agentDir = join(base, "agent")
+    const project = join(base, "project")
+    mkdirSync(agentDir)
+    mkdirSync(project)
+    // The floor: a bundle, built as pm's is, of the modules every command evaluates before pm's own code runs,
+    // loaded as pm's launcher loads its bundle (compile cache on, then a dynamic import).
+    const floor = join(base, "floor.mjs")
+    writeFileSync(floor, `import * as Module from "node:module"\nModule.enableCompileCache()\nawait import("./floor-body.mjs")\n`)
+    await build({
+      stdin: {
+        contents: `import * as Effect from "effect/Effect"\nimport * as Command from "@effect/cli/Command"\n` +
+          `console.log(typeof Effect.runPromise, typeof Command.run)\n`,
+        resolveDir: ROOT,
+        loader: "ts"
+      },
+      bundle: true,
+      minify: true,
+      platform: "node",
+      format: "esm",
+      target: "node22",
+      outfile: join(base, "floor-body.mjs"),
+      logLevel: "warning"
+    })
+    const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, NO_COLOR: "1" }
+    const dirs = { 200: fixture(base, 200), 1000: fixture(base, 1000) }
+    const rows: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+      ["node -e 0", ["-e", "0"]],
+      ["floor: import effect + @effect/cli", [floor]],
+      ["pm --help", [PM, "--help"]],
+      ["pm --version", [PM, "--version"]],
+      ["pm project --json", [PM, "project", "--json", "--cwd", project]],
+      ["pm scan --json, 200 topics", [PM, "scan", "--json", "--memory-dir", dirs[200]]],
+      ["pm scan --json, 1,000 topics", [PM, "scan", "--json", "--memory-dir", dirs[1000]]],
+      ["pm lint --json, 200 topics", [PM, "lint", "--json", "--memory-dir", dirs[200]]],
+      ["pm bash-check 'ls -la'", [PM, "bash-check", "ls -la", "--cwd", project]]
+    ]
+    const samples = rows.map(() => ({ wall: [] as Array<number>, cpu: [] as Array<number> }))
+    // One untimed round: the compile cache and the page cache are warm, as for a user's second command.
+    for (const [, args] of rows) timed(args, env, project)
+    for (let run = 0; run < RUNS; run++) {
+      rows.forEach(([, args], i) => {
+        const t = timed(args, env, project)
+        samples[i]!.wall.push(t.wall)
+        samples[i]!.cpu.push(t.cpu)
+      })
+    }
+    const baseWall = median(samples[0]!.wall)
+    const baseCpu = median(samples[0]!.cpu)
+    const w = Math.max(...rows.map(([name]) => name.length))
+    const ms = (x: number) => `${x.toFixed(1)} ms`.padStart(9)
+    console.log(`node ${process.version}, ${RUNS} interleaved rounds; medians; ratios to node -e 0 of the same run`)
+    console.log(`${"command".padEnd(w)}  ${"wall".padStart(9)}  ratio  ${"cpu".padStart(9)}  ratio`)
+    rows.forEach(([name], i) => {
+      const s = samples[i]!
+      const wall = median(s.wall)
+      const cpu = median(s.cpu)
+      console.log(`${name.padEnd(w)}  ${ms(wall)}  ${(wall / baseWall).toFixed(2)}x  ${ms(cpu)}  ${(cpu / baseCpu).toFixed(2)}x`)
+    })
+  } finally {
+    rmSync(base, { recursive: true, force: true })
+  }
+}
+
+await main()
