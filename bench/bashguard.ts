@@ -81,11 +81,17 @@ interface Row {
   readonly guardMs: Array<number>
 }
 
+// The ratio must hold at any corpus size: a tenth of the corpus, the corpus, and the corpus four times over (where a
+// cost that grows with the number of commands seen, such as an unbounded cache, would show).
+const tenth = corpus.slice(0, Math.ceil(corpus.length / 10))
+const fourfold = [...corpus, ...corpus, ...corpus, ...corpus]
 const rows: Array<Row> = [
+  { name: `corpus tenth (${tenth.length} commands)`, count: tenth.length, parseMs: [], guardMs: [] },
   { name: `corpus (${corpus.length} commands)`, count: corpus.length, parseMs: [], guardMs: [] },
+  { name: `corpus x4 (${fourfold.length} commands)`, count: fourfold.length, parseMs: [], guardMs: [] },
   { name: "one 100 KB command", count: 1, parseMs: [], guardMs: [] }
 ]
-const inputs: ReadonlyArray<ReadonlyArray<string>> = [corpus, [long]]
+const inputs: ReadonlyArray<ReadonlyArray<string>> = [tenth, corpus, fourfold, [long]]
 
 for (let round = 0; round < WARMUP + ROUNDS; round++) {
   rows.forEach((row, i) => {
