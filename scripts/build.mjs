@@ -49,7 +49,11 @@ await Promise.all([
   build({ ...common, entryPoints: [join(root, "cli/launcher.ts")], outfile: join(root, "dist/pm.js"),
     external: [...external, "./pm-main.js"], banner: { js: "#!/usr/bin/env node" } }),
   build({ ...common, entryPoints: [join(root, "cli/main.ts")], outfile: join(root, "dist/pm-main.js") }),
-  build({ ...common, entryPoints: [join(root, "extension/index.ts")], outfile: join(root, "dist/extension.js") })
+  // The extension is split: Pi imports the small entry (dist/extension.js) at start-up; the session side and the
+  // background tasks are chunks it imports on first use. Chunks sit beside the entry (the bash parser finds its wasm
+  // files beside the module that loads them).
+  build({ ...common, entryPoints: { extension: join(root, "extension/index.ts") }, outdir: join(root, "dist"), splitting: true,
+    chunkNames: "extension-[name]-[hash]" })
 ])
 chmodSync(join(root, "dist/pm.js"), 0o755)
 // The bash grammar and the tree-sitter runtime are loaded from beside the bundle.
