@@ -103,8 +103,8 @@ export const bindSession = (pi: ExtensionAPI, options: ProjectMemoryOptions = {}
   pi.on("session_start", async (_event, ctx) => {
     hold(ctx)
     await loadToLlm().catch(() => undefined)
-    await session((s) => s.start)
-    await background((b) => b.start)
+    // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
+    await Promise.all([session((s) => s.start), background((b) => b.start)])
   })
   pi.on("context_with_system", (event, ctx) => {
     hold(ctx)
