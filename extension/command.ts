@@ -8,6 +8,7 @@ import type { ListedTopic, MemoryBrowse } from "../layers/MemoryBrowse.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
+import { MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 type RunBrowse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) => Promise<{ readonly ok: A } | { readonly error: string }>
@@ -95,7 +96,7 @@ export const undoReport = (r: UndoResult): string =>
   ].join("\n")
 
 export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground, runBrowse?: RunBrowse) => ({
-  description: "Project memory: status | on | off | open | extract | dream | undo | list | show | search | forget | recalled",
+  description: MEMORY_COMMAND_DESCRIPTION,
   getArgumentCompletions: async (prefix: string) => {
     const name = /^(\S+)\s+(.*)$/.exec(prefix.trimStart())
     if (name !== null) {

@@ -4,29 +4,19 @@
  * The wasm runtime and the bash grammar load once per process; the layer owns one Parser, created when the layer is
  * built and deleted when its scope closes. Classification itself is synchronous and pure (src/bash/classify.ts);
  * `classify` wraps it for Effect callers, `classifySync` serves hot loops (bash-check over a corpus, the bench).
+ *
+ * This module is the service's tag and what consumers share; the parser-backed guard (layers/BashParser.ts, with
+ * tree-sitter and the classifier) is imported when a layer is built, or at the first command with `layerOnFirstUse`.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
-import { Language, Parser } from "web-tree-sitter"
-import {
-  classifyTree,
-  mergedLineBreaks,
-  STRUCTURE_REASONS,
-  precheck,
-  rejected,
-  type ClassifyContext,
-  type DeleteVerdict,
-  type Verdict
-} from "../src/bash/classify.ts"
-import { copyTree, type BashNode, type NodeTypes } from "../src/bash/tree.ts"
-
-/** How many times a command is parsed again after merged line breaks are split (each pass fixes all it finds). */
-const MAX_REPARSES = 8
+import type { ClassifyContext, DeleteVerdict, Verdict } from "../src/bash/classify.ts"
 
 /**
  * CPU time allowed for parsing one command. tree-sitter's own parse is not linear for every shape of input (a
@@ -36,12 +26,6 @@ const MAX_REPARSES = 8
  * above LARGE_INPUT. Everything after the parse is linear in the input.
  */
 export const CLASSIFY_BUDGET_MS = 400
-const LARGE_INPUT = 16 * 1024
-
-const cpuMs = (): number => {
-  const u = process.cpuUsage()
-  return (u.user + u.system) / 1000
-}
 
 export type { ClassifyContext, DeleteVerdict, Verdict } from "../src/bash/classify.ts"
 
@@ -90,164 +74,59 @@ export const locateWasm = (file: string, moduleUrl: string = import.meta.url): s
   return undefined
 }
 
-// ---------------------------------------------------------------------------------------------------------------------
-// Loading, once per process
-
-let languageOnce: Promise<Language> | undefined
-
-const loadLanguage = (): Promise<Language> => {
-  if (languageOnce === undefined) {
-    languageOnce = (async () => {
-      const runtime = locateWasm(RUNTIME_WASM)
-      if (runtime === undefined) throw new BashParserLoadError({ file: RUNTIME_WASM, detail: "not found beside the module or in node_modules" })
-      const grammar = locateWasm(GRAMMAR_WASM)
-      if (grammar === undefined) throw new BashParserLoadError({ file: GRAMMAR_WASM, detail: "not found beside the module or in node_modules" })
-      try {
-        await Parser.init({ locateFile: () => runtime })
-      } catch (e) {
-        throw new BashParserLoadError({ file: runtime, detail: String(e) })
-      }
-      try {
-        return await Language.load(grammar)
-      } catch (e) {
-        throw new BashParserLoadError({ file: grammar, detail: String(e) })
-      }
-    })()
-    // A failed load may be retried by a later layer build.
-    languageOnce.catch(() => {
-      languageOnce = undefined
-    })
-  }
-  return languageOnce
-}
-
-const acquireParser: Effect.Effect<Parser, BashParserLoadError> = Effect.tryPromise({
-  try: async () => {
-    const language = await loadLanguage()
-    const parser = new Parser()
-    parser.setLanguage(language)
-    return parser
-  },
-  catch: (e) => (e instanceof BashParserLoadError ? e : new BashParserLoadError({ file: GRAMMAR_WASM, detail: String(e) }))
-})
-
-// ---------------------------------------------------------------------------------------------------------------------
-// The guard
-
-/** Rejected whatever their content: their children are never looked at, so they are not copied. */
-const OPAQUE_NODES: ReadonlySet<string> = new Set(Object.keys(STRUCTURE_REASONS).filter((t) => t !== "ERROR").concat([
-  "command_substitution",
-  "process_substitution",
-  "arithmetic_expansion",
-  "expansion",
-  "simple_expansion",
-  "heredoc_redirect",
-  "herestring_redirect",
-  "translated_string",
-  "brace_expression"
-]))
-
-/** Type names and namedness by type id, from the language. */
-const nodeTypesOf = (language: Language): NodeTypes => {
-  const names: Array<string> = []
-  const named: Array<boolean> = []
-  for (let id = 0; id < language.nodeTypeCount; id++) {
-    names.push(language.nodeTypeForId(id) ?? "ERROR")
-    named.push(language.nodeTypeIsNamed(id))
-  }
-  return { names, named }
-}
-
-export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: number } = {}): BashGuardShape => {
-  const budgetMs = options.budgetMs ?? CLASSIFY_BUDGET_MS
-  const types = nodeTypesOf(parser.language!)
-  /** Parses and copies the tree, freeing the parser's copy. */
-  const parseTree = (
-    text: string,
-    deadline: number
-  ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined => {
-    const tree =
-      text.length > LARGE_INPUT
-        ? parser.parse(text, null, { progressCallback: () => cpuMs() > deadline })
-        : parser.parse(text)
-    if (tree === null) {
-      // A cancelled parse leaves its state in the parser, and the next parse would resume it: start afresh.
-      parser.reset()
-      return undefined
-    }
-    try {
-      const cursor = tree.walk()
-      try {
-        const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
-        if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false, comment: copy.comment }
-        // A large input is worded from the copy at hand (its ERROR nodes), not copied again: one more walk asking
-        // the parser about every node costs several times the parse.
-        if (text.length > LARGE_INPUT) return { root: copy.root, hasError: true, comment: copy.comment }
-        // A syntax error: copy again, completely and with MISSING flags, to word it.
-        cursor.reset(tree.rootNode)
-        const full = copyTree(cursor, types, text, { withMissing: true })
-        return { root: full.root, hasError: true, comment: full.comment }
-      } finally {
-        cursor.delete()
-      }
-    } finally {
-      tree.delete()
-    }
-  }
-
-  const classifySync = (command: string, context: ClassifyContext): Verdict => {
-    const early = precheck(command)
-    if (early !== undefined) return rejected(early)
-    const deadline = command.length > LARGE_INPUT ? cpuMs() + budgetMs : Number.POSITIVE_INFINITY
-    try {
-      let text = command
-      for (let attempt = 0; attempt <= MAX_REPARSES; attempt++) {
-        const parsed = parseTree(text, deadline)
-        if (parsed === undefined) {
-          return rejected(
-            command.length > LARGE_INPUT
-              ? `the command is too large or too complex to check (parsing it took more than ${budgetMs} ms); split it into smaller commands`
-              : "the command could not be parsed"
-          )
-        }
-        if (!parsed.hasError && text.includes("\n")) {
-          const merged = mergedLineBreaks(text, parsed.root)
-          if (merged.length > 0) {
-            // Same length, same offsets: `;` ends the command exactly where bash's newline does.
-            const chars = text.split("")
-            for (const at of merged) chars[at] = ";"
-            text = chars.join("")
-            continue
-          }
-        }
-        return classifyTree(text, parsed.root, parsed.hasError, context, parsed.comment)
-      }
-      return rejected("the command's line breaks could not be read unambiguously; join the commands with && or ; on one line")
-    } catch (e) {
-      return rejected(`the command could not be checked (${e instanceof Error ? e.message : String(e)})`)
-    }
-  }
-  return {
-    classifySync,
-    classify: (command, context) => Effect.sync(() => classifySync(command, context)),
-    parseOnly: (command) => {
-      parser.parse(command)?.delete()
-    }
-  }
-}
-
-export class BashGuard extends Context.Tag("pm/BashGuard")<BashGuard, BashGuardShape>() {
-  /** The real guard with a chosen parse budget (tests of long inputs that are not about the budget). */
-  static readonly layerWith = (options: { readonly budgetMs?: number }): Layer.Layer<BashGuard, BashParserLoadError> =>
-    Layer.scoped(
-      BashGuard,
+/** The parser-backed guard: its module (tree-sitter, the classifier) is imported here, when a layer is built. */
+const parserGuard = (options: { readonly budgetMs?: number }): Effect.Effect<BashGuardShape, BashParserLoadError, Scope.Scope> =>
+  Effect.promise(() => import("./BashParser.ts")).pipe(
+    Effect.flatMap(({ acquireParser, makeClassifier }) =>
       Effect.acquireRelease(acquireParser, (parser) => Effect.sync(() => parser.delete())).pipe(
         Effect.map((parser) => makeClassifier(parser, options))
       )
     )
+  )
+
+const unavailable = (why: string): Verdict => ({ verdict: "rejected", reason: `the bash checker is unavailable (${why})` })
+
+export class BashGuard extends Context.Tag("pm/BashGuard")<BashGuard, BashGuardShape>() {
+  /** The real guard with a chosen parse budget (tests of long inputs that are not about the budget). */
+  static readonly layerWith = (options: { readonly budgetMs?: number }): Layer.Layer<BashGuard, BashParserLoadError> =>
+    Layer.scoped(BashGuard, parserGuard(options))
 
   /** The real guard: loads the parser (once per process) and frees it when the scope closes. */
   static readonly layer: Layer.Layer<BashGuard, BashParserLoadError> = BashGuard.layerWith({})
+
+  /**
+   * The real guard, loaded by its first `classify` rather than when the layer is built: the extension's background
+   * tasks need the parser only once a task runs bash, so session start loads neither tree-sitter nor its wasm. A
+   * parser that cannot load refuses the command with the reason, and the next command tries again. `classifySync`
+   * cannot wait for the load: before it, it refuses too.
+   */
+  static readonly layerOnFirstUse: Layer.Layer<BashGuard> = Layer.scoped(
+    BashGuard,
+    Effect.gen(function* () {
+      const scope = yield* Effect.scope
+      const once = yield* Effect.makeSemaphore(1)
+      let loaded: BashGuardShape | undefined
+      const load = once.withPermits(1)(
+        Effect.suspend(() =>
+          loaded !== undefined
+            ? Effect.succeed(loaded)
+            : parserGuard({}).pipe(
+              Scope.extend(scope),
+              Effect.tap((guard) => Effect.sync(() => void (loaded = guard)))
+            )
+        )
+      )
+      return {
+        classify: (command, context) =>
+          load.pipe(
+            Effect.map((guard) => guard.classifySync(command, context)),
+            Effect.catchAll((e) => Effect.succeed(unavailable(e.message)))
+          ),
+        classifySync: (command, context) => loaded?.classifySync(command, context) ?? unavailable("not loaded yet"),
+        parseOnly: (command) => loaded?.parseOnly(command)
+      } satisfies BashGuardShape
+    })
+  )
 
   /** A fixed answer for every command (tests of consumers). */
   static readonly layerConstant = (verdict: Verdict): Layer.Layer<BashGuard> =>

@@ -47,17 +47,21 @@ const common = {
 
 mkdirSync(join(root, "dist"), { recursive: true })
 // Chunks of an earlier build would linger beside the new ones.
-for (const name of readdirSync(join(root, "dist"))) if (/^pm-chunk-/.test(name)) rmSync(join(root, "dist", name))
+for (const name of readdirSync(join(root, "dist"))) if (/^(pm-chunk|extension)-/.test(name)) rmSync(join(root, "dist", name))
 await Promise.all([
   // `dist/pm.js` is a small launcher that checks the Node version before it loads the CLI (`dist/pm-main.js`).
   build({ ...common, entryPoints: [join(root, "cli/launcher.ts")], outfile: join(root, "dist/pm.js"),
     external: [...external, "./pm-main.js"], banner: { js: "#!/usr/bin/env node" } }),
-  // Code splitting: what a subcommand imports on demand (the bash parser for `bash-check`, the writer and journal for
-  // `forget`/`undo`) is a chunk of its own, not evaluated by `pm scan` or `pm --help`. Chunks sit beside the entry so
+  // Code splitting: what a subcommand imports on demand (the bash parser for `bash-check`, Node's terminal for
+  // `--wizard`) is a chunk of its own, not evaluated by `pm scan` or `pm --help`. Chunks sit beside the entry so
   // that modules which find files next to themselves (the wasm of the bash parser) see the same folder.
   build({ ...common, entryPoints: { "pm-main": join(root, "cli/main.ts") }, outdir: join(root, "dist"), splitting: true,
     chunkNames: "pm-chunk-[name]-[hash]" }),
-  build({ ...common, entryPoints: [join(root, "extension/index.ts")], outfile: join(root, "dist/extension.js") })
+  // The extension is split: Pi imports the small entry (dist/extension.js) at start-up; the session side and the
+  // background tasks are chunks it imports on first use. Chunks sit beside the entry (the bash parser finds its wasm
+  // files beside the module that loads them).
+  build({ ...common, entryPoints: { extension: join(root, "extension/index.ts") }, outdir: join(root, "dist"), splitting: true,
+    chunkNames: "extension-[name]-[hash]" })
 ])
 chmodSync(join(root, "dist/pm.js"), 0o755)
 // The bash grammar and the tree-sitter runtime are loaded from beside the bundle.

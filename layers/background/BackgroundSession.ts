@@ -38,7 +38,8 @@ import { Extractor, type ExtractionOutcome, type ParentRequest } from "./Extract
 import { Dream, type DreamTaskResult } from "./Dream.ts"
 import { DreamAttempt, type DreamCheckRequest, type DreamRunOutcome } from "./DreamAttempt.ts"
 import { eligibleAt } from "../../src/background/dreamSchedule.ts"
-import { type CodemodeSettings, isInsideDir, type MemoryChange } from "./TaskTools.ts"
+import { isInsideDir } from "./paths.ts"
+import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
 
 /** The hidden message a background change leaves for the main agent's next request. */
 /** Run records as the entries format them. */

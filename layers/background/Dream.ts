@@ -6,33 +6,28 @@
  * When a dream is due, `dream.lock` and the attempt time are DreamAttempt's; this module runs one task. It always sends
  * an independent request (our system prompt, the memory rules, the tools section): the conversation that happened to
  * trigger it is not what a dream works on.
+ *
+ * This module is the service's interface; the task itself (DreamTask.ts) is imported at the first dream.
  */
 import type { Api, Model, Usage } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { backgroundToolsSection } from "../../src/prompts/backgroundTools.ts"
-import { dreamTaskPrompt } from "../../src/prompts/dream.ts"
-import { BACKGROUND_SYSTEM_PROMPT } from "../../src/prompts/extractor.ts"
-import { memoryRulesPrompt, memoryRulesSection } from "../../src/prompts/memoryRules.ts"
+import type * as Layer from "effect/Layer"
 import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS } from "../../src/limits.ts"
 import type { ProjectLocation } from "../../src/storage.ts"
-import { randomUUID } from "node:crypto"
-import { join } from "node:path"
-import { BashGuard } from "../BashGuard.ts"
-import { FileSystem } from "../FileSystem.ts"
-import { MemoryStore } from "../MemoryStore.ts"
-import { MemoryWriter, type TaskInvalid } from "../MemoryWriter.ts"
-import { Journal } from "../Journal.ts"
-import { ModelRegistry } from "../ModelRegistry.ts"
-import { DreamTaskFailed } from "./DreamAttempt.ts"
-import { runTask, type StopReason } from "./Runner.ts"
-import { makeTaskTools, type MemoryChange, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
+import type { BashGuard } from "../BashGuard.ts"
+import type { FileSystem } from "../FileSystem.ts"
+import type { Journal } from "../Journal.ts"
+import type { MemoryStore } from "../MemoryStore.ts"
+import type { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
+import type { ModelRegistry } from "../ModelRegistry.ts"
+import type { DreamTaskFailed } from "./DreamAttempt.ts"
+import { onFirstUse } from "./onFirstUse.ts"
+import type { StopReason } from "./Runner.ts"
+import type { MemoryChange } from "./TaskTools.ts"
 
 export const DREAM_MAX_TURNS = 50
 export const DREAM_MAX_TOKENS = 16_384
-/** Far above any index the task should leave: enough to measure one that is too long. */
-const INDEX_CHECK_CAP = 4 << 20
 
 export interface DreamTaskRequest {
   readonly location: ProjectLocation
@@ -93,100 +88,12 @@ export const indexSize = (text: string | undefined): DreamIndexSize => {
   return { exists: true, lines, chars: text.length, overTarget: lines > BACKFILL_MAX_LINES || text.length > BACKFILL_MAX_UNITS }
 }
 
-const messageOf = (e: unknown): string =>
-  e instanceof Error ? e.message : typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e)
-
-export const makeDream = Effect.gen(function*() {
-  const registry = yield* ModelRegistry
-  const store = yield* MemoryStore
-  const writer = yield* MemoryWriter
-  const guard = yield* BashGuard
-  const fs = yield* FileSystem
-  const journal = yield* Journal
-
-  /** Every change of one dream is recorded under one task id before it is published, so `pm undo` can reverse it. */
-  const taskJournal = (request: DreamTaskRequest): TaskJournal =>
-    taskJournalOf(journal, request.location.memoryRootDir, {
-      kind: "dream",
-      session: request.sessionId ?? null,
-      model: `${request.model.provider}/${request.model.id}`
-    })
-
-  const agent = (request: DreamTaskRequest, filesChanged: Array<string>) =>
-    Effect.gen(function*() {
-      if (request.onStart !== undefined) yield* request.onStart
-      const { memoryDir } = request.location
-      const check = request.check
-      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check })
-      // The topics at the start: the catalog for the prompt, and the base of the delete cap.
-      const { topics } = yield* store.scanTopics(memoryDir)
-      const tools = yield* Effect.tryPromise({
-        try: () =>
-          makeTaskTools({
-            cwd: request.cwd,
-            memoryDir,
-            writer: task,
-            guard,
-            check,
-            journal: taskJournal(request),
-            deleteCap: { topics: topics.length },
-            onChange: (change) =>
-              Effect.sync(() => {
-                if (!filesChanged.includes(change.path)) filesChanged.push(change.path)
-              }).pipe(Effect.zipRight(request.onChange(change)))
-          }),
-        catch: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
-      })
-      return yield* Effect.gen(function*() {
-        const section = backgroundToolsSection(memoryDir, request.cwd)
-        const result = yield* runTask({
-          model: request.model,
-          request: {
-            mode: "independent",
-            systemPrompt: [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), section].join("\n\n"),
-            messages: [],
-            instructions: dreamTaskPrompt({ memoryDir, sessionDir: request.sessionDir, sessionIds: request.sessionIds, catalog: topics }),
-            sessionId: request.taskSessionId
-          },
-          maxTurns: request.maxTurns,
-          maxTokens: request.maxTokens,
-          tools,
-          check,
-          onUsage: request.onUsage
-        }).pipe(Effect.provideService(ModelRegistry, registry))
-        return { result, deletesRefused: tools.deleteCapStatus?.()?.refused ?? [] }
-      }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
-    })
-
-  const consolidate = Effect.fn("Dream.consolidate")(function*(request: DreamTaskRequest) {
-    const filesChanged: Array<string> = []
-    const { result, deletesRefused } = yield* agent(request, filesChanged).pipe(
-      // An invalid task was stopped from outside, as an abort is: it keeps its attempt time.
-      Effect.catchTag("TaskInvalid", () => Effect.interrupt),
-      Effect.catchAll((e) => Effect.fail(e._tag === "DreamTaskFailed" ? e : new DreamTaskFailed({ phase: "fork", reason: messageOf(e) })))
-    )
-    const text = yield* fs.readRegularFile(join(request.location.memoryDir, "MEMORY.md"), INDEX_CHECK_CAP).pipe(
-      Effect.map((r): string | undefined => new TextDecoder().decode(r.bytes)),
-      Effect.catchAll((e) =>
-        e.reason === "NotFound"
-          ? Effect.succeed(undefined)
-          : Effect.fail(new DreamTaskFailed({ phase: "completion", reason: `cannot read MEMORY.md after the task: ${messageOf(e)}` })))
-    )
-    return {
-      stop: result.stop,
-      turns: result.turns,
-      filesChanged,
-      finalText: result.finalText,
-      errorMessage: result.errorMessage,
-      index: indexSize(text),
-      deletesRefused
-    } satisfies DreamTaskResult
-  })
-
-  return { consolidate } satisfies DreamShape
-})
-
 export class Dream extends Context.Tag("pm/Dream")<Dream, DreamShape>() {
+  /** The task's code is imported at the first dream, not when the layer is built. */
   static readonly layer: Layer.Layer<Dream, never, ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem | Journal> =
-    Layer.effect(Dream, makeDream)
+    onFirstUse(
+      Dream,
+      () => import("./DreamTask.ts").then((m) => m.makeDream),
+      (get) => ({ consolidate: (request) => Effect.flatMap(get, (dream) => dream.consolidate(request)) })
+    )
 }

@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
 import { access, glob, mkdtemp, readFile, realpath, rename, rm, stat } from "node:fs/promises"
 import { homedir, tmpdir } from "node:os"
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path"
+import { basename, dirname, join, relative, resolve } from "node:path"
 import { decodeConfig } from "../../src/config.ts"
 import { deleteAllowed, deleteCapReason, deleteLimit } from "../../src/deleteCap.ts"
 import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../../src/protectedPaths.ts"
@@ -27,6 +27,7 @@ import { configPathOf, storageRootOf } from "../../src/storage.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { type BashGuardShape, runDelete } from "../BashGuard.ts"
 import { agentDirFromEnv } from "../ConfigService.ts"
+import { isInsideDir } from "./paths.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
 
 export const BACKGROUND_TOOL_NAMES = ["read", "find", "grep", "write", "edit", "bash"] as const
@@ -531,10 +532,6 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
 }
 
 /** Whether `path` (already absolute) lies inside `dir`. */
-export const isInsideDir = (dir: string, path: string): boolean => {
-  const rel = relative(dir, path)
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)
-}
 
 /**
  * Task-level codemode: Pi's own codemode tool, registered through a minimal extension API of ours, whose scripts can
@@ -581,3 +578,5 @@ const withCodemode = async (
   }
   return settings.mode === "only" ? [codemode] : [...six, codemode]
 }
+
+export { isInsideDir } from "./paths.ts"

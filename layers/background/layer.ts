@@ -1,6 +1,5 @@
 /** The background subsystem's layer graph: BackgroundSession over the Extractor and the Dream, the writer and the bash guard. */
 import * as Layer from "effect/Layer"
-import { rejected } from "../../src/bash/classify.ts"
 import { BashGuard } from "../BashGuard.ts"
 import { Journal } from "../Journal.ts"
 import { MemoryWriter } from "../MemoryWriter.ts"
@@ -10,10 +9,11 @@ import { DreamAttempt } from "./DreamAttempt.ts"
 import { Extractor } from "./Extractor.ts"
 import { SessionScanner } from "./SessionScanner.ts"
 
-/** A bash parser that cannot load refuses every command instead of taking the whole extension down. */
-const guardLayer = BashGuard.layer.pipe(
-  Layer.catchAll((e) => BashGuard.layerConstant(rejected(`the bash checker is unavailable (${e.message})`)))
-)
+/**
+ * The bash parser loads when a task first runs bash, not at session start; one that cannot load refuses every
+ * command instead of taking the whole extension down.
+ */
+const guardLayer = BashGuard.layerOnFirstUse
 
 const writerAndGuard = Layer.mergeAll(MemoryWriter.layer, guardLayer, Journal.layer)
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Language, Parser } from "web-tree-sitter"
-import { GRAMMAR_WASM, locateWasm, makeClassifier, RUNTIME_WASM } from "../../layers/BashGuard.ts"
+import { GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "../../layers/BashGuard.ts"
+import { makeClassifier } from "../../layers/BashParser.ts"
 import { MAX_COMMAND_LENGTH } from "../../src/bash/classify.ts"
 import { prescan } from "../../src/bash/prescan.ts"
 import { braceExpansion, type Piece } from "../../src/bash/words.ts"

@@ -1,0 +1,181 @@
+/**
+ * The extension's session side, imported by the entry (extension/index.ts) on the first host event. It builds one
+ * runtime from the extension's graph (layers/ExtensionApp.ts), giving it the two host-backed pieces, and forwards host events
+ * to MemorySession; it decides nothing itself. Layers are built on first use, in `session_start`.
+ */
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { extensionLayer } from "../layers/ExtensionApp.ts"
+import { BackgroundHost, BackgroundSession } from "../layers/background/BackgroundSession.ts"
+import { Host, type HostShape } from "../layers/Host.ts"
+import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
+import { ModelRegistry } from "../layers/ModelRegistry.ts"
+import { toolCallWithoutSession } from "../layers/ToolGuard.ts"
+import { memoryCommand, say } from "./command.ts"
+import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
+
+/** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
+interface ContextHolder {
+  current: ExtensionContext | undefined
+}
+
+const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =>
+  Layer.succeed(Host, {
+    cwd: Effect.sync(() => holder.current?.cwd ?? process.cwd()),
+    sessionId: Effect.sync(() => holder.current?.sessionManager.getSessionId() ?? "no-session"),
+    isTrusted: Effect.sync(() => holder.current?.isProjectTrusted() ?? false),
+    isIdle: Effect.sync(() => holder.current?.isIdle() ?? true),
+    branch: Effect.sync(() => holder.current?.sessionManager.getBranch() ?? []),
+    notify: (message, level) => Effect.sync(() => holder.current?.ui.notify(message, level)),
+    appendEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
+    sendHidden: (customType, content, deliverAs) =>
+      Effect.sync(() => pi.sendMessage({ customType, content, display: false }, { deliverAs }))
+  } satisfies HostShape)
+
+const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
+  ModelRegistry.fromBackend({
+    find: (provider, id) => holder.current?.modelRegistry.find(provider, id),
+    fallback: () => holder.current?.model,
+    complete: (model, context, options) => {
+      const registry = holder.current?.modelRegistry
+      return registry === undefined
+        ? Promise.reject(new Error("no Pi session is active"))
+        : registry.complete(model, context, options as never)
+    }
+  })
+
+const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<BackgroundHost> =>
+  Layer.succeed(BackgroundHost, {
+    setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)),
+    codemode: Effect.sync(() => {
+      if (!pi.getActiveTools().includes("codemode")) return undefined
+      const settings = (pi.getSettings() as { codemode?: { mode?: string; inlineBudget?: number } }).codemode
+      return { mode: settings?.mode === "only" ? ("only" as const) : ("on" as const), inlineBudget: settings?.inlineBudget }
+    }),
+    sessionDir: Effect.sync(() => {
+      const manager = holder.current?.sessionManager as (ExtensionContext["sessionManager"] & { usesDefaultSessionDir?: () => boolean }) | undefined
+      const dir = manager?.getSessionDir()
+      // In-memory sessions keep no files; a directory Pi did not pick for this cwd may hold other projects' sessions.
+      return dir === undefined || dir === "" ? undefined : { dir, shared: manager?.usesDefaultSessionDir?.() !== true }
+    })
+  })
+
+const layerFor = (pi: ExtensionAPI, holder: ContextHolder) =>
+  extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder), background: backgroundHostLayer(pi, holder) })
+
+export interface ProjectMemoryOptions {
+  /**
+   * The time source of every Effect timer in the extension, the 2 s recall wait among them. Pi loads the default
+   * export, which keeps the system clock; an embedding (or a test, with Effect's TestClock) may pass another.
+   */
+  readonly clock?: Clock.Clock
+}
+
+/** Registers the handlers and the `/memory` command on `pi` (the entry passes an API that records them). */
+export const bindSession = (pi: ExtensionAPI, options: ProjectMemoryOptions = {}): void => {
+  const holder: ContextHolder = { current: undefined }
+  const layer = layerFor(pi, holder)
+  const runtime = ManagedRuntime.make(options.clock === undefined ? layer : Layer.merge(layer, Layer.setClock(options.clock)))
+  const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
+    runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {
+      const current = holder.current
+      // In print mode there is no UI to notify: the warning goes to stderr.
+      if (current !== undefined) say(current, `Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")
+      return undefined
+    })
+  const background = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
+    runtime.runPromise(Effect.flatMap(BackgroundSession, f)).catch(() => undefined)
+  const hold = (ctx: ExtensionContext) => {
+    holder.current = ctx
+  }
+
+  // The hook sees Pi's session messages (custom notices, summaries, bash runs among them); what the provider gets is
+  // their conversion, done by Pi's own `convertToLlm`. A background fork reuses that prefix, so it captures the
+  // converted form, byte for byte what the parent sent. Pi is loaded already; the import only looks it up.
+  let toLlm: ((messages: Array<any>) => Array<unknown>) | undefined
+  const loadToLlm = async () => {
+    toLlm ??= (await import("@earendil-works/pi-coding-agent")).convertToLlm as (messages: Array<any>) => Array<unknown>
+  }
+
+  pi.on("session_start", async (_event, ctx) => {
+    hold(ctx)
+    await loadToLlm().catch(() => undefined)
+    // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
+    await Promise.all([session((s) => s.start), background((b) => b.start)])
+  })
+  pi.on("context_with_system", (event, ctx) => {
+    hold(ctx)
+    const m = ctx.model
+    // Without the converter (it failed to load) nothing is captured, so tasks use independent requests.
+    const messages = toLlm === undefined ? undefined : toLlm(event.messages as Array<any>)
+    const model = m === undefined || messages === undefined ? undefined : { provider: m.provider, api: m.api, id: m.id }
+    void background((b) => b.captureRequest(messages ?? [], model))
+    return undefined
+  })
+  pi.on("before_agent_start", async (event, ctx) => {
+    hold(ctx)
+    // Custom-message runs (ours or another extension's) are not user requests.
+    if (event.messageType !== "user") return undefined
+    const sections = (event.systemPromptOptions.sections ??= {})
+    const result = await session((s) => s.beforeAgentStart({ prompt: event.prompt, sections }))
+    return result === undefined ? undefined : { message: { customType: RECALL_MESSAGE, content: result.content, display: false } }
+  })
+  pi.on("message_end", (event, ctx) => {
+    hold(ctx)
+    const message = event.message
+    void background((b) => b.messageEnded(message))
+    if (message.role !== "user") return undefined
+    const text = typeof message.content === "string" ? message.content : message.content.filter((c) => c.type === "text").map((c) => c.text).join("\n")
+    void session((s) => s.userMessageEntered(text))
+    return undefined
+  })
+  pi.on("agent_settled", async (event, ctx) => {
+    hold(ctx)
+    await session((s) => s.settled(event.aborted))
+    await background((b) => b.settled(event.aborted))
+  })
+  pi.on("session_before_compact", async (_event, ctx) => {
+    hold(ctx)
+    await background((b) => b.beforeCompact)
+    return undefined
+  })
+  pi.on("tool_call", async (event, ctx) => {
+    hold(ctx)
+    const input = event.input as Record<string, unknown>
+    // A throw here would block the tool, and `session` turns a failure into "allow": neither is used. A session that
+    // cannot run at all (its layers failed) is decided without it, closed for whatever could touch memory.
+    return runtime
+      .runPromise(Effect.flatMap(MemorySession, (s) => s.toolCall(event.toolName, input)))
+      .catch(() => toolCallWithoutSession(event.toolName, input, () => ctx.isProjectTrusted()))
+  })
+  pi.on("tool_result", async (event, ctx) => {
+    hold(ctx)
+    const patch = await session((s) =>
+      s.toolResult({ toolName: event.toolName, input: event.input as Record<string, unknown>, content: event.content, details: event.details, isError: event.isError })
+    )
+    return patch === undefined ? undefined : { content: patch.content as typeof event.content }
+  })
+  pi.on("session_compact", async (_event, ctx) => {
+    hold(ctx)
+    await session((s) => s.rebuild)
+  })
+  pi.on("session_tree", async (_event, ctx) => {
+    hold(ctx)
+    await session((s) => s.branchChanged)
+  })
+  pi.on("session_shutdown", async (event, ctx) => {
+    hold(ctx)
+    await background((b) => b.shutdown(event.reason))
+    await session((s) => s.shutdown)
+    await runtime.dispose()
+  })
+  const browse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) =>
+    runtime.runPromise(Effect.flatMap(MemoryBrowse, f)).then(
+      (ok) => ({ ok }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) })
+    )
+  pi.registerCommand("memory", memoryCommand((f) => session(f), hold, (f) => background(f), browse))
+}

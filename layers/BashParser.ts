@@ -1,0 +1,175 @@
+/**
+ * The parser-backed BashGuard: tree-sitter-bash (wasm) under the classifier. BashGuard's layers import this module
+ * when they build the guard, so nothing here loads before a guard is needed.
+ */
+import * as Effect from "effect/Effect"
+import { Language, Parser } from "web-tree-sitter"
+import {
+  classifyTree,
+  mergedLineBreaks,
+  STRUCTURE_REASONS,
+  precheck,
+  rejected,
+  type ClassifyContext,
+  type Verdict
+} from "../src/bash/classify.ts"
+import { copyTree, type BashNode, type NodeTypes } from "../src/bash/tree.ts"
+import { type BashGuardShape, BashParserLoadError, CLASSIFY_BUDGET_MS, GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "./BashGuard.ts"
+
+/** How many times a command is parsed again after merged line breaks are split (each pass fixes all it finds). */
+const MAX_REPARSES = 8
+
+/** Inputs above this size get the CPU-time budget (BashGuard's CLASSIFY_BUDGET_MS) while they parse. */
+const LARGE_INPUT = 16 * 1024
+
+const cpuMs = (): number => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Loading, once per process
+
+let languageOnce: Promise<Language> | undefined
+
+const loadLanguage = (): Promise<Language> => {
+  if (languageOnce === undefined) {
+    languageOnce = (async () => {
+      const runtime = locateWasm(RUNTIME_WASM)
+      if (runtime === undefined) throw new BashParserLoadError({ file: RUNTIME_WASM, detail: "not found beside the module or in node_modules" })
+      const grammar = locateWasm(GRAMMAR_WASM)
+      if (grammar === undefined) throw new BashParserLoadError({ file: GRAMMAR_WASM, detail: "not found beside the module or in node_modules" })
+      try {
+        await Parser.init({ locateFile: () => runtime })
+      } catch (e) {
+        throw new BashParserLoadError({ file: runtime, detail: String(e) })
+      }
+      try {
+        return await Language.load(grammar)
+      } catch (e) {
+        throw new BashParserLoadError({ file: grammar, detail: String(e) })
+      }
+    })()
+    // A failed load may be retried by a later layer build.
+    languageOnce.catch(() => {
+      languageOnce = undefined
+    })
+  }
+  return languageOnce
+}
+
+export const acquireParser: Effect.Effect<Parser, BashParserLoadError> = Effect.tryPromise({
+  try: async () => {
+    const language = await loadLanguage()
+    const parser = new Parser()
+    parser.setLanguage(language)
+    return parser
+  },
+  catch: (e) => (e instanceof BashParserLoadError ? e : new BashParserLoadError({ file: GRAMMAR_WASM, detail: String(e) }))
+})
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The guard
+
+/** Rejected whatever their content: their children are never looked at, so they are not copied. */
+const OPAQUE_NODES: ReadonlySet<string> = new Set(Object.keys(STRUCTURE_REASONS).filter((t) => t !== "ERROR").concat([
+  "command_substitution",
+  "process_substitution",
+  "arithmetic_expansion",
+  "expansion",
+  "simple_expansion",
+  "heredoc_redirect",
+  "herestring_redirect",
+  "translated_string",
+  "brace_expression"
+]))
+
+/** Type names and namedness by type id, from the language. */
+const nodeTypesOf = (language: Language): NodeTypes => {
+  const names: Array<string> = []
+  const named: Array<boolean> = []
+  for (let id = 0; id < language.nodeTypeCount; id++) {
+    names.push(language.nodeTypeForId(id) ?? "ERROR")
+    named.push(language.nodeTypeIsNamed(id))
+  }
+  return { names, named }
+}
+
+export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: number } = {}): BashGuardShape => {
+  const budgetMs = options.budgetMs ?? CLASSIFY_BUDGET_MS
+  const types = nodeTypesOf(parser.language!)
+  /** Parses and copies the tree, freeing the parser's copy. */
+  const parseTree = (
+    text: string,
+    deadline: number
+  ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined => {
+    const tree =
+      text.length > LARGE_INPUT
+        ? parser.parse(text, null, { progressCallback: () => cpuMs() > deadline })
+        : parser.parse(text)
+    if (tree === null) {
+      // A cancelled parse leaves its state in the parser, and the next parse would resume it: start afresh.
+      parser.reset()
+      return undefined
+    }
+    try {
+      const cursor = tree.walk()
+      try {
+        const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
+        if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false, comment: copy.comment }
+        // A large input is worded from the copy at hand (its ERROR nodes), not copied again: one more walk asking
+        // the parser about every node costs several times the parse.
+        if (text.length > LARGE_INPUT) return { root: copy.root, hasError: true, comment: copy.comment }
+        // A syntax error: copy again, completely and with MISSING flags, to word it.
+        cursor.reset(tree.rootNode)
+        const full = copyTree(cursor, types, text, { withMissing: true })
+        return { root: full.root, hasError: true, comment: full.comment }
+      } finally {
+        cursor.delete()
+      }
+    } finally {
+      tree.delete()
+    }
+  }
+
+  const classifySync = (command: string, context: ClassifyContext): Verdict => {
+    const early = precheck(command)
+    if (early !== undefined) return rejected(early)
+    const deadline = command.length > LARGE_INPUT ? cpuMs() + budgetMs : Number.POSITIVE_INFINITY
+    try {
+      let text = command
+      for (let attempt = 0; attempt <= MAX_REPARSES; attempt++) {
+        const parsed = parseTree(text, deadline)
+        if (parsed === undefined) {
+          return rejected(
+            command.length > LARGE_INPUT
+              ? `the command is too large or too complex to check (parsing it took more than ${budgetMs} ms); split it into smaller commands`
+              : "the command could not be parsed"
+          )
+        }
+        if (!parsed.hasError && text.includes("\n")) {
+          const merged = mergedLineBreaks(text, parsed.root)
+          if (merged.length > 0) {
+            // Same length, same offsets: `;` ends the command exactly where bash's newline does.
+            const chars = text.split("")
+            for (const at of merged) chars[at] = ";"
+            text = chars.join("")
+            continue
+          }
+        }
+        return classifyTree(text, parsed.root, parsed.hasError, context, parsed.comment)
+      }
+      return rejected("the command's line breaks could not be read unambiguously; join the commands with && or ; on one line")
+    } catch (e) {
+      return rejected(`the command could not be checked (${e instanceof Error ? e.message : String(e)})`)
+    }
+  }
+  return {
+    classifySync,
+    classify: (command, context) => Effect.sync(() => classifySync(command, context)),
+    parseOnly: (command) => {
+      parser.parse(command)?.delete()
+    }
+  }
+}
+

@@ -1,0 +1,171 @@
+/** The extraction task behind Extractor (Extractor.ts): imported at the first extraction. */
+import type { Message } from "@earendil-works/pi-ai"
+import * as Effect from "effect/Effect"
+import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
+import { forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
+import { backgroundToolsSection } from "../../src/prompts/backgroundTools.ts"
+import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/prompts/extractor.ts"
+import { memoryRulesPrompt, memoryRulesSection } from "../../src/prompts/memoryRules.ts"
+import { locksDirOf } from "../../src/storage.ts"
+import { BashGuard } from "../BashGuard.ts"
+import { Journal } from "../Journal.ts"
+import { LockService } from "../LockService.ts"
+import { MemoryStore } from "../MemoryStore.ts"
+import { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
+import { ModelRegistry } from "../ModelRegistry.ts"
+import { runTask, type TaskRequest } from "./Runner.ts"
+import { makeTaskTools, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
+import { ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
+
+/** A session entry's message as the model sees it; undefined for what the model never sees. */
+const toModelMessage = (entry: BranchEntry & { readonly content?: unknown }): Message | undefined => {
+  if (entry.type === "custom_message") {
+    const content = entry.content
+    return typeof content === "string" || Array.isArray(content)
+      ? ({ role: "user", content, timestamp: 0 } as Message)
+      : undefined
+  }
+  const m = entry.message as (Message & { role: string }) | undefined
+  if (m === undefined) return undefined
+  return m.role === "user" || m.role === "assistant" || m.role === "toolResult" ? m : undefined
+}
+
+/** Tool results whose call lies before the cursor cannot open a request: providers reject orphans. */
+const dropOrphanResults = (messages: ReadonlyArray<Message>): Array<Message> => {
+  const calls = new Set<string>()
+  const out: Array<Message> = []
+  for (const m of messages) {
+    if (m.role === "assistant") for (const c of m.content) if (c.type === "toolCall") calls.add(c.id)
+    if (m.role === "toolResult" && !calls.has(m.toolCallId)) continue
+    out.push(m)
+  }
+  return out
+}
+
+const systemTextOf = (m: Message | undefined): string => {
+  if (m === undefined || m.role !== "system") return ""
+  const content = typeof m.content === "string" ? m.content : m.content.map((c) => c.text).join("")
+  return [content, ...Object.values(m.sections ?? {}).filter((s): s is string => typeof s === "string")].join("\n")
+}
+
+/** The rules in effect over the whole prefix: the leading system message and every later patch. */
+const parentHasRules = (messages: ReadonlyArray<Message>, rules: string): boolean =>
+  messages.some((m) => m.role === "system" && systemTextOf(m).includes(rules))
+
+const parentTools = (messages: ReadonlyArray<Message>) =>
+  messages.flatMap((m) => (m.role === "system" ? (m.toolsAdded ?? []) : []))
+
+export const makeExtractor = Effect.gen(function*() {
+  const registry = yield* ModelRegistry
+  const store = yield* MemoryStore
+  const writer = yield* MemoryWriter
+  const locks = yield* LockService
+  const guard = yield* BashGuard
+  const journal = yield* Journal
+
+  const taskJournal = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string): TaskJournal =>
+    taskJournalOf(journal, request.location.memoryRootDir, {
+      kind: "extract",
+      session: request.sessionId ?? request.parent?.sessionId ?? null,
+      model: `${request.model.provider}/${request.model.id}`,
+      range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
+    })
+
+  const runLocked = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string, check: Effect.Effect<void, TaskInvalid>) =>
+    Effect.gen(function*() {
+      if (request.onStart !== undefined) yield* request.onStart
+      const { memoryDir } = request.location
+      const filesChanged: Array<string> = []
+      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check })
+      const tools = yield* Effect.tryPromise({
+        try: () =>
+          makeTaskTools({
+            cwd: request.cwd,
+            memoryDir,
+            writer: task,
+            guard,
+            check,
+            codemode: request.codemode,
+            journal: taskJournal(request, entries, advanceTo),
+            onChange: (change) =>
+              Effect.sync(() => {
+                if (!filesChanged.includes(change.path)) filesChanged.push(change.path)
+              }).pipe(Effect.zipRight(request.onChange(change)))
+          }),
+        catch: (e) => new ExtractionFailed({ reason: `cannot set up the task's tools: ${e instanceof Error ? e.message : String(e)}` })
+      })
+      return yield* Effect.gen(function*() {
+        const { topics } = yield* store.scanTopics(memoryDir)
+        const rules = memoryRulesPrompt(memoryDir)
+        const section = backgroundToolsSection(memoryDir, request.cwd)
+        const model = request.model
+        const identity = { provider: model.provider, api: model.api, id: model.id }
+        const prompt = extractorTaskPrompt({ memoryDir, recentMessages: entries.length, catalog: store.catalog(topics) })
+        const parent = request.parent
+        const verdict = forkVerdict(
+          parent === undefined ? undefined : { model: parent.model, tools: parentTools(parent.messages) },
+          { model: identity, tools: tools.tools.map((t) => t.declaration) }
+        )
+        const taskRequest: TaskRequest = verdict.fork && parent !== undefined
+          ? {
+            mode: "fork",
+            prefix: parent.messages,
+            instructions: [
+              section,
+              ...(parentHasRules(parent.messages, rules) ? [] : [memoryRulesSection(memoryDir)]),
+              prompt
+            ].join("\n\n"),
+            sessionId: parent.sessionId
+          }
+          : {
+            mode: "independent",
+            systemPrompt: [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), section].join("\n\n"),
+            messages: dropOrphanResults(stripForeignReasoning(
+              entries.map(toModelMessage).filter((m): m is Message => m !== undefined),
+              identity
+            )),
+            instructions: prompt,
+            sessionId: request.taskSessionId
+          }
+        const result = yield* runTask({
+          model,
+          request: taskRequest,
+          maxTurns: request.maxTurns,
+          maxTokens: request.maxTokens,
+          tools,
+          check,
+          onUsage: request.onUsage
+        }).pipe(Effect.provideService(ModelRegistry, registry))
+        return {
+          status: "ran",
+          stop: result.stop,
+          turns: result.turns,
+          mode: taskRequest.mode,
+          filesChanged,
+          finalText: result.finalText,
+          errorMessage: result.errorMessage,
+          advanceTo
+        } satisfies ExtractionOutcome
+      }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
+    })
+
+  const extract = Effect.fn("Extractor.extract")(function*(request: ExtractionRequest) {
+    const decision = decideExtraction(request.branch, request.cursor, request.isMemoryPath)
+    if (decision._tag === "Skip") {
+      return { status: "skipped", reason: decision.reason, advanceTo: decision.advanceTo } satisfies ExtractionOutcome
+    }
+    const locksDir = locksDirOf(request.location.memoryRootDir)
+    const outcome = yield* locks.withLock(locksDir, "extract.lock", (lock) =>
+      runLocked(
+        request,
+        decision.entries,
+        decision.advanceTo,
+        request.check.pipe(
+          Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
+        )
+      ))
+    return outcome._tag === "Busy" ? ({ status: "busy" } satisfies ExtractionOutcome) : outcome.value
+  })
+
+  return { extract } satisfies ExtractorShape
+})

@@ -1,0 +1,72 @@
+/**
+ * What the built extension loads, and when: Pi imports the entry and calls its factory at start-up, so they must not
+ * load the session side; session start loads the session side but not the background tasks' code (the first task
+ * imports it) nor the bash parser (the first background command does). Observed through Node's module-load hook (which files were loaded), not
+ * by timing; the figures are in bench/extension.ts. Needs the build (npm run build), like every host test.
+ */
+import { execFileSync } from "node:child_process"
+import { statSync } from "node:fs"
+import { registerHooks } from "node:module"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { afterAll, describe, expect, it } from "vitest"
+import { EXTENSION, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
+
+const loaded: Array<string> = []
+const hooks = registerHooks({
+  load: (url, context, nextLoad) => {
+    loaded.push(url)
+    return nextLoad(url, context)
+  }
+})
+afterAll(() => hooks.deregister())
+
+/** The files of the built extension loaded so far, by name (chunk hashes dropped). */
+const ours = (): Array<string> =>
+  loaded.filter((u) => u.includes("/dist/extension")).map((u) => u.replace(/.*\/dist\//, "").replace(/-[A-Z0-9]{8}\.js$/, ".js"))
+
+describe("the built extension loads on use", () => {
+  it("import and factory load the entry alone: no session side, no Effect runtime", () => {
+    // A fresh process, as Pi's start-up is: it records every module it loads, imports the entry and calls the factory.
+    const script = [
+      `import { registerHooks } from "node:module"`,
+      `const loaded = []`,
+      `registerHooks({ load: (url, context, next) => (loaded.push(url), next(url, context)) })`,
+      `const registered = []`,
+      `const entry = await import(${JSON.stringify(pathToFileURL(EXTENSION).href)})`,
+      `entry.default({ on: (name) => registered.push(name), registerCommand: (name) => registered.push("/" + name) })`,
+      `process.stdout.write(JSON.stringify({ loaded, registered }))`
+    ].join("\n")
+    const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }))
+    const files = (out.loaded as Array<string>).filter((u) => u.includes("/dist/")).map((u) => u.replace(/.*\/dist\//, ""))
+    expect(files).toContain("extension.js")
+    expect(files.filter((f) => f.startsWith("extension-session") || f.startsWith("extension-BashParser"))).toEqual([])
+    // Nothing else: the entry's own imports are small shared chunks, not the Effect runtime (hundreds of KB).
+    expect(files.every((f) => f === "extension.js" || f.startsWith("extension-chunk-"))).toBe(true)
+    const bytes = files.reduce((n, f) => n + statSync(join(dirname(EXTENSION), f)).size, 0)
+    expect(bytes).toBeLessThan(32 * 1024)
+    expect(out.registered).toContain("session_start")
+    expect(out.registered).toContain("before_agent_start")
+    expect(out.registered).toContain("/memory")
+  })
+
+  it("session start loads the session side but no task code; after a first request the bash parser still waits", async () => {
+    let h: Harness | undefined
+    try {
+      h = await startHarness({
+        memory: { "MEMORY.md": "- [Release](release.md) - how releases go\n", "release.md": topic("Release", "How releases go") },
+        selector: () => selectAnswer(["release.md"])
+      })
+      expect(ours().some((f) => f.startsWith("extension-session"))).toBe(true)
+      // The background tasks' code waits for the first task, the bash parser for the first command.
+      expect(ours().filter((f) => /^extension-(ExtractorTask|DreamTask|BashParser)/.test(f))).toEqual([])
+      await h.prompt("how do we cut a release")
+      expect(h.mainRequests()).toHaveLength(1)
+      // The request was served from memory: the recall reached the main model.
+      expect(JSON.stringify(h.mainRequests()[0]!.messages)).toContain("How releases go")
+      expect(ours().filter((f) => f.startsWith("extension-BashParser"))).toEqual([])
+    } finally {
+      await h?.dispose()
+    }
+  })
+})
