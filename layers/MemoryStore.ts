@@ -171,10 +171,10 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   const readIndexFile = Effect.fn("MemoryStore.readIndexFile")(function* (memoryDir: string) {
     const path = join(memoryDir, INDEX_FILE)
-    const read = yield* fs
-      .readRegularFile(path, INDEX_READ_CAP)
-      .pipe(Effect.mapError((e) => new IndexReadError({ path, reason: describeReason(e.reason) })))
-    return decode(read.bytes)
+    // A batch of one: read on every request, so one synchronous effect rather than a round trip per system call.
+    const read = (yield* fs.readHeads([path], INDEX_READ_CAP))[0]!
+    if (read._tag === "Left") return yield* Effect.fail(new IndexReadError({ path, reason: describeReason(read.left.reason) }))
+    return decode(read.right.bytes)
   })
 
   /**
