@@ -319,6 +319,11 @@ export const makeNodeFileSystem = (): FileSystemShape => ({
   syncDirectory
 })
 
+/**
+ * `real` with `overrides` in place. A replaced `stat`, `readDirectory` or `readRegularFile` also governs its batch form
+ * (run path by path through it, at most 16 at once) unless the batch form is replaced too, so one fake covers every
+ * way the code reaches that operation.
+ */
 export const withOverrides = (real: FileSystemShape, overrides: Partial<FileSystemShape>): FileSystemShape => {
   const merged: FileSystemShape = { ...real, ...overrides }
   return {
@@ -334,11 +339,7 @@ export const withOverrides = (real: FileSystemShape, overrides: Partial<FileSyst
 
 export class FileSystem extends Context.Tag("pm/FileSystem")<FileSystem, FileSystemShape>() {
   static readonly layer: Layer.Layer<FileSystem> = Layer.sync(FileSystem, makeNodeFileSystem)
-  /**
-   * The real file system with some operations replaced: for fault injection in tests. A replaced `stat`,
-   * `readDirectory` or `readRegularFile` also governs its batch form (run path by path through it, at most 16 at once) unless the batch
-   * form is replaced too, so one fake covers every way the code reaches that operation.
-   */
+  /** The real file system with some operations replaced: for fault injection in tests (see withOverrides). */
   static readonly layerWith = (overrides: Partial<FileSystemShape>): Layer.Layer<FileSystem> =>
     Layer.sync(FileSystem, () => withOverrides(makeNodeFileSystem(), overrides))
 }
