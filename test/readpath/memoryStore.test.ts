@@ -484,7 +484,7 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
       })
     )
 
-    it.effect("reads at most 16 files at once", () =>
+    it.effect("a faked one-path reader (the batch form runs through it) is called for at most 16 files at once", () =>
       Effect.gen(function* () {
         const dir = tempDir()
         writeTopics(dir, 80)
