@@ -407,26 +407,31 @@ export const makeMemoryStore = Effect.gen(function* () {
     return { filename, path, window: recallWindow(read.bytes, read.partial), mtimeMs: read.info.mtimeMs } satisfies RecallRead
   })
 
-  const lintOne = (memoryDir: string, file: string) => {
-    const path = file.startsWith("/") ? file : join(memoryDir, file)
-    const filename = toPosix(relative(memoryDir, path))
-    const siblings = fs.readDirectory(dirname(path)).pipe(
-      Effect.map((entries) => entries.map((e) => e.name)),
-      Effect.orElseSucceed(() => undefined)
-    )
-    return Effect.zip(fs.readRegularFile(path, LINT_READ_CAP), siblings).pipe(
-      Effect.map(([r, names]): FileLint => ({
-        file: filename,
-        problems: lintTopic({ filename, content: decode(r.bytes), sizeBytes: r.info.size, ...(names !== undefined ? { siblings: names } : {}) })
-      })),
-      Effect.catchAll((e) =>
-        Effect.succeed<FileLint>({
+  /** Lints topic files in one batch: one read each, and one listing per folder for the sibling names. */
+  const lintTopics = (memoryDir: string, files: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const paths = files.map((file) => (file.startsWith("/") ? file : join(memoryDir, file)))
+      const folders = [...new Set(paths.map((path) => dirname(path)))]
+      const reads = yield* fs.readHeads(paths, LINT_READ_CAP)
+      const listings = yield* fs.readDirectories(folders)
+      const siblingsOf = new Map<string, ReadonlyArray<string>>()
+      folders.forEach((folder, i) => {
+        const listing = listings[i]!
+        if (listing._tag === "Right") siblingsOf.set(folder, listing.right.map((e) => e.name))
+      })
+      return paths.map((path, i): FileLint => {
+        const filename = toPosix(relative(memoryDir, path))
+        const read = reads[i]!
+        if (read._tag === "Left") {
+          return { file: filename, problems: [{ code: "file-unreadable", message: `${filename} cannot be read: ${describeReason(read.left.reason)}.` }] }
+        }
+        const names = siblingsOf.get(dirname(path))
+        return {
           file: filename,
-          problems: [{ code: "file-unreadable", message: `${filename} cannot be read: ${describeReason(e.reason)}.` }]
-        })
-      )
-    )
-  }
+          problems: lintTopic({ filename, content: decode(read.right.bytes), sizeBytes: read.right.info.size, ...(names !== undefined ? { siblings: names } : {}) })
+        }
+      })
+    })
 
   /** The index's problems, with its links checked against the topics; undefined when there is no index at all. */
   const lintIndexFile = (memoryDir: string, known: ReadonlySet<string>) =>
@@ -453,19 +458,18 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   const lint = Effect.fn("MemoryStore.lint")(function* (memoryDir: string, files?: ReadonlyArray<string>) {
     if (files !== undefined && files.length > 0) {
-      return yield* Effect.forEach(
-        files,
-        (f) =>
-          f === INDEX_FILE || f === join(memoryDir, INDEX_FILE)
-            ? Effect.flatMap(knownTopics(memoryDir), (known) => lintIndexFile(memoryDir, known)).pipe(
-                Effect.map((r): FileLint => r ?? { file: INDEX_FILE, problems: [{ code: "file-unreadable", message: "MEMORY.md does not exist." }] })
-              )
-            : lintOne(memoryDir, f),
-        { concurrency: SCAN_CONCURRENCY }
-      )
+      const isIndex = (f: string) => f === INDEX_FILE || f === join(memoryDir, INDEX_FILE)
+      const topicLints = yield* lintTopics(memoryDir, files.filter((f) => !isIndex(f)))
+      const indexLint = files.some(isIndex)
+        ? yield* Effect.flatMap(knownTopics(memoryDir), (known) => lintIndexFile(memoryDir, known)).pipe(
+          Effect.map((r): FileLint => r ?? { file: INDEX_FILE, problems: [{ code: "file-unreadable", message: "MEMORY.md does not exist." }] })
+        )
+        : undefined
+      let next = 0
+      return files.map((f) => (isIndex(f) ? indexLint! : topicLints[next++]!))
     }
     const { topics } = yield* scanTopics(memoryDir)
-    const topicLints = yield* Effect.forEach(topics, (t) => lintOne(memoryDir, t.path), { concurrency: SCAN_CONCURRENCY })
+    const topicLints = yield* lintTopics(memoryDir, topics.map((t) => t.path))
     const indexLint = yield* lintIndexFile(memoryDir, new Set(topics.map((t) => t.filename)))
     return indexLint === undefined ? topicLints : [indexLint, ...topicLints]
   })

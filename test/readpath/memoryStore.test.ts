@@ -1,6 +1,6 @@
 /** MemoryStore on real files: the index window and backfill, the topic scan, the recall reader and lint. */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Either, Exit, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -612,6 +612,65 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
           ["b.md", []],
           ["missing.md", ["file-unreadable"]]
         ])
+      })
+    )
+
+    it.effect("lints in batches: each topic read once, each folder listed once", () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        writeTopics(dir, 30)
+        writeTopics(join(dir, "sub"), 10, { prefix: "inner" })
+        writeFileAt(join(dir, "sub", "notes.md"), topicText({ name: "N", description: "n", type: "user" }))
+        writeFileAt(join(dir, "sub", "notes-2.md"), topicText({ name: "N2", description: "n2", type: "user" }))
+        const real = yield* Effect.provide(FileSystem, FileSystem.layer)
+        const read: Array<string> = []
+        const listed: Array<string> = []
+        const results = yield* withStore(
+          {
+            readHeads: (paths, max) => {
+              read.push(...paths)
+              return real.readHeads(paths, max)
+            },
+            readDirectories: (paths) => {
+              listed.push(...paths)
+              return real.readDirectories(paths)
+            }
+          },
+          (s) => s.lint(dir)
+        )
+        expect(results).toHaveLength(42)
+        // The scan reads each header once, then lint reads each file once more (whole, up to its cap), and tries the
+        // index once.
+        const topicReads = read.filter((p) => p !== join(dir, "MEMORY.md"))
+        expect(new Set(topicReads).size).toBe(42)
+        expect(topicReads).toHaveLength(84)
+        expect(read.filter((p) => p === join(dir, "MEMORY.md"))).toHaveLength(1)
+        // The scan lists each folder once; lint lists the two folders once more.
+        expect(listed.filter((p) => p === join(dir, "sub"))).toHaveLength(2)
+        expect(listed).toHaveLength(4)
+        expect(results.find((r) => r.file === "sub/notes-2.md")?.problems.map((p) => p.code)).toEqual(["continuation-name"])
+      })
+    )
+
+    it.effect("a folder that cannot be listed still lints its files, only without the sibling check", () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        writeFileAt(join(dir, "sub", "notes.md"), topicText({ name: "N", description: "n", type: "user" }))
+        writeFileAt(join(dir, "sub", "notes-2.md"), topicText({ name: "N2", description: "n2", type: "user" }))
+        const real = yield* Effect.provide(FileSystem, FileSystem.layer)
+        const sub = join(dir, "sub")
+        const listed = yield* withStore({}, (s) => s.lint(dir, ["sub/notes-2.md"]))
+        expect(listed[0]!.problems.map((p) => p.code)).toEqual(["continuation-name"])
+        const unlisted = yield* withStore(
+          {
+            readDirectories: (paths) =>
+              Effect.map(real.readDirectories(paths), (ls) =>
+                ls.map((l, i) => (paths[i] === sub ? Either.left(new FsError({ op: "readdir", path: sub, reason: "Busy", detail: "EIO" })) : l))
+              )
+          },
+          (s) => s.lint(dir, ["sub/notes-2.md"])
+        )
+        expect(unlisted).toEqual([{ file: "sub/notes-2.md", problems: [] }])
       })
     )
 
