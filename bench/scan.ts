@@ -8,7 +8,7 @@
  * - warm: `scanTopics` repeated in-process through the layer (one long-lived store with its header cache, and a
  *   new store per run, built untimed, so no header is cached) vs the simple scanner; a plain fs/promises scanner
  *   (16 at once) for reference.
- * - readIndex in-process on a 200-line MEMORY.md vs a bare readFile.
+ * - readIndex in-process on a 200-line MEMORY.md vs a bare readFile; lint of 200 topics beside the simple scanner.
  * Each figure is the median of N runs; each ratio is the median of N paired runs (measurement and yardstick
  * alternate), which holds up better than a ratio of medians when other work shares the machine.
  *
@@ -191,6 +191,7 @@ const main = async () => {
       )
       await row(`fs/promises scanner, ${n} topics`, () => promiseScan(dir), "simple sync scanner", simple, undefined, RUNS * 4)
     }
+    await row("lint, 200 topics (warm)", () => Effect.runPromise(store.lint(dirs[200])), "simple sync scanner, 200", () => simpleScan(dirs[200]), undefined, RUNS * 2)
     await row("build a store (Effect layer)", freshStore, "simple sync scanner, 200", () => simpleScan(dirs[200]), undefined, RUNS * 4)
     const indexDir = dirs[200]
     await row("readIndex, 200 lines (warm)", () => Effect.runPromise(store.readIndex(indexDir)), "readFile MEMORY.md", () => fsp.readFile(join(indexDir, "MEMORY.md"), "utf8"), undefined, RUNS * 20)
