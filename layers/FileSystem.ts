@@ -5,10 +5,12 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
+import { SCAN_CONCURRENCY } from "../src/limits.ts"
 
 export const FsReason = Schema.Literal(
   "NotFound",
@@ -40,6 +42,8 @@ export interface FileInfo {
   readonly kind: EntryKind
   readonly size: number
   readonly mtimeMs: number
+  /** Inode change time: moves on any write, even one that sets the mtime back. */
+  readonly ctimeMs: number
   readonly mode: number
   readonly ino: number
   readonly dev: number
@@ -57,6 +61,9 @@ export interface HeadRead {
   readonly partial: boolean
 }
 
+/** One path's outcome in a batch: a failing path fails only its own entry. */
+export type Each<A> = Either.Either<A, FsError>
+
 export interface WriteOptions {
   /** "w" replaces, "wx" creates exclusively and fails with AlreadyExists. */
   readonly flag?: "w" | "wx" | "a"
@@ -71,9 +78,22 @@ export interface FileSystemShape {
   /** Opens without blocking (O_NONBLOCK), refuses anything but a regular file, reads at most maxBytes. Follows links. */
   readonly readRegularFile: (path: string, maxBytes?: number) => Effect.Effect<HeadRead, FsError>
   readonly stat: (path: string) => Effect.Effect<FileInfo, FsError>
+  /**
+   * `stat` of many paths, one entry per path in order. The real one runs the whole list as plain synchronous system
+   * calls in one effect: for small local files a stat costs microseconds, a fiber and a thread-pool round trip per
+   * file cost far more.
+   */
+  readonly statMany: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Each<FileInfo>>>
+  /**
+   * `readRegularFile(path, maxBytes)` of many paths, one entry per path in order, run like `statMany`. Each file is
+   * opened without blocking and checked with fstat after the open, so a FIFO or device never blocks the batch.
+   */
+  readonly readHeads: (paths: ReadonlyArray<string>, maxBytes: number) => Effect.Effect<ReadonlyArray<Each<HeadRead>>>
   readonly lstat: (path: string) => Effect.Effect<FileInfo, FsError>
   readonly realpath: (path: string) => Effect.Effect<string, FsError>
   readonly readDirectory: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, FsError>
+  /** `readDirectory` of many paths, one entry per path in order, run like `statMany`. */
+  readonly readDirectories: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Each<ReadonlyArray<DirEntry>>>>
   readonly readLink: (path: string) => Effect.Effect<string, FsError>
   readonly writeFile: (path: string, data: string | Uint8Array, options?: WriteOptions) => Effect.Effect<void, FsError>
   readonly rename: (from: string, to: string) => Effect.Effect<void, FsError>
@@ -145,6 +165,7 @@ const infoOf = (s: fs.Stats): FileInfo => ({
   kind: kindOf(s),
   size: s.size,
   mtimeMs: s.mtimeMs,
+  ctimeMs: s.ctimeMs,
   mode: s.mode,
   ino: s.ino,
   dev: s.dev
@@ -180,6 +201,67 @@ const readRegularFile = (path: string, maxBytes = Number.POSITIVE_INFINITY): Eff
     (handle) => Effect.promise(() => handle.close().catch(() => undefined))
   )
 
+const notRegular = (path: string, kind: EntryKind): FsError =>
+  kind === "directory"
+    ? new FsError({ op: "read", path, reason: "IsDirectory", detail: "EISDIR" })
+    : new FsError({ op: "read", path, reason: "NotAFile", detail: "not a regular file" })
+
+const direntsOf = (entries: ReadonlyArray<fs.Dirent>): ReadonlyArray<DirEntry> => entries.map((d) => ({ name: d.name, kind: kindOf(d) }))
+
+const readDirectoriesSync = (paths: ReadonlyArray<string>): ReadonlyArray<Each<ReadonlyArray<DirEntry>>> =>
+  paths.map((path) => {
+    try {
+      return Either.right(direntsOf(fs.readdirSync(path, { withFileTypes: true })))
+    } catch (cause) {
+      return Either.left(toFsError("readdir", path)(cause))
+    }
+  })
+
+const statManySync = (paths: ReadonlyArray<string>): ReadonlyArray<Each<FileInfo>> =>
+  paths.map((path) => {
+    try {
+      return Either.right(infoOf(fs.statSync(path)))
+    } catch (cause) {
+      return Either.left(toFsError("stat", path)(cause))
+    }
+  })
+
+/** The synchronous twin of readRegularFile: open (never blocking), fstat, refuse non-files, read at most maxBytes. */
+const readHeadSync = (path: string, maxBytes: number): Each<HeadRead> => {
+  let fd: number
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+  } catch (cause) {
+    return Either.left(toFsError("open", path)(cause))
+  }
+  try {
+    const st = fs.fstatSync(fd)
+    const info = infoOf(st)
+    if (info.kind !== "file") return Either.left(notRegular(path, info.kind))
+    const want = Math.min(st.size, maxBytes)
+    const buffer = Buffer.allocUnsafe(want)
+    let offset = 0
+    while (offset < want) {
+      const bytesRead = fs.readSync(fd, buffer, offset, want - offset, offset)
+      if (bytesRead === 0) break
+      offset += bytesRead
+    }
+    return Either.right({ bytes: buffer.subarray(0, offset), info, partial: st.size > offset })
+  } catch (cause) {
+    return Either.left(toFsError("read", path)(cause))
+  } finally {
+    try {
+      fs.closeSync(fd)
+    } catch {
+      // A failed close of a read-only descriptor loses nothing.
+    }
+  }
+}
+
+/** A batch built from a one-path operation: what a fake one-path operation in a test also governs. */
+const eachOf = <A>(paths: ReadonlyArray<string>, one: (path: string) => Effect.Effect<A, FsError>): Effect.Effect<ReadonlyArray<Each<A>>> =>
+  Effect.forEach(paths, (path) => Effect.either(one(path)), { concurrency: SCAN_CONCURRENCY })
+
 const writeFlags = (options: WriteOptions | undefined): string | number => {
   const flag = options?.flag ?? "w"
   if (options?.noFollow !== true) return flag
@@ -207,12 +289,15 @@ const syncDirectory = (path: string): Effect.Effect<void, FsError> =>
 export const makeNodeFileSystem = (): FileSystemShape => ({
   readRegularFile,
   stat: (path) => attempt("stat", path, () => fsp.stat(path)).pipe(Effect.map(infoOf)),
+  statMany: (paths) => Effect.sync(() => statManySync(paths)),
+  readHeads: (paths, maxBytes) => Effect.sync(() => paths.map((path) => readHeadSync(path, maxBytes))),
   lstat: (path) => attempt("lstat", path, () => fsp.lstat(path)).pipe(Effect.map(infoOf)),
   realpath: (path) => attempt("realpath", path, () => fsp.realpath(path)),
   readDirectory: (path) =>
     attempt("readdir", path, () => fsp.readdir(path, { withFileTypes: true })).pipe(
-      Effect.map((entries) => entries.map((d) => ({ name: d.name, kind: kindOf(d) })))
+      Effect.map(direntsOf)
     ),
+  readDirectories: (paths) => Effect.sync(() => readDirectoriesSync(paths)),
   readLink: (path) => attempt("readlink", path, () => fsp.readlink(path)),
   writeFile: (path, data, options) =>
     attempt("write", path, () =>
@@ -234,9 +319,27 @@ export const makeNodeFileSystem = (): FileSystemShape => ({
   syncDirectory
 })
 
+/**
+ * `real` with `overrides` in place. A replaced `stat`, `readDirectory` or `readRegularFile` also governs its batch form
+ * (run path by path through it, at most 16 at once) unless the batch form is replaced too, so one fake covers every
+ * way the code reaches that operation.
+ */
+export const withOverrides = (real: FileSystemShape, overrides: Partial<FileSystemShape>): FileSystemShape => {
+  const merged: FileSystemShape = { ...real, ...overrides }
+  return {
+    ...merged,
+    statMany: overrides.statMany ?? (overrides.stat === undefined ? real.statMany : (paths) => eachOf(paths, merged.stat)),
+    readDirectories:
+      overrides.readDirectories ?? (overrides.readDirectory === undefined ? real.readDirectories : (paths) => eachOf(paths, merged.readDirectory)),
+    readHeads:
+      overrides.readHeads ??
+      (overrides.readRegularFile === undefined ? real.readHeads : (paths, maxBytes) => eachOf(paths, (path) => merged.readRegularFile(path, maxBytes)))
+  }
+}
+
 export class FileSystem extends Context.Tag("pm/FileSystem")<FileSystem, FileSystemShape>() {
   static readonly layer: Layer.Layer<FileSystem> = Layer.sync(FileSystem, makeNodeFileSystem)
-  /** The real file system with some operations replaced: for fault injection in tests. */
+  /** The real file system with some operations replaced: for fault injection in tests (see withOverrides). */
   static readonly layerWith = (overrides: Partial<FileSystemShape>): Layer.Layer<FileSystem> =>
-    Layer.sync(FileSystem, () => ({ ...makeNodeFileSystem(), ...overrides }))
+    Layer.sync(FileSystem, () => withOverrides(makeNodeFileSystem(), overrides))
 }

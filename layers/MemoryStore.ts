@@ -25,7 +25,7 @@ import { buildBackfillIndex, trimIndex, type IndexWindow } from "../src/memoryIn
 import { recallWindow, type RecallWindow } from "../src/recallWindow.ts"
 import { INDEX_FILE } from "../src/storage.ts"
 import { publishFile } from "./AtomicPublish.ts"
-import { FileSystem, type FileInfo, type FsError, type FsReason } from "./FileSystem.ts"
+import { type Each, FileSystem, type FileInfo, type FsError, type FsReason, type HeadRead } from "./FileSystem.ts"
 
 export class IndexReadError extends Schema.TaggedError<IndexReadError>()("IndexReadError", {
   path: Schema.String,
@@ -127,18 +127,40 @@ const decode = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.by
 
 /** The header window: the first 30 lines within 65,536 bytes. */
 const headerText = (bytes: Uint8Array): string => {
-  let end = Math.min(bytes.length, FRONTMATTER_MAX_BYTES)
-  let lines = 0
-  for (let i = 0; i < end; i++) {
-    if (bytes[i] === 0x0a && ++lines === FRONTMATTER_MAX_LINES) {
-      end = i + 1
-      break
-    }
+  const limit = Math.min(bytes.length, FRONTMATTER_MAX_BYTES)
+  let end = limit
+  let from = 0
+  for (let lines = 0; lines < FRONTMATTER_MAX_LINES; lines++) {
+    const newline = bytes.indexOf(0x0a, from)
+    if (newline === -1 || newline >= limit) break
+    from = newline + 1
+    if (lines === FRONTMATTER_MAX_LINES - 1) end = from
   }
   return decode(bytes.subarray(0, end))
 }
 
 const toPosix = (p: string): string => (sep === "/" ? p : p.split(sep).join("/"))
+
+/** A file the walk found: its path as join(memoryDir, ...) gives it, and its `/`-separated name below the root. */
+interface Candidate {
+  readonly path: string
+  readonly filename: string
+}
+
+interface CachedHeader {
+  readonly dev: number
+  readonly ino: number
+  readonly size: number
+  readonly mtimeMs: number
+  readonly ctimeMs: number
+  readonly topic: Topic
+}
+
+/** Newest first by mtime, then by filename: the scan's one order. */
+const newestFirst = (aMtime: number, aName: string, bMtime: number, bName: string): number =>
+  bMtime - aMtime || (aName < bName ? -1 : aName > bName ? 1 : 0)
+
+const byFilename = (x: SkippedEntry, y: SkippedEntry): number => (x.filename < y.filename ? -1 : x.filename > y.filename ? 1 : 0)
 
 /** Index reads are capped: the window is 25,000 units, and leading blank space beyond 1 MiB is not a real index. */
 const INDEX_READ_CAP = 1 << 20
@@ -149,130 +171,186 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   const readIndexFile = Effect.fn("MemoryStore.readIndexFile")(function* (memoryDir: string) {
     const path = join(memoryDir, INDEX_FILE)
-    const read = yield* fs
-      .readRegularFile(path, INDEX_READ_CAP)
-      .pipe(Effect.mapError((e) => new IndexReadError({ path, reason: describeReason(e.reason) })))
-    return decode(read.bytes)
+    // A batch of one: read on every request, so one synchronous effect rather than a round trip per system call.
+    const read = (yield* fs.readHeads([path], INDEX_READ_CAP))[0]!
+    if (read._tag === "Left") return yield* Effect.fail(new IndexReadError({ path, reason: describeReason(read.left.reason) }))
+    return decode(read.right.bytes)
   })
 
-  /** Walks the directory tree; directory-level failures below the root are reported, the root's fail the walk. */
+  /**
+   * Walks the directory tree; directory-level failures below the root are reported, the root's fail the walk.
+   * Per folder: one listing, then one batch stat of its symlinks and subfolders (their targets and identities), each
+   * a synchronous batch of the FileSystem: no thread-pool round trip per folder.
+   */
   const listCandidates = (memoryDir: string) =>
     Effect.gen(function* () {
-      const files: Array<string> = []
+      const files: Array<Candidate> = []
       const skipped: Array<SkippedEntry> = []
       const seenDirs = new Set<string>()
-      const walk = (dir: string, depth: number): Effect.Effect<void, FsError> =>
+      // Paths are built as join(memoryDir, ...) builds them ("" for ".", "/" for "/"), without normalising each one.
+      const rootPrefix = join(memoryDir, "_").slice(0, -1)
+      /** `rel` is the folder's filename prefix: "" for the root, "a/b/" below it; `id` its device and inode. */
+      const walk = (dir: string, rel: string, depth: number, id: string): Effect.Effect<void, FsError> =>
         Effect.gen(function* () {
           const isRoot = depth === 0
-          const id = yield* fs.stat(dir).pipe(Effect.map((s) => `${s.dev}:${s.ino}`))
           if (seenDirs.has(id)) return
           if (depth > SCAN_MAX_DEPTH || seenDirs.size >= SCAN_MAX_DIRECTORIES) {
             const why = depth > SCAN_MAX_DEPTH ? `more than ${SCAN_MAX_DEPTH} folders deep` : `beyond the first ${SCAN_MAX_DIRECTORIES} folders`
-            skipped.push({ filename: `${toPosix(relative(memoryDir, dir))}/`, reason: `not scanned: ${why}` })
+            skipped.push({ filename: rel, reason: `not scanned: ${why}` })
             return
           }
           seenDirs.add(id)
-          const entries = yield* fs.readDirectory(dir).pipe(
-            Effect.catchAll((e) => {
-              if (isRoot) return Effect.fail(e)
-              skipped.push({ filename: toPosix(relative(memoryDir, dir)) + "/", reason: describeReason(e.reason) })
-              return Effect.succeed([])
-            })
-          )
-          for (const entry of entries) {
-            const path = join(dir, entry.name)
-            let kind = entry.kind
+          const listing = (yield* fs.readDirectories([dir]))[0]!
+          if (listing._tag === "Left") {
+            if (isRoot) return yield* Effect.fail(listing.left)
+            skipped.push({ filename: rel, reason: describeReason(listing.left.reason) })
+            return
+          }
+          const entries = listing.right
+          const prefix = isRoot ? rootPrefix : dir + sep
+          // Symlinks are followed: what they point at decides. Subfolders need their identity (loops, caps).
+          const toStat: Array<number> = []
+          entries.forEach((entry, i) => {
+            if (entry.kind === "symlink" || (entry.kind === "directory" && !SKIPPED_DIRECTORIES.has(entry.name))) toStat.push(i)
+          })
+          const stats = toStat.length === 0 ? [] : yield* fs.statMany(toStat.map((i) => prefix + entries[i]!.name))
+          const statOf = new Map<number, Each<FileInfo>>()
+          toStat.forEach((entryIndex, k) => statOf.set(entryIndex, stats[k]!))
+          for (let i = 0; i < entries.length; i++) {
+            const name = entries[i]!.name
+            let kind = entries[i]!.kind
+            const target = statOf.get(i)
             if (kind === "symlink") {
-              // Symlinks are followed; a dangling one is reported when it looks like a topic.
-              const target = yield* fs.stat(path).pipe(Effect.option)
-              if (target._tag === "None") {
-                if (entry.name.endsWith(".md")) skipped.push({ filename: toPosix(relative(memoryDir, path)), reason: "missing or a dangling symlink" })
+              // A dangling symlink is reported when it looks like a topic.
+              if (target === undefined || target._tag === "Left") {
+                if (name.endsWith(".md")) skipped.push({ filename: rel + name, reason: "missing or a dangling symlink" })
                 continue
               }
-              kind = target.value.kind
+              kind = target.right.kind
             }
             if (kind === "directory") {
-              if (SKIPPED_DIRECTORIES.has(entry.name)) continue
-              if (entry.name.endsWith(".md")) {
-                skipped.push({ filename: toPosix(relative(memoryDir, path)), reason: "a directory" })
+              if (SKIPPED_DIRECTORIES.has(name)) continue
+              if (name.endsWith(".md")) skipped.push({ filename: rel + name, reason: "a directory" })
+              if (target === undefined || target._tag === "Left") {
+                // Gone or unreadable since the listing: reported like a folder that cannot be listed.
+                skipped.push({ filename: `${rel}${name}/`, reason: describeReason(target?._tag === "Left" ? target.left.reason : "Unknown") })
+                continue
               }
-              yield* walk(path, depth + 1)
-            } else if (entry.name.endsWith(".md") && entry.name !== INDEX_FILE) {
-              if (kind === "file") files.push(path)
-              else skipped.push({ filename: toPosix(relative(memoryDir, path)), reason: `not a regular file (${kind})` })
+              yield* walk(prefix + name, `${rel}${name}/`, depth + 1, `${target.right.dev}:${target.right.ino}`)
+            } else if (name.endsWith(".md") && name !== INDEX_FILE) {
+              if (kind === "file") files.push({ path: prefix + name, filename: rel + name })
+              else skipped.push({ filename: rel + name, reason: `not a regular file (${kind})` })
             }
           }
         })
-      yield* walk(memoryDir, 0)
+      const rootInfo = (yield* fs.statMany([memoryDir]))[0]!
+      if (rootInfo._tag === "Left") return yield* Effect.fail(rootInfo.left)
+      yield* walk(memoryDir, "", 0, `${rootInfo.right.dev}:${rootInfo.right.ino}`)
       return { files, skipped }
     })
 
   /**
-   * Parsed headers by path, valid while the file's identity, size and mtime are unchanged. The extension scans on
-   * every request; parsing YAML is most of a scan's cost, and most files do not change between requests.
+   * Parsed headers by path, valid while the file's identity, size, mtime and ctime are unchanged. The extension
+   * scans on every request; parsing headers is most of a scan's cost, and most files do not change between requests.
    */
-  const headerCache = new Map<string, { readonly key: string; readonly topic: Topic }>()
+  const headerCache = new Map<string, CachedHeader>()
   const HEADER_CACHE_MAX = 4 * SCAN_MAX_TOPICS * 4
 
-  /** The header of one file whose stat is known: from the cache when unchanged, else read and parsed. */
-  const readHeader = (memoryDir: string, path: string, info: FileInfo) =>
-    Effect.gen(function* () {
-      const filename = toPosix(relative(memoryDir, path))
-      const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${filename}`
-      const cached = headerCache.get(path)
-      if (cached !== undefined && cached.key === key && info.kind === "file") return cached.topic
-      const read = yield* fs.readRegularFile(path, FRONTMATTER_MAX_BYTES)
-      const fm = parseFrontmatter(headerText(read.bytes))
-      const topic: Topic = {
-        filename,
-        path,
-        name: fm.name,
-        description: fm.description,
-        type: fm.type,
-        fileMtimeMs: read.info.mtimeMs,
-        mtimeMs: fm.modified === undefined ? read.info.mtimeMs : Date.parse(fm.modified),
-        headerProblem: fm.problem
-      }
-      if (headerCache.size >= HEADER_CACHE_MAX) headerCache.clear()
-      // Keyed by what was read: a file replaced between the stat and the read is simply parsed again next time.
-      headerCache.set(path, { key: `${read.info.dev}:${read.info.ino}:${read.info.size}:${read.info.mtimeMs}:${filename}`, topic })
-      return topic
-    }).pipe(Effect.either)
+  const cachedTopic = (c: Candidate, info: FileInfo): Topic | undefined => {
+    const hit = headerCache.get(c.path)
+    return hit !== undefined &&
+        info.kind === "file" &&
+        hit.ino === info.ino &&
+        hit.dev === info.dev &&
+        hit.size === info.size &&
+        hit.mtimeMs === info.mtimeMs &&
+        hit.ctimeMs === info.ctimeMs &&
+        hit.topic.filename === c.filename
+      ? hit.topic
+      : undefined
+  }
 
-  const byNewest = <T extends { readonly mtimeMs: number; readonly filename: string }>(a: T, b: T): number =>
-    b.mtimeMs - a.mtimeMs || (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0)
+  /** Parses a header just read and caches it, keyed by what was read (a file replaced meanwhile is parsed again). */
+  const topicOf = (c: Candidate, read: HeadRead): Topic => {
+    const fm = parseFrontmatter(headerText(read.bytes))
+    const info = read.info
+    const topic: Topic = {
+      filename: c.filename,
+      path: c.path,
+      name: fm.name,
+      description: fm.description,
+      type: fm.type,
+      fileMtimeMs: info.mtimeMs,
+      mtimeMs: fm.modified === undefined ? info.mtimeMs : Date.parse(fm.modified),
+      headerProblem: fm.problem
+    }
+    if (headerCache.size >= HEADER_CACHE_MAX) headerCache.clear()
+    headerCache.set(c.path, { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, topic })
+    return topic
+  }
 
   const scanTopics = Effect.fn("MemoryStore.scanTopics")(function* (memoryDir: string) {
     const listed = yield* listCandidates(memoryDir).pipe(Effect.option)
     if (listed._tag === "None") return { topics: [], skipped: [] } satisfies ScanResult
     const { files, skipped } = listed.value
-    const skip = (path: string, reason: string) => skipped.push({ filename: toPosix(relative(memoryDir, path)), reason })
-    // Stat everything (cheap), then read headers newest first only until 200 topics are found: with 1,000 files
-    // the 800 oldest are never opened or parsed.
-    const stats = yield* Effect.forEach(files, (path) => fs.stat(path).pipe(Effect.either), { concurrency: SCAN_CONCURRENCY })
-    const candidates: Array<{ readonly path: string; readonly info: FileInfo; readonly mtimeMs: number; readonly filename: string }> = []
-    stats.forEach((r, i) => {
-      const path = files[i]!
-      if (r._tag === "Left") skip(path, describeReason(r.left.reason))
-      else candidates.push({ path, info: r.right, mtimeMs: r.right.mtimeMs, filename: toPosix(relative(memoryDir, path)) })
-    })
-    candidates.sort(byNewest)
     const topics: Array<Topic> = []
+    /** Reads and parses the headers of files not served from the cache, in one batch. */
+    const readInto = (toRead: ReadonlyArray<Candidate>) =>
+      Effect.map(fs.readHeads(toRead.map((c) => c.path), FRONTMATTER_MAX_BYTES), (reads) => {
+        for (let i = 0; i < toRead.length; i++) {
+          const r = reads[i]!
+          if (r._tag === "Right") topics.push(topicOf(toRead[i]!, r.right))
+          else skipped.push({ filename: toRead[i]!.filename, reason: describeReason(r.left.reason) })
+        }
+      })
+    if (files.length <= SCAN_MAX_TOPICS) {
+      // Every readable file is kept, so nothing needs sorting before the reads: a cached header is checked by a
+      // stat, any other file is read at once (the read brings its own stat).
+      const known = files.filter((f) => headerCache.has(f.path))
+      const toRead = files.filter((f) => !headerCache.has(f.path))
+      const stats = known.length === 0 ? [] : yield* fs.statMany(known.map((f) => f.path))
+      for (let i = 0; i < known.length; i++) {
+        const r = stats[i]!
+        const hit = r._tag === "Right" ? cachedTopic(known[i]!, r.right) : undefined
+        if (hit !== undefined) topics.push(hit)
+        else if (r._tag === "Right") toRead.push(known[i]!)
+        else skipped.push({ filename: known[i]!.filename, reason: describeReason(r.left.reason) })
+      }
+      if (toRead.length > 0) yield* readInto(toRead)
+      topics.sort((x, y) => newestFirst(x.fileMtimeMs, x.filename, y.fileMtimeMs, y.filename))
+      skipped.sort(byFilename)
+      return { topics, skipped } satisfies ScanResult
+    }
+    // More files than topics kept: stat everything in one batch (cheap), then read headers newest first only until
+    // 200 topics are found, so with 1,000 files the 800 oldest are never opened or parsed.
+    const stats = yield* fs.statMany(files.map((f) => f.path))
+    const candidates: Array<Candidate & { readonly info: FileInfo }> = []
+    for (let i = 0; i < files.length; i++) {
+      const r = stats[i]!
+      const f = files[i]!
+      if (r._tag === "Left") skipped.push({ filename: f.filename, reason: describeReason(r.left.reason) })
+      else candidates.push({ path: f.path, filename: f.filename, info: r.right })
+    }
+    candidates.sort((a, b) => newestFirst(a.info.mtimeMs, a.filename, b.info.mtimeMs, b.filename))
     let next = 0
     while (topics.length < SCAN_MAX_TOPICS && next < candidates.length) {
       const batch = candidates.slice(next, next + Math.max(SCAN_CONCURRENCY, SCAN_MAX_TOPICS - topics.length))
       next += batch.length
-      const results = yield* Effect.forEach(batch, (c) => readHeader(memoryDir, c.path, c.info), { concurrency: SCAN_CONCURRENCY })
-      results.forEach((r, i) => {
-        if (r._tag === "Right") topics.push(r.right)
-        else skip(batch[i]!.path, describeReason(r.left.reason))
-      })
+      const toRead: Array<Candidate> = []
+      for (const c of batch) {
+        const hit = cachedTopic(c, c.info)
+        if (hit !== undefined) topics.push(hit)
+        else toRead.push(c)
+      }
+      if (toRead.length > 0) yield* readInto(toRead)
     }
-    topics.sort((x, y) => byNewest({ mtimeMs: x.fileMtimeMs, filename: x.filename }, { mtimeMs: y.fileMtimeMs, filename: y.filename }))
-    const older = [...topics.slice(SCAN_MAX_TOPICS).map((t) => t.filename), ...candidates.slice(next).map((c) => c.filename)]
-    for (const filename of older) skipped.push({ filename, reason: `older than the ${SCAN_MAX_TOPICS} newest topics` })
-    skipped.sort((x, y) => (x.filename < y.filename ? -1 : x.filename > y.filename ? 1 : 0))
-    return { topics: topics.slice(0, SCAN_MAX_TOPICS), skipped } satisfies ScanResult
+    topics.sort((x, y) => newestFirst(x.fileMtimeMs, x.filename, y.fileMtimeMs, y.filename))
+    const older = `older than the ${SCAN_MAX_TOPICS} newest topics`
+    for (let i = SCAN_MAX_TOPICS; i < topics.length; i++) skipped.push({ filename: topics[i]!.filename, reason: older })
+    for (let i = next; i < candidates.length; i++) skipped.push({ filename: candidates[i]!.filename, reason: older })
+    skipped.sort(byFilename)
+    if (topics.length > SCAN_MAX_TOPICS) topics.length = SCAN_MAX_TOPICS
+    return { topics, skipped } satisfies ScanResult
   })
 
   /** Publishes the backfilled index unless one exists; `created` says whether this call's file is the one on disk. */
@@ -329,26 +407,31 @@ export const makeMemoryStore = Effect.gen(function* () {
     return { filename, path, window: recallWindow(read.bytes, read.partial), mtimeMs: read.info.mtimeMs } satisfies RecallRead
   })
 
-  const lintOne = (memoryDir: string, file: string) => {
-    const path = file.startsWith("/") ? file : join(memoryDir, file)
-    const filename = toPosix(relative(memoryDir, path))
-    const siblings = fs.readDirectory(dirname(path)).pipe(
-      Effect.map((entries) => entries.map((e) => e.name)),
-      Effect.orElseSucceed(() => undefined)
-    )
-    return Effect.zip(fs.readRegularFile(path, LINT_READ_CAP), siblings).pipe(
-      Effect.map(([r, names]): FileLint => ({
-        file: filename,
-        problems: lintTopic({ filename, content: decode(r.bytes), sizeBytes: r.info.size, ...(names !== undefined ? { siblings: names } : {}) })
-      })),
-      Effect.catchAll((e) =>
-        Effect.succeed<FileLint>({
+  /** Lints topic files in one batch: one read each, and one listing per folder for the sibling names. */
+  const lintTopics = (memoryDir: string, files: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const paths = files.map((file) => (file.startsWith("/") ? file : join(memoryDir, file)))
+      const folders = [...new Set(paths.map((path) => dirname(path)))]
+      const reads = yield* fs.readHeads(paths, LINT_READ_CAP)
+      const listings = yield* fs.readDirectories(folders)
+      const siblingsOf = new Map<string, ReadonlyArray<string>>()
+      folders.forEach((folder, i) => {
+        const listing = listings[i]!
+        if (listing._tag === "Right") siblingsOf.set(folder, listing.right.map((e) => e.name))
+      })
+      return paths.map((path, i): FileLint => {
+        const filename = toPosix(relative(memoryDir, path))
+        const read = reads[i]!
+        if (read._tag === "Left") {
+          return { file: filename, problems: [{ code: "file-unreadable", message: `${filename} cannot be read: ${describeReason(read.left.reason)}.` }] }
+        }
+        const names = siblingsOf.get(dirname(path))
+        return {
           file: filename,
-          problems: [{ code: "file-unreadable", message: `${filename} cannot be read: ${describeReason(e.reason)}.` }]
-        })
-      )
-    )
-  }
+          problems: lintTopic({ filename, content: decode(read.right.bytes), sizeBytes: read.right.info.size, ...(names !== undefined ? { siblings: names } : {}) })
+        }
+      })
+    })
 
   /** The index's problems, with its links checked against the topics; undefined when there is no index at all. */
   const lintIndexFile = (memoryDir: string, known: ReadonlySet<string>) =>
@@ -375,19 +458,18 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   const lint = Effect.fn("MemoryStore.lint")(function* (memoryDir: string, files?: ReadonlyArray<string>) {
     if (files !== undefined && files.length > 0) {
-      return yield* Effect.forEach(
-        files,
-        (f) =>
-          f === INDEX_FILE || f === join(memoryDir, INDEX_FILE)
-            ? Effect.flatMap(knownTopics(memoryDir), (known) => lintIndexFile(memoryDir, known)).pipe(
-                Effect.map((r): FileLint => r ?? { file: INDEX_FILE, problems: [{ code: "file-unreadable", message: "MEMORY.md does not exist." }] })
-              )
-            : lintOne(memoryDir, f),
-        { concurrency: SCAN_CONCURRENCY }
-      )
+      const isIndex = (f: string) => f === INDEX_FILE || f === join(memoryDir, INDEX_FILE)
+      const topicLints = yield* lintTopics(memoryDir, files.filter((f) => !isIndex(f)))
+      const indexLint = files.some(isIndex)
+        ? yield* Effect.flatMap(knownTopics(memoryDir), (known) => lintIndexFile(memoryDir, known)).pipe(
+          Effect.map((r): FileLint => r ?? { file: INDEX_FILE, problems: [{ code: "file-unreadable", message: "MEMORY.md does not exist." }] })
+        )
+        : undefined
+      let next = 0
+      return files.map((f) => (isIndex(f) ? indexLint! : topicLints[next++]!))
     }
     const { topics } = yield* scanTopics(memoryDir)
-    const topicLints = yield* Effect.forEach(topics, (t) => lintOne(memoryDir, t.path), { concurrency: SCAN_CONCURRENCY })
+    const topicLints = yield* lintTopics(memoryDir, topics.map((t) => t.path))
     const indexLint = yield* lintIndexFile(memoryDir, new Set(topics.map((t) => t.filename)))
     return indexLint === undefined ? topicLints : [indexLint, ...topicLints]
   })

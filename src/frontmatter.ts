@@ -13,7 +13,9 @@ import { parse as parseYaml } from "yaml"
 
 export const MemoryType = Schema.Literal("user", "feedback", "project", "reference")
 export type MemoryType = typeof MemoryType.Type
-const isMemoryType = Schema.is(MemoryType)
+// A set lookup: the same answer as Schema.is(MemoryType), without a parse per header.
+const MEMORY_TYPES: ReadonlySet<string> = new Set(MemoryType.literals)
+const isMemoryType = (value: string): value is MemoryType => MEMORY_TYPES.has(value)
 
 export interface Frontmatter {
   readonly name: string | undefined
@@ -67,23 +69,35 @@ const empty = (body: string, hasFrontmatter: boolean, problem: string | undefine
   body
 })
 
-const KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/
 const TOP_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?$/
 const NESTED_LINE = /^([ ]+)([A-Za-z_][A-Za-z0-9_-]*):[ ]+(.*)$/
-// Plain scalars the core schema reads as something other than a string.
+// Plain scalars the core schema reads as something other than a string. Each starts with one of NOT_A_STRING_START,
+// so most values are cleared by their first character.
+const NOT_A_STRING_START = new Set("~nNtTfF+-.0123456789")
 const NOT_A_STRING = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/
 // A first character that is a YAML indicator, or anything inside that could end or change a plain scalar.
 const UNSAFE_START = /^[-?:,[\]{}#&*!|>'"%@`\s]/
 const UNSAFE_INSIDE = /: |:$|\s#|\t|[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/
 
+const notAString = (value: string): boolean => NOT_A_STRING_START.has(value[0]!) && NOT_A_STRING.test(value)
+
+/** Whether a line holds only spaces (or nothing). */
+const blank = (line: string): boolean => {
+  for (let i = 0; i < line.length; i++) if (line.charCodeAt(i) !== 0x20) return false
+  return true
+}
+
 /** A plain one-line scalar that YAML reads as exactly this string (trailing spaces dropped), or undefined. */
 const plainString = (value: string): string | undefined => {
-  const trimmed = value.replace(/ +$/, "")
-  if (trimmed === "" || UNSAFE_START.test(trimmed) || UNSAFE_INSIDE.test(trimmed) || NOT_A_STRING.test(trimmed)) return undefined
+  let end = value.length
+  while (end > 0 && value.charCodeAt(end - 1) === 0x20) end--
+  const trimmed = end === value.length ? value : value.slice(0, end)
+  if (trimmed === "" || UNSAFE_START.test(trimmed) || UNSAFE_INSIDE.test(trimmed) || notAString(trimmed)) return undefined
   return trimmed
 }
 
-const plainKey = (key: string): boolean => KEY.test(key) && !NOT_A_STRING.test(key)
+/** A key the line patterns matched (so already of key characters) that YAML reads as a string. */
+const plainKey = (key: string): boolean => !notAString(key)
 
 /**
  * The mapping a header of plain `key: value` lines (and one level of `metadata:` children) holds, or undefined
@@ -93,17 +107,19 @@ const parsePlainHeader = (header: string): Record<string, unknown> | undefined =
   const data: Record<string, unknown> = {}
   let nested: Record<string, string> | undefined
   let nestedIndent: string | undefined
-  for (const line of header.split("\n")) {
-    if (/^ *$/.test(line)) {
-      continue
-    }
+  for (let start = 0; start <= header.length; ) {
+    const newline = header.indexOf("\n", start)
+    const end = newline === -1 ? header.length : newline
+    const line = header.slice(start, end)
+    start = end + 1
+    if (blank(line)) continue
     const top = TOP_LINE.exec(line)
     if (top !== null) {
       const key = top[1]!
       if (!plainKey(key) || Object.hasOwn(data, key)) return undefined
       nested = undefined
       nestedIndent = undefined
-      if (top[2] === undefined || /^ *$/.test(top[2])) {
+      if (top[2] === undefined || blank(top[2])) {
         if (key !== "metadata") return undefined
         nested = {}
         data[key] = nested
@@ -141,10 +157,24 @@ const splitFence = (source: string): { readonly header: string; readonly body: s
   return { header: rest.slice(0, close), body }
 }
 
+/** BOM dropped, CRLF and CR made LF; a source with neither is returned as it is. */
+const normalized = (raw: string): string => {
+  const source = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
+  return source.includes("\r") ? source.replace(/\r\n?/g, "\n") : source
+}
+
+const OPENING_FENCE = /^---[^\S\n]*(\n|$)/
+// Searched from index 3 (lastIndex): the same as testing source.slice(3), without the copy.
+const CLOSING_FENCE = /\n---[^\S\n]*(\n|$)/g
+const hasClosingFence = (source: string): boolean => {
+  CLOSING_FENCE.lastIndex = 3
+  return CLOSING_FENCE.test(source)
+}
+
 /** Whether the fast path reads this source's header (exported for the test that keeps both paths in step). */
 export const takesFastPath = (raw: string): boolean => {
-  const source = raw.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n")
-  if (!/^---[^\S\n]*(\n|$)/.test(source) || !/\n---[^\S\n]*(\n|$)/.test(source.slice(3))) return false
+  const source = normalized(raw)
+  if (!OPENING_FENCE.test(source) || !hasClosingFence(source)) return false
   const { header } = splitFence(source)
   return !/^\s*$/.test(header) && parsePlainHeader(header) !== undefined
 }
@@ -156,13 +186,13 @@ export const parseFrontmatter = (raw: string): Frontmatter => parseFrontmatterWi
 export const parseFrontmatterWithYaml = (raw: string): Frontmatter => parseFrontmatterWith(raw, false)
 
 const parseFrontmatterWith = (raw: string, fastPath: boolean): Frontmatter => {
-  const source = raw.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n")
-  if (!/^---[^\S\n]*(\n|$)/.test(source)) {
+  const source = normalized(raw)
+  if (!OPENING_FENCE.test(source)) {
     // "---js" and friends are not a yaml fence; refuse them as a header rather than evaluate them.
     const problem = /^---\S/.test(source) ? "frontmatter language other than YAML is not allowed" : undefined
     return empty(source, false, problem)
   }
-  if (!/\n---[^\S\n]*(\n|$)/.test(source.slice(3))) {
+  if (!hasClosingFence(source)) {
     return empty(source, true, "frontmatter fence is not closed")
   }
   let data: unknown

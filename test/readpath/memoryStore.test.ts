@@ -1,6 +1,6 @@
 /** MemoryStore on real files: the index window and backfill, the topic scan, the recall reader and lint. */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Either, Exit, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -258,102 +258,113 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
   })
 
   describe("scanTopics", () => {
-    it.effect("returns the 200 newest of 250 topics among hostile entries, reports the rest, and does not hang", () =>
-      Effect.gen(function* () {
-        const dir = tempDir()
-        const now = Date.now()
-        const topics = writeTopics(dir, 250, { baseMs: now - 30 * 86_400_000, stepMs: 3_600_000 })
-        // Readable hostile files, dated among the topics so some of them land in the newest 200.
-        const mid = (i: number) => now - 30 * 86_400_000 + i * 3_600_000 + 1_000
-        const readable: Array<{ filename: string; mtimeMs: number }> = []
-        const add = (filename: string, content: string | Uint8Array, mtimeMs: number) => {
-          writeFileAt(join(dir, filename), content, mtimeMs)
-          readable.push({ filename, mtimeMs })
-        }
-        const big = Buffer.alloc(5 * 1024 * 1024, "x")
-        Buffer.from(topicText({ name: "Big", description: "five megabytes" })).copy(big)
-        add("big.md", big, mid(240))
-        add("binary.md", Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256), mid(239))
-        add("crlf.md", "---\r\nname: CRLF\r\ndescription: windows\r\n---\r\nbody\r\n", mid(238))
-        add("bom.md", "\uFEFF---\nname: BOM\ndescription: bom\n---\n", mid(237))
-        add("unclosed.md", "---\nname: x\n", mid(236))
-        add("scalar.md", "---\njust text\n---\n", mid(235))
-        add("list.md", "---\n- a\n---\n", mid(234))
-        add("dupes.md", "---\nname: a\nname: b\n---\n", mid(233))
-        add("js.md", "---js\n({ name: (globalThis.__pmScanEvaluated = 1, 'x') })\n---\n", mid(232))
-        add("nul.md", "---\nname: NUL\ndescription: has a NUL\n---\nbefore\u0000after\n", mid(231))
-        add("sub/nested.md", topicText({ name: "Nested", description: "in a folder" }), mid(230))
-        add("old-hostile.md", "---\n: : :\n---\n", mid(0) - 3_600_000)
-        // Never read: FIFO, dangling symlink, a directory named x.md, a symlink loop, VCS folders, MEMORY.md.
-        mkfifo(join(dir, "fifo.md"))
-        symlinkSync(join(dir, "missing-target.md"), join(dir, "dangling.md"))
-        mkdirSync(join(dir, "x.md"))
-        symlinkSync(dir, join(dir, "loop"))
-        symlinkSync("..", join(dir, "sub", "up"))
-        writeFileAt(join(dir, ".git", "inside-git.md"), topicText({ name: "git" }), now)
-        writeFileAt(join(dir, ".jj", "inside-jj.md"), topicText({ name: "jj" }), now)
-        writeFileAt(join(dir, "MEMORY.md"), "- [A](a.md)\n", now)
-        writeFileAt(join(dir, "notes.txt"), "not markdown", now)
+    // Run twice: reads recorded through the one-path reader (a faked readRegularFile governs the batch), and through
+    // the real synchronous batch reader itself.
+    for (const through of ["readRegularFile", "readHeads"] as const) {
+      it.effect(`returns the 200 newest of 250 topics among hostile entries, reports the rest, and does not hang (reads through ${through})`, () =>
+        Effect.gen(function* () {
+          const dir = tempDir()
+          const now = Date.now()
+          const topics = writeTopics(dir, 250, { baseMs: now - 30 * 86_400_000, stepMs: 3_600_000 })
+          // Readable hostile files, dated among the topics so some of them land in the newest 200.
+          const mid = (i: number) => now - 30 * 86_400_000 + i * 3_600_000 + 1_000
+          const readable: Array<{ filename: string; mtimeMs: number }> = []
+          const add = (filename: string, content: string | Uint8Array, mtimeMs: number) => {
+            writeFileAt(join(dir, filename), content, mtimeMs)
+            readable.push({ filename, mtimeMs })
+          }
+          const big = Buffer.alloc(5 * 1024 * 1024, "x")
+          Buffer.from(topicText({ name: "Big", description: "five megabytes" })).copy(big)
+          add("big.md", big, mid(240))
+          add("binary.md", Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256), mid(239))
+          add("crlf.md", "---\r\nname: CRLF\r\ndescription: windows\r\n---\r\nbody\r\n", mid(238))
+          add("bom.md", "\uFEFF---\nname: BOM\ndescription: bom\n---\n", mid(237))
+          add("unclosed.md", "---\nname: x\n", mid(236))
+          add("scalar.md", "---\njust text\n---\n", mid(235))
+          add("list.md", "---\n- a\n---\n", mid(234))
+          add("dupes.md", "---\nname: a\nname: b\n---\n", mid(233))
+          add("js.md", "---js\n({ name: (globalThis.__pmScanEvaluated = 1, 'x') })\n---\n", mid(232))
+          add("nul.md", "---\nname: NUL\ndescription: has a NUL\n---\nbefore\u0000after\n", mid(231))
+          add("sub/nested.md", topicText({ name: "Nested", description: "in a folder" }), mid(230))
+          add("old-hostile.md", "---\n: : :\n---\n", mid(0) - 3_600_000)
+          // Never read: FIFO, dangling symlink, a directory named x.md, a symlink loop, VCS folders, MEMORY.md.
+          mkfifo(join(dir, "fifo.md"))
+          symlinkSync(join(dir, "missing-target.md"), join(dir, "dangling.md"))
+          mkdirSync(join(dir, "x.md"))
+          symlinkSync(dir, join(dir, "loop"))
+          symlinkSync("..", join(dir, "sub", "up"))
+          writeFileAt(join(dir, ".git", "inside-git.md"), topicText({ name: "git" }), now)
+          writeFileAt(join(dir, ".jj", "inside-jj.md"), topicText({ name: "jj" }), now)
+          writeFileAt(join(dir, "MEMORY.md"), "- [A](a.md)\n", now)
+          writeFileAt(join(dir, "notes.txt"), "not markdown", now)
 
-        // Not hanging and not reading whole files are checked by what the scan asks of the file system, not by a
-        // clock (bench/scan.ts has the figures): each file is opened once, through the non-blocking reader, for at
-        // most the frontmatter window, and the FIFO, MEMORY.md and the VCS folders are never opened.
-        const real = yield* Effect.provide(FileSystem, FileSystem.layer)
-        const reads: Array<{ readonly file: string; readonly maxBytes: number | undefined }> = []
-        const result = yield* withStore(
-          {
-            readRegularFile: (path, maxBytes) => {
-              reads.push({ file: path.slice(dir.length + 1), maxBytes })
-              return real.readRegularFile(path, maxBytes)
-            }
-          },
-          (s) => s.scanTopics(dir)
-        )
-        expect(reads.every((r) => r.maxBytes === FRONTMATTER_MAX_BYTES)).toBe(true)
-        const opened = reads.map((r) => r.file)
-        expect(new Set(opened).size).toBe(opened.length)
-        for (const never of ["fifo.md", "MEMORY.md", ".git/inside-git.md", ".jj/inside-jj.md", "notes.txt", "x.md"]) {
-          expect(opened, never).not.toContain(never)
-        }
+          // Not hanging and not reading whole files are checked by what the scan asks of the file system, not by a
+          // clock (bench/scan.ts has the figures): each file is opened once, through the non-blocking reader, for at
+          // most the frontmatter window, and the FIFO, MEMORY.md and the VCS folders are never opened.
+          const real = yield* Effect.provide(FileSystem, FileSystem.layer)
+          const reads: Array<{ readonly file: string; readonly maxBytes: number | undefined }> = []
+          const result = yield* withStore(
+            through === "readRegularFile"
+              ? {
+                readRegularFile: (path, maxBytes) => {
+                  reads.push({ file: path.slice(dir.length + 1), maxBytes })
+                  return real.readRegularFile(path, maxBytes)
+                }
+              }
+              : {
+                readHeads: (paths, maxBytes) => {
+                  for (const path of paths) reads.push({ file: path.slice(dir.length + 1), maxBytes })
+                  return real.readHeads(paths, maxBytes)
+                }
+              },
+            (s) => s.scanTopics(dir)
+          )
+          expect(reads.every((r) => r.maxBytes === FRONTMATTER_MAX_BYTES)).toBe(true)
+          const opened = reads.map((r) => r.file)
+          expect(new Set(opened).size).toBe(opened.length)
+          for (const never of ["fifo.md", "MEMORY.md", ".git/inside-git.md", ".jj/inside-jj.md", "notes.txt", "x.md"]) {
+            expect(opened, never).not.toContain(never)
+          }
 
-        const all = [...topics, ...readable].sort((a, b) => b.mtimeMs - a.mtimeMs)
-        const expected = all.slice(0, SCAN_MAX_TOPICS).map((t) => t.filename)
-        expect(result.topics.map((t) => t.filename)).toEqual(expected)
-        expect(expected).toContain("big.md")
-        expect(expected).toContain("sub/nested.md")
+          const all = [...topics, ...readable].sort((a, b) => b.mtimeMs - a.mtimeMs)
+          const expected = all.slice(0, SCAN_MAX_TOPICS).map((t) => t.filename)
+          expect(result.topics.map((t) => t.filename)).toEqual(expected)
+          expect(expected).toContain("big.md")
+          expect(expected).toContain("sub/nested.md")
 
-        const skipped = new Map(result.skipped.map((s) => [s.filename, s.reason]))
-        for (const t of all.slice(SCAN_MAX_TOPICS)) expect(skipped.get(t.filename), t.filename).toMatch(/older than the 200 newest/)
-        expect(skipped.get("fifo.md")).toMatch(/not a regular file/)
-        expect(skipped.get("dangling.md")).toMatch(/dangling/)
-        expect(skipped.get("x.md")).toMatch(/directory/)
-        expect(result.skipped).toHaveLength(all.length - SCAN_MAX_TOPICS + 3)
-        for (const name of ["MEMORY.md", ".git/inside-git.md", ".jj/inside-jj.md", "notes.txt"]) {
-          expect(result.topics.map((t) => t.filename)).not.toContain(name)
-          expect(skipped.has(name)).toBe(false)
-        }
-        // The loop was walked once: no topic appears twice or under loop/.
-        const names = result.topics.map((t) => t.filename)
-        expect(new Set(names).size).toBe(names.length)
-        expect(names.some((n) => n.startsWith("loop/") || n.includes("/up/"))).toBe(false)
+          const skipped = new Map(result.skipped.map((s) => [s.filename, s.reason]))
+          for (const t of all.slice(SCAN_MAX_TOPICS)) expect(skipped.get(t.filename), t.filename).toMatch(/older than the 200 newest/)
+          expect(skipped.get("fifo.md")).toMatch(/not a regular file/)
+          expect(skipped.get("dangling.md")).toMatch(/dangling/)
+          expect(skipped.get("x.md")).toMatch(/directory/)
+          expect(result.skipped).toHaveLength(all.length - SCAN_MAX_TOPICS + 3)
+          for (const name of ["MEMORY.md", ".git/inside-git.md", ".jj/inside-jj.md", "notes.txt"]) {
+            expect(result.topics.map((t) => t.filename)).not.toContain(name)
+            expect(skipped.has(name)).toBe(false)
+          }
+          // The loop was walked once: no topic appears twice or under loop/.
+          const names = result.topics.map((t) => t.filename)
+          expect(new Set(names).size).toBe(names.length)
+          expect(names.some((n) => n.startsWith("loop/") || n.includes("/up/"))).toBe(false)
 
-        const byName = new Map(result.topics.map((t) => [t.filename, t]))
-        expect(byName.get("big.md")).toMatchObject({ name: "Big", description: "five megabytes" })
-        expect(byName.get("crlf.md")).toMatchObject({ name: "CRLF", description: "windows" })
-        expect(byName.get("bom.md")).toMatchObject({ name: "BOM" })
-        expect(byName.get("nul.md")).toMatchObject({ name: "NUL", description: "has a NUL" })
-        expect(byName.get("unclosed.md")?.headerProblem).toMatch(/not closed/)
-        expect(byName.get("scalar.md")?.headerProblem).toMatch(/mapping/)
-        expect(byName.get("list.md")?.headerProblem).toMatch(/mapping/)
-        expect(byName.get("dupes.md")?.headerProblem).toMatch(/YAML/)
-        expect(byName.get("js.md")?.headerProblem).toMatch(/other than YAML/)
-        expect(byName.get("binary.md")?.name).toBeUndefined()
-        expect((globalThis as { __pmScanEvaluated?: number }).__pmScanEvaluated).toBeUndefined()
-        // Newest first by file mtime.
-        const mtimes = result.topics.map((t) => t.fileMtimeMs)
-        expect([...mtimes].sort((a, b) => b - a)).toEqual(mtimes)
-      })
-    , 30_000)
+          const byName = new Map(result.topics.map((t) => [t.filename, t]))
+          expect(byName.get("big.md")).toMatchObject({ name: "Big", description: "five megabytes" })
+          expect(byName.get("crlf.md")).toMatchObject({ name: "CRLF", description: "windows" })
+          expect(byName.get("bom.md")).toMatchObject({ name: "BOM" })
+          expect(byName.get("nul.md")).toMatchObject({ name: "NUL", description: "has a NUL" })
+          expect(byName.get("unclosed.md")?.headerProblem).toMatch(/not closed/)
+          expect(byName.get("scalar.md")?.headerProblem).toMatch(/mapping/)
+          expect(byName.get("list.md")?.headerProblem).toMatch(/mapping/)
+          expect(byName.get("dupes.md")?.headerProblem).toMatch(/YAML/)
+          expect(byName.get("js.md")?.headerProblem).toMatch(/other than YAML/)
+          expect(byName.get("binary.md")?.name).toBeUndefined()
+          expect((globalThis as { __pmScanEvaluated?: number }).__pmScanEvaluated).toBeUndefined()
+          // Newest first by file mtime.
+          const mtimes = result.topics.map((t) => t.fileMtimeMs)
+          expect([...mtimes].sort((a, b) => b - a)).toEqual(mtimes)
+        })
+      , 30_000)
+    }
 
     it.effect("keeps 200 topics and reports the 201st as older", () =>
       Effect.gen(function* () {
@@ -473,7 +484,7 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
       })
     )
 
-    it.effect("reads at most 16 files at once", () =>
+    it.effect("a faked one-path reader (the batch form runs through it) is called for at most 16 files at once", () =>
       Effect.gen(function* () {
         const dir = tempDir()
         writeTopics(dir, 80)
@@ -601,6 +612,65 @@ layer(MemoryStore.layer.pipe(Layer.provide(FileSystem.layer)), { excludeTestServ
           ["b.md", []],
           ["missing.md", ["file-unreadable"]]
         ])
+      })
+    )
+
+    it.effect("lints in batches: each topic read once, each folder listed once", () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        writeTopics(dir, 30)
+        writeTopics(join(dir, "sub"), 10, { prefix: "inner" })
+        writeFileAt(join(dir, "sub", "notes.md"), topicText({ name: "N", description: "n", type: "user" }))
+        writeFileAt(join(dir, "sub", "notes-2.md"), topicText({ name: "N2", description: "n2", type: "user" }))
+        const real = yield* Effect.provide(FileSystem, FileSystem.layer)
+        const read: Array<string> = []
+        const listed: Array<string> = []
+        const results = yield* withStore(
+          {
+            readHeads: (paths, max) => {
+              read.push(...paths)
+              return real.readHeads(paths, max)
+            },
+            readDirectories: (paths) => {
+              listed.push(...paths)
+              return real.readDirectories(paths)
+            }
+          },
+          (s) => s.lint(dir)
+        )
+        expect(results).toHaveLength(42)
+        // The scan reads each header once, then lint reads each file once more (whole, up to its cap), and tries the
+        // index once.
+        const topicReads = read.filter((p) => p !== join(dir, "MEMORY.md"))
+        expect(new Set(topicReads).size).toBe(42)
+        expect(topicReads).toHaveLength(84)
+        expect(read.filter((p) => p === join(dir, "MEMORY.md"))).toHaveLength(1)
+        // The scan lists each folder once; lint lists the two folders once more.
+        expect(listed.filter((p) => p === join(dir, "sub"))).toHaveLength(2)
+        expect(listed).toHaveLength(4)
+        expect(results.find((r) => r.file === "sub/notes-2.md")?.problems.map((p) => p.code)).toEqual(["continuation-name"])
+      })
+    )
+
+    it.effect("a folder that cannot be listed still lints its files, only without the sibling check", () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        writeFileAt(join(dir, "sub", "notes.md"), topicText({ name: "N", description: "n", type: "user" }))
+        writeFileAt(join(dir, "sub", "notes-2.md"), topicText({ name: "N2", description: "n2", type: "user" }))
+        const real = yield* Effect.provide(FileSystem, FileSystem.layer)
+        const sub = join(dir, "sub")
+        const listed = yield* withStore({}, (s) => s.lint(dir, ["sub/notes-2.md"]))
+        expect(listed[0]!.problems.map((p) => p.code)).toEqual(["continuation-name"])
+        const unlisted = yield* withStore(
+          {
+            readDirectories: (paths) =>
+              Effect.map(real.readDirectories(paths), (ls) =>
+                ls.map((l, i) => (paths[i] === sub ? Either.left(new FsError({ op: "readdir", path: sub, reason: "Busy", detail: "EIO" })) : l))
+              )
+          },
+          (s) => s.lint(dir, ["sub/notes-2.md"])
+        )
+        expect(unlisted).toEqual([{ file: "sub/notes-2.md", problems: [] }])
       })
     )
 
