@@ -13,6 +13,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
@@ -180,9 +181,9 @@ export const makeMemorySession = Effect.gen(function* () {
 
   /** config.json's mtime at activation (-1 when absent): another session's `/memory off` shows up as a change. */
   const configStamp = yield* Ref.make(-1)
-  const readConfigStamp = fs.stat(config.configPath).pipe(
-    Effect.map((i) => i.mtimeMs),
-    Effect.orElseSucceed(() => -1)
+  // Asked on every request: one synchronous stat (a batch of one), not a thread-pool round trip.
+  const readConfigStamp = fs.statMany([config.configPath]).pipe(
+    Effect.map(([stat]) => (stat !== undefined && Either.isRight(stat) ? stat.right.mtimeMs : -1))
   )
 
   const activate = Effect.gen(function* () {
@@ -240,9 +241,12 @@ export const makeMemorySession = Effect.gen(function* () {
     })
 
   const indexStampOf = (a: Active) =>
-    fs.stat(join(a.location.memoryDir, INDEX_FILE)).pipe(
-      Effect.map((i) => `${i.dev}:${i.ino}:${i.size}:${i.mtimeMs}`),
-      Effect.orElseSucceed(() => "missing")
+    fs.statMany([join(a.location.memoryDir, INDEX_FILE)]).pipe(
+      Effect.map(([stat]) => {
+        if (stat === undefined || Either.isLeft(stat)) return "missing"
+        const i = stat.right
+        return `${i.dev}:${i.ino}:${i.size}:${i.mtimeMs}`
+      })
     )
 
   const buildSnapshot = (a: Active) =>

@@ -401,9 +401,11 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   const readForRecall = Effect.fn("MemoryStore.readForRecall")(function* (memoryDir: string, filename: string) {
     const path = join(memoryDir, filename)
-    const read = yield* fs
-      .readRegularFile(path, RECALL_MAX_BYTES + 1)
-      .pipe(Effect.mapError((e) => new TopicReadError({ filename, reason: describeReason(e.reason) })))
+    // A batch of one: the file is read synchronously in this effect (a recall reads at most five small files).
+    const read = yield* fs.readHeads([path], RECALL_MAX_BYTES + 1).pipe(
+      Effect.flatMap(([each]) => each!),
+      Effect.mapError((e) => new TopicReadError({ filename, reason: describeReason(e.reason) }))
+    )
     return { filename, path, window: recallWindow(read.bytes, read.partial), mtimeMs: read.info.mtimeMs } satisfies RecallRead
   })
 

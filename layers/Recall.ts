@@ -43,6 +43,17 @@ export interface RecallShape {
 /** The selector runs only for text with a whitespace character inside it after trimming. */
 export const passesWhitespaceThreshold = (query: string): boolean => /\s/.test(query.trim())
 
+/** Whether a topic's file name passes the sanitizer unchanged; answered once per topic object (scans reuse them). */
+const showable = new WeakMap<Topic, boolean>()
+const showableName = (t: Topic): boolean => {
+  let ok = showable.get(t)
+  if (ok === undefined) {
+    ok = sanitizeMemoryText(t.filename) === t.filename
+    showable.set(t, ok)
+  }
+  return ok
+}
+
 export const makeRecall = Effect.gen(function* () {
   const store = yield* MemoryStore
   const selector = yield* Selector
@@ -68,7 +79,7 @@ export const makeRecall = Effect.gen(function* () {
       const scanned = request.topics ?? (yield* store.scanTopics(request.memoryDir)).topics
       // The catalog shows file names verbatim (the model copies them back). A name the sanitizer would change (a
       // reserved tag, a bidi or zero-width character) cannot be shown safely, so that file is not offered at all.
-      const topics = scanned.filter((t) => sanitizeMemoryText(t.filename) === t.filename)
+      const topics = scanned.filter(showableName)
       const outcome = yield* selector.select({
         query: request.query.trim(),
         topics,

@@ -194,3 +194,33 @@ describe("Recall: files read in full on the branch", () => {
     })
   )
 })
+
+describe("Recall: the catalog follows the files across requests on one store", () => {
+  it.effect("an edited description, a new topic and a removed one show in the next request's catalog", () => {
+    const faux = makeFaux()
+    faux.script(toolReply(["release.md"]), toolReply(["release.md"]))
+    const dir = memoryDir()
+    const ask = Effect.flatMap(Recall, (s) =>
+      s.recall({ query: "how do we release", state: emptyRecallState, modelRef: "faux/faux-1", sessionId: "s", nowMs: NOW, memoryDir: dir })
+    )
+    const catalogOfRequest = (i: number) => conversationOf(faux.requests[i]!).at(-1)!.text
+    return Effect.gen(function* () {
+      yield* ask
+      expect(catalogOfRequest(0)).toContain("release.md")
+      expect(catalogOfRequest(0)).toContain("How we release")
+      // Rewritten in place with the same size is caught by ctime; here the size changes too, as an editor would.
+      writeFileAt(join(dir, "release.md"), topicText({ name: "Release", description: "Release from the release branch", type: "project", body: "Tag." }), NOW - DAY)
+      writeFileAt(join(dir, "deploy.md"), topicText({ name: "Deploy", description: "How we deploy", type: "project", body: "Push." }), NOW - DAY)
+      rmSync(join(dir, "old.md"))
+      yield* ask
+      const second = catalogOfRequest(1)
+      expect(second).toContain("Release from the release branch")
+      expect(second).not.toContain("How we release")
+      expect(second).toContain("deploy.md")
+      expect(second).not.toContain("old.md")
+      // The unchanged topics read the same in both requests (their lines are reused, not rebuilt differently).
+      const bigLines = (text: string) => text.split("\n").filter((l) => l.includes("big"))
+      expect(bigLines(second)).toStrictEqual(bigLines(catalogOfRequest(0)))
+    }).pipe(Effect.provide(layerFor(faux)))
+  })
+})
