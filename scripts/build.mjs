@@ -31,8 +31,24 @@ const noJsYaml = {
     }))
   }
 }
+// The YAML side of frontmatter (src/yamlEngine.ts: gray-matter and the `yaml` package) is its own CommonJS file,
+// dist/frontmatter-yaml.cjs. In the ESM bundles its import is replaced by a stand-in that requires that file on the
+// first header the fast path cannot read: a synchronous load, so parsing stays synchronous, and a start that meets
+// only plain headers never evaluates either package.
+const YAML_ENGINE_FILE = "frontmatter-yaml.cjs"
+const lazyYamlEngine = {
+  name: "lazy-yaml-engine",
+  setup(b) {
+    b.onResolve({ filter: /\/yamlEngine\.ts$/ }, () => ({ path: "yamlEngine", namespace: "lazy-yaml-engine" }))
+    b.onResolve({ filter: new RegExp(`^\\./${YAML_ENGINE_FILE.replace(".", "\\.")}$`) }, (a) => ({ path: a.path, external: true }))
+    b.onLoad({ filter: /.*/, namespace: "lazy-yaml-engine" }, () => ({
+      contents: `let engine;\nexport const splitWithYaml = (source) => (engine ??= require("./${YAML_ENGINE_FILE}")).splitWithYaml(source);\n`,
+      loader: "js"
+    }))
+  }
+}
 const common = {
-  plugins: [noJsYaml],
+  plugins: [noJsYaml, lazyYamlEngine],
   bundle: true,
   platform: "node",
   format: "esm",
@@ -61,7 +77,9 @@ await Promise.all([
   // background tasks are chunks it imports on first use. Chunks sit beside the entry (the bash parser finds its wasm
   // files beside the module that loads them).
   build({ ...common, entryPoints: { extension: join(root, "extension/index.ts") }, outdir: join(root, "dist"), splitting: true,
-    chunkNames: "extension-[name]-[hash]" })
+    chunkNames: "extension-[name]-[hash]" }),
+  build({ ...common, plugins: [noJsYaml], format: "cjs", banner: {}, entryPoints: [join(root, "src/yamlEngine.ts")],
+    outfile: join(root, "dist", YAML_ENGINE_FILE) })
 ])
 chmodSync(join(root, "dist/pm.js"), 0o755)
 // The bash grammar and the tree-sitter runtime are loaded from beside the bundle.

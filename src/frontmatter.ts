@@ -1,15 +1,14 @@
 /**
- * Topic frontmatter: gray-matter with the `yaml` engine (YAML 1.2 core: dates stay strings, unique keys enforced),
- * executable engines disabled, a fresh options object on every call (gray-matter caches by content otherwise).
- * Never throws: every malformed header becomes a typed problem and an empty header.
+ * Topic frontmatter: gray-matter with the `yaml` engine (yamlEngine.ts: YAML 1.2 core, dates stay strings, unique
+ * keys enforced, executable engines disabled). Never throws: every malformed header becomes a typed problem and an
+ * empty header.
  *
  * Most headers are a handful of plain `key: value` lines, and the YAML engine costs ~0.5 ms each on a cold start
  * (a scan reads up to 200). A strict fast path reads exactly those headers and hands anything else to the engine;
  * `test/readpath/frontmatterFastPath.test.ts` checks that both agree on generated headers.
  */
-import matter from "gray-matter"
 import * as Schema from "effect/Schema"
-import { parse as parseYaml } from "yaml"
+import { splitWithYaml } from "./yamlEngine.ts"
 
 export const MemoryType = Schema.Literal("user", "feedback", "project", "reference")
 export type MemoryType = typeof MemoryType.Type
@@ -31,19 +30,6 @@ export interface Frontmatter {
   readonly hasFrontmatter: boolean
   /** Body after the header. */
   readonly body: string
-}
-
-const refuse = (): never => {
-  throw new Error("executable frontmatter engines are disabled")
-}
-
-const engines = {
-  yaml: {
-    parse: (input: string): object => parseYaml(input, { uniqueKeys: true, schema: "core", logLevel: "error" }) as object,
-    stringify: (): string => refuse()
-  },
-  js: { parse: refuse, stringify: refuse },
-  javascript: { parse: refuse, stringify: refuse }
 }
 
 const text = (value: unknown): string | undefined =>
@@ -204,9 +190,9 @@ const parseFrontmatterWith = (raw: string, fastPath: boolean): Frontmatter => {
     body = split.body
   } else {
     try {
-      const parsed = matter(source, { engines, language: "yaml" })
+      const parsed = splitWithYaml(source)
       data = parsed.data
-      body = parsed.content
+      body = parsed.body
     } catch (error) {
       return empty(source, true, `frontmatter is not valid YAML: ${firstLine(error)}`)
     }
