@@ -4,8 +4,8 @@
  * Two figures per row: wall time, and CPU time (user + system, from bash's `time`, which reads the child's resource
  * usage). On a busy machine the wall ratio wanders with the load; the CPU ratio much less, so both are printed.
  * Runs are interleaved (one of each row per round) so that a burst of load hits every row alike.
- * The floor row imports only what every pm command needs before it does anything: the effect runtime and
- * @effect/cli, with nothing of pm's own.
+ * Two floors, built and loaded as pm's bundle is: importing the effect runtime and @effect/cli with nothing of pm's
+ * own, and a one-command @effect/cli program answering --help (what the CLI library costs to run at all).
  */
 import { build } from "esbuild"
 import { execFileSync, spawnSync } from "node:child_process"
@@ -81,11 +81,40 @@ const main = async () => {
       outfile: join(base, "floor-body.mjs"),
       logLevel: "warning"
     })
+    // The second floor: the smallest @effect/cli program over pm's own CLI platform layer.
+    const app = join(base, "app.mjs")
+    writeFileSync(app, `import * as Module from "node:module"\nModule.enableCompileCache()\nawait import("./app-body.mjs")\n`)
+    await build({
+      stdin: {
+        contents: [
+          `import * as Command from "@effect/cli/Command"`,
+          `import * as CliConfig from "@effect/cli/CliConfig"`,
+          `import * as Options from "@effect/cli/Options"`,
+          `import * as Console from "effect/Console"`,
+          `import * as Effect from "effect/Effect"`,
+          `import * as Layer from "effect/Layer"`,
+          `import { cliPlatform } from "./cli/platform.ts"`,
+          `const scan = Command.make("scan", { json: Options.boolean("json") }, ({ json }) => Console.log(json))`,
+          `const cli = Command.run(Command.make("app").pipe(Command.withSubcommands([scan])), { name: "app", version: "1.0.0" })`,
+          `Effect.runPromise(cli(process.argv).pipe(Effect.provide(Layer.merge(cliPlatform, CliConfig.layer({ showBuiltIns: false })))))`
+        ].join("\n"),
+        resolveDir: ROOT,
+        loader: "ts"
+      },
+      bundle: true,
+      minify: true,
+      platform: "node",
+      format: "esm",
+      target: "node22",
+      outfile: join(base, "app-body.mjs"),
+      logLevel: "warning"
+    })
     const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, NO_COLOR: "1" }
     const dirs = { 200: fixture(base, 200), 1000: fixture(base, 1000) }
     const rows: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
       ["node -e 0", ["-e", "0"]],
       ["floor: import effect + @effect/cli", [floor]],
+      ["floor: one-command @effect/cli --help", [app, "--help"]],
       ["pm --help", [PM, "--help"]],
       ["pm --version", [PM, "--version"]],
       ["pm project --json", [PM, "project", "--json", "--cwd", project]],
