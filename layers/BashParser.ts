@@ -3,7 +3,7 @@
  * when they build the guard, so nothing here loads before a guard is needed.
  */
 import * as Effect from "effect/Effect"
-import { Language, Parser } from "web-tree-sitter"
+import { Language, Parser, type TreeCursor } from "web-tree-sitter"
 import {
   classifyTree,
   mergedLineBreaks,
@@ -98,6 +98,12 @@ const nodeTypesOf = (language: Language): NodeTypes => {
 export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: number } = {}): BashGuardShape => {
   const budgetMs = options.budgetMs ?? CLASSIFY_BUDGET_MS
   const types = nodeTypesOf(parser.language!)
+  /**
+   * One cursor for every parse, moved to each new tree's root: creating and deleting a cursor per command (a wasm
+   * allocation and a finalizer registration each way) cost about a tenth of the guard's own work. Node's finalizer
+   * frees it with the classifier.
+   */
+  let cursor: TreeCursor | undefined
   /** Parses and copies the tree, freeing the parser's copy. */
   const parseTree = (
     text: string,
@@ -113,20 +119,18 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
       return undefined
     }
     try {
-      const cursor = tree.walk()
-      try {
-        const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
-        if (!copy.suspicious || !tree.rootNode.hasError) return { root: copy.root, hasError: false, comment: copy.comment }
-        // A large input is worded from the copy at hand (its ERROR nodes), not copied again: one more walk asking
-        // the parser about every node costs several times the parse.
-        if (text.length > LARGE_INPUT) return { root: copy.root, hasError: true, comment: copy.comment }
-        // A syntax error: copy again, completely and with MISSING flags, to word it.
-        cursor.reset(tree.rootNode)
-        const full = copyTree(cursor, types, text, { withMissing: true })
-        return { root: full.root, hasError: true, comment: full.comment }
-      } finally {
-        cursor.delete()
-      }
+      const root = tree.rootNode
+      if (cursor === undefined) cursor = root.walk()
+      else cursor.reset(root)
+      const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
+      if (!copy.suspicious || !root.hasError) return { root: copy.root, hasError: false, comment: copy.comment }
+      // A large input is worded from the copy at hand (its ERROR nodes), not copied again: one more walk asking
+      // the parser about every node costs several times the parse.
+      if (text.length > LARGE_INPUT) return { root: copy.root, hasError: true, comment: copy.comment }
+      // A syntax error: copy again, completely and with MISSING flags, to word it.
+      cursor.reset(root)
+      const full = copyTree(cursor, types, text, { withMissing: true })
+      return { root: full.root, hasError: true, comment: full.comment }
     } finally {
       tree.delete()
     }

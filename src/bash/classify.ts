@@ -554,9 +554,12 @@ export const tryDelete = (source: string, root: BashNode, ctx: ClassifyContext):
     command = child
   }
   if (command === undefined) return undefined
-  // Cheap test first: most commands are not rm, and resolving every word twice would double the work.
+  // Cheap test first: most commands are not rm, and resolving every word twice would double the work. A name
+  // spelled without both letters (an escape for one of them) goes to the read-only path, where rm is refused.
   const nameNode = command.children.find((c) => c.type === "command_name")
-  if (nameNode === undefined || !source.slice(nameNode.start, nameNode.end).includes("r")) return undefined
+  if (nameNode === undefined) return undefined
+  const nameText = source.slice(nameNode.start, nameNode.end)
+  if (!nameText.includes("r") || !nameText.includes("m")) return undefined
   const parts = commandParts(source, command)
   if (typeof parts === "string" || parts.redirects.length > 0 || parts.assignments.length > 0) return undefined
   const [name, ...args] = parts.words

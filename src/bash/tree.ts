@@ -88,13 +88,36 @@ export const TOKEN_TYPES: ReadonlySet<string> = new Set([
  * range of named leaves, the start of anonymous tokens. An inner node spans exactly its children (tree-sitter keeps leading whitespace out of a
  * node's range), so its range is its first child's start and last child's end.
  */
+/**
+ * Whether the copy descends into a node, by type id: named, not a token, not opaque. Worked out once per type table
+ * and opaque set instead of two set lookups per node.
+ */
+const descendTables = new WeakMap<NodeTypes, Map<ReadonlySet<string> | undefined, Uint8Array>>()
+const descendTableOf = (types: NodeTypes, opaque: ReadonlySet<string> | undefined): Uint8Array => {
+  let byOpaque = descendTables.get(types)
+  if (byOpaque === undefined) {
+    byOpaque = new Map()
+    descendTables.set(types, byOpaque)
+  }
+  let table = byOpaque.get(opaque)
+  if (table === undefined) {
+    table = new Uint8Array(types.names.length)
+    for (let id = 0; id < types.names.length; id++) {
+      const type = types.names[id] ?? "ERROR"
+      table[id] = (types.named[id] ?? true) && !TOKEN_TYPES.has(type) && opaque?.has(type) !== true ? 1 : 0
+    }
+    byOpaque.set(opaque, table)
+  }
+  return table
+}
+
 export const copyTree = (cursor: CursorLike, types: NodeTypes, source: string, options: CopyOptions = {}): CopiedTree => {
   const withMissing = options.withMissing === true
   const opaque = options.opaque
+  const descend = descendTableOf(types, opaque)
   let suspicious = false
   let comment = false
-  const make = (): MutableNode => {
-    const id = cursor.nodeTypeId
+  const make = (id: number): MutableNode => {
     const type = types.names[id]
     if (type === undefined || type === "ERROR") suspicious = true
     else if (type === "comment") comment = true
@@ -124,16 +147,19 @@ export const copyTree = (cursor: CursorLike, types: NodeTypes, source: string, o
     node.start = node.children[0]!.start
     node.end = node.children[node.children.length - 1]!.end
   }
-  const root = make()
+  const root = make(cursor.nodeTypeId)
   if (!cursor.gotoFirstChild()) {
     leaf(root)
     return { root, suspicious, comment }
   }
   const stack: Array<MutableNode> = [root]
   for (;;) {
-    const node = make()
+    const id = cursor.nodeTypeId
+    const node = make(id)
     stack[stack.length - 1]!.children.push(node)
-    if (node.named && !TOKEN_TYPES.has(node.type) && opaque?.has(node.type) !== true && cursor.gotoFirstChild()) {
+    // An id beyond the table (an ERROR node's is 65535) is judged by the node itself.
+    const inner = id < descend.length ? descend[id] === 1 : node.named && !TOKEN_TYPES.has(node.type) && opaque?.has(node.type) !== true
+    if (inner && cursor.gotoFirstChild()) {
       stack.push(node)
       continue
     }
