@@ -80,9 +80,28 @@ export const makeProjectLocator = Effect.gen(function* () {
   const real = (cwd: string, path: string) =>
     fs.realpath(path).pipe(Effect.mapError((e) => fail(cwd, `cannot resolve ${path}: ${e.reason}`)))
 
+  /**
+   * Concurrent identical queries share one git process: at session start the memory side and the background side
+   * locate the same directory at the same moment, and spawning a process from a large Node heap costs several
+   * milliseconds of the main thread each time. Only queries in flight are shared, never kept: the next locate asks
+   * git again. A caller that is interrupted stops waiting; the shared query itself ends within git's own timeout.
+   */
+  const inFlight = new Map<string, Promise<GitAnswer | undefined>>()
+  const askGitShared = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
+    Effect.suspend(() => {
+      let pending = inFlight.get(cwd)
+      if (pending === undefined) {
+        const started = Effect.runPromise(askGit(cwd)).finally(() => inFlight.delete(cwd))
+        inFlight.set(cwd, started)
+        pending = started
+      }
+      const answer = pending
+      return Effect.promise(() => answer)
+    })
+
   const projectRootOf = Effect.fn("ProjectLocator.projectRootOf")(function* (cwd: string) {
     const canonicalCwd = yield* real(cwd, resolve(cwd))
-    const git = yield* askGit(canonicalCwd)
+    const git = yield* askGitShared(canonicalCwd)
     if (git === undefined) return canonicalCwd
     const commonDir = yield* fs.realpath(resolve(canonicalCwd, git.commonDir)).pipe(Effect.option)
     // A linked worktree whose common dir is a `.git` folder belongs to the checkout that owns that folder.

@@ -321,3 +321,32 @@ describe("ProjectLocator", () => {
     })
   )
 })
+
+describe("ProjectLocator: one git process for concurrent identical queries", () => {
+  /** A `git` first on PATH that logs each run, then runs the real one. */
+  const countingGit = (): { readonly runs: () => number } => {
+    const bin = tempDir("pm-git-bin-")
+    const log = join(bin, "runs.log")
+    const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim()
+    writeFileSync(join(bin, "git"), `#!/bin/sh\necho run >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 })
+    process.env["PATH"] = `${bin}:${savedPath}`
+    return { runs: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l === "run").length : 0) }
+  }
+
+  it.live("two locates of the same folder at once share one git run; the next locate asks again", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const counter = countingGit()
+      const both = yield* Effect.flatMap(ProjectLocator, (l) =>
+        Effect.all([l.locate(join(repo, "sub")), l.locate(join(repo, "sub"))], { concurrency: 2 })
+      ).pipe(Effect.provide(locatorLayer(agentDir, home)))
+      expect(both[0].projectRoot).toBe(repo)
+      expect(both[1]).toStrictEqual(both[0])
+      expect(counter.runs()).toBe(1)
+      // Nothing is kept once the query is answered: a later locate runs git again.
+      yield* locate(agentDir, home, join(repo, "sub"))
+      expect(counter.runs()).toBe(2)
+    })
+  )
+})
