@@ -54,6 +54,23 @@ const fixture = (base: string, count: number): string => {
   return dir
 }
 
+/** `<name>.mjs`: turns the compile cache on and imports `<name>-body.mjs`, the given source bundled and minified. */
+const floorProgram = async (base: string, name: string, source: ReadonlyArray<string>): Promise<string> => {
+  const entry = join(base, `${name}.mjs`)
+  writeFileSync(entry, `import * as Module from "node:module"\nModule.enableCompileCache()\nawait import("./${name}-body.mjs")\n`)
+  await build({
+    stdin: { contents: source.join("\n"), resolveDir: ROOT, loader: "ts" },
+    bundle: true,
+    minify: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    outfile: join(base, `${name}-body.mjs`),
+    logLevel: "warning"
+  })
+  return entry
+}
+
 const main = async () => {
   if (!existsSync(PM)) execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], { stdio: "inherit" })
   const base = mkdtempSync(join(tmpdir(), "pm-bench-cli-"))
@@ -62,53 +79,26 @@ const main = async () => {
     const project = join(base, "project")
     mkdirSync(agentDir)
     mkdirSync(project)
-    // The floor: a bundle, built as pm's is, of the modules every command evaluates before pm's own code runs,
-    // loaded as pm's launcher loads its bundle (compile cache on, then a dynamic import).
-    const floor = join(base, "floor.mjs")
-    writeFileSync(floor, `import * as Module from "node:module"\nModule.enableCompileCache()\nawait import("./floor-body.mjs")\n`)
-    await build({
-      stdin: {
-        contents: `import * as Effect from "effect/Effect"\nimport * as Command from "@effect/cli/Command"\n` +
-          `console.log(typeof Effect.runPromise, typeof Command.run)\n`,
-        resolveDir: ROOT,
-        loader: "ts"
-      },
-      bundle: true,
-      minify: true,
-      platform: "node",
-      format: "esm",
-      target: "node22",
-      outfile: join(base, "floor-body.mjs"),
-      logLevel: "warning"
-    })
-    // The second floor: the smallest @effect/cli program over pm's own CLI platform layer.
-    const app = join(base, "app.mjs")
-    writeFileSync(app, `import * as Module from "node:module"\nModule.enableCompileCache()\nawait import("./app-body.mjs")\n`)
-    await build({
-      stdin: {
-        contents: [
-          `import * as Command from "@effect/cli/Command"`,
-          `import * as CliConfig from "@effect/cli/CliConfig"`,
-          `import * as Options from "@effect/cli/Options"`,
-          `import * as Console from "effect/Console"`,
-          `import * as Effect from "effect/Effect"`,
-          `import * as Layer from "effect/Layer"`,
-          `import { cliPlatform } from "./cli/platform.ts"`,
-          `const scan = Command.make("scan", { json: Options.boolean("json") }, ({ json }) => Console.log(json))`,
-          `const cli = Command.run(Command.make("app").pipe(Command.withSubcommands([scan])), { name: "app", version: "1.0.0" })`,
-          `Effect.runPromise(cli(process.argv).pipe(Effect.provide(Layer.merge(cliPlatform, CliConfig.layer({ showBuiltIns: false })))))`
-        ].join("\n"),
-        resolveDir: ROOT,
-        loader: "ts"
-      },
-      bundle: true,
-      minify: true,
-      platform: "node",
-      format: "esm",
-      target: "node22",
-      outfile: join(base, "app-body.mjs"),
-      logLevel: "warning"
-    })
+    // The floors: bundles built as pm's is, each loaded as pm's launcher loads its bundle (compile cache on, then a
+    // dynamic import). The first holds the modules every command evaluates before pm's own code runs; the second is
+    // the smallest @effect/cli program, over pm's own CLI platform layer.
+    const floor = await floorProgram(base, "floor", [
+      `import * as Effect from "effect/Effect"`,
+      `import * as Command from "@effect/cli/Command"`,
+      `console.log(typeof Effect.runPromise, typeof Command.run)`
+    ])
+    const app = await floorProgram(base, "app", [
+      `import * as Command from "@effect/cli/Command"`,
+      `import * as CliConfig from "@effect/cli/CliConfig"`,
+      `import * as Options from "@effect/cli/Options"`,
+      `import * as Console from "effect/Console"`,
+      `import * as Effect from "effect/Effect"`,
+      `import * as Layer from "effect/Layer"`,
+      `import { cliPlatform } from "./cli/platform.ts"`,
+      `const scan = Command.make("scan", { json: Options.boolean("json") }, ({ json }) => Console.log(json))`,
+      `const cli = Command.run(Command.make("app").pipe(Command.withSubcommands([scan])), { name: "app", version: "1.0.0" })`,
+      `Effect.runPromise(cli(process.argv).pipe(Effect.provide(Layer.merge(cliPlatform, CliConfig.layer({ showBuiltIns: false })))))`
+    ])
     const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, NO_COLOR: "1" }
     const dirs = { 200: fixture(base, 200), 1000: fixture(base, 1000) }
     const rows: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
