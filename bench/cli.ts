@@ -13,16 +13,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { median, topicFixture } from "./_support.ts"
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..")
 const PM = join(ROOT, "dist", "pm.js")
 const RUNS = Number(process.argv[2] ?? 15)
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 
 /** Runs `node ...args` under bash's `time`; returns wall and CPU milliseconds. Exit 0 or 1 (problems found) pass. */
 const timed = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, cwd: string): { wall: number; cpu: number } => {
@@ -35,23 +30,6 @@ const timed = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, cwd: string)
   const [wall, user, sys] = r.stdout.trim().split(/\s+/).slice(-3).map(Number)
   if (r.status !== 0 || wall === undefined || Number.isNaN(wall)) throw new Error(`node ${args.join(" ")}: ${r.stdout}${r.stderr}`)
   return { wall: wall * 1000, cpu: (user! + sys!) * 1000 }
-}
-
-const fixture = (base: string, count: number): string => {
-  const dir = join(base, `mem-${count}`)
-  mkdirSync(dir, { recursive: true })
-  const types = ["user", "feedback", "project", "reference"]
-  const index: Array<string> = []
-  for (let i = 0; i < count; i++) {
-    const name = `topic-${String(i).padStart(4, "0")}.md`
-    writeFileSync(
-      join(dir, name),
-      `---\nname: topic-${String(i).padStart(4, "0")}\ndescription: What topic ${i} covers, in one line for the selector\ntype: ${types[i % 4]}\n---\n${`Details for topic ${i}. `.repeat(20)}\n`
-    )
-    if (i < 200) index.push(`- [Topic ${i}](${name}) - what topic ${i} covers`)
-  }
-  writeFileSync(join(dir, "MEMORY.md"), `${index.join("\n")}\n`)
-  return dir
 }
 
 /** `<name>.mjs`: turns the compile cache on and imports `<name>-body.mjs`, the given source bundled and minified. */
@@ -100,7 +78,7 @@ const main = async () => {
       `Effect.runPromise(cli(process.argv).pipe(Effect.provide(Layer.merge(cliPlatform, CliConfig.layer({ showBuiltIns: false })))))`
     ])
     const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, NO_COLOR: "1" }
-    const dirs = { 200: fixture(base, 200), 1000: fixture(base, 1000) }
+    const dirs = { 200: topicFixture(base, 200), 1000: topicFixture(base, 1000) }
     const rows: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
       ["node -e 0", ["-e", "0"]],
       ["floor: import effect + @effect/cli", [floor]],

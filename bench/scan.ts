@@ -21,23 +21,18 @@
  */
 import { Effect, Layer } from "effect"
 import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import * as fsp from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { FileSystem } from "../layers/FileSystem.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
+import { median, topicFixture } from "./_support.ts"
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..")
 const PM = join(ROOT, "dist", "pm.js")
 const RUNS = Number(process.argv[2] ?? 15)
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 
 interface Paired {
   readonly t: number
@@ -77,27 +72,6 @@ const paired = async <P = undefined>(f: (prepared: P) => unknown, g: () => unkno
 const node = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => () => {
   const r = spawnSync(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] })
   if (r.status !== 0) throw new Error(`node ${args.join(" ")} exited ${r.status}: ${r.stderr}`)
-}
-
-/** A memory directory of `count` topics (about 600 bytes each, mixed types) with a matching MEMORY.md. */
-const fixture = (base: string, count: number): string => {
-  const dir = join(base, `mem-${count}`)
-  mkdirSync(dir, { recursive: true })
-  const types = ["user", "feedback", "project", "reference"]
-  const now = Date.now()
-  const index: Array<string> = []
-  for (let i = 0; i < count; i++) {
-    const name = `topic-n${String(i).padStart(4, "0")}.md`
-    const body = `Details for topic ${i}. `.repeat(20)
-    writeFileSync(
-      join(dir, name),
-      `---\nname: Topic ${i}\ndescription: What topic ${i} covers, in one line for the selector\nmetadata:\n  type: ${types[i % 4]}\n---\n${body}\n`
-    )
-    utimesSync(join(dir, name), (now - i * 60_000) / 1000, (now - i * 60_000) / 1000)
-    if (i < 200) index.push(`- [Topic ${i}](${name}) - what topic ${i} covers`)
-  }
-  writeFileSync(join(dir, "MEMORY.md"), `${index.join("\n")}\n`)
-  return dir
 }
 
 /**
@@ -152,7 +126,7 @@ const main = async () => {
     mkdirSync(agentDir)
     mkdirSync(project)
     const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, NO_COLOR: "1" }
-    const dirs = { 200: fixture(base, 200), 1000: fixture(base, 1000) } as const
+    const dirs = { 200: topicFixture(base, 200), 1000: topicFixture(base, 1000) } as const
     const scannerFile = join(base, "simple-scan.mjs")
     writeFileSync(scannerFile, SIMPLE_SCANNER)
     const { simpleScan } = (await import(pathToFileURL(scannerFile).href)) as { simpleScan: (dir: string) => ReadonlyArray<unknown> }

@@ -12,15 +12,10 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { detectSecrets } from "../src/secrets.ts"
+import { median } from "./_support.ts"
 
 const RUNS = Number(process.argv[2] ?? 9)
 const FIXTURES = join(fileURLToPath(import.meta.url), "..", "..", "test", "fixtures", "secrets")
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 
 const timeMs = (f: () => unknown, runs = RUNS): number => {
   f()

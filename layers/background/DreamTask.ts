@@ -13,7 +13,7 @@ import { Journal } from "../Journal.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
 import { runTask } from "./Runner.ts"
-import { makeTaskTools, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
+import { makeTaskTools, recordingChanges, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
 import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./Dream.ts"
 
 /** Far above any index the task should leave: enough to measure one that is too long. */
@@ -56,10 +56,7 @@ export const makeDream = Effect.gen(function*() {
             check,
             journal: taskJournal(request),
             deleteCap: { topics: topics.length },
-            onChange: (change) =>
-              Effect.sync(() => {
-                if (!filesChanged.includes(change.path)) filesChanged.push(change.path)
-              }).pipe(Effect.zipRight(request.onChange(change)))
+            onChange: recordingChanges(filesChanged, request.onChange)
           }),
         catch: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
       })

@@ -14,7 +14,7 @@ import { MemoryStore } from "../MemoryStore.ts"
 import { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { runTask, type TaskRequest } from "./Runner.ts"
-import { makeTaskTools, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
+import { makeTaskTools, recordingChanges, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
 import { ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
 
 /** A session entry's message as the model sees it; undefined for what the model never sees. */
@@ -87,10 +87,7 @@ export const makeExtractor = Effect.gen(function*() {
             check,
             codemode: request.codemode,
             journal: taskJournal(request, entries, advanceTo),
-            onChange: (change) =>
-              Effect.sync(() => {
-                if (!filesChanged.includes(change.path)) filesChanged.push(change.path)
-              }).pipe(Effect.zipRight(request.onChange(change)))
+            onChange: recordingChanges(filesChanged, request.onChange)
           }),
         catch: (e) => new ExtractionFailed({ reason: `cannot set up the task's tools: ${e instanceof Error ? e.message : String(e)}` })
       })

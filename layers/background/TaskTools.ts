@@ -45,6 +45,16 @@ export interface MemoryChange {
   readonly path: string
 }
 
+/**
+ * An `onChange` that notes each changed path once in `files` (the task's run record) before handing the change on.
+ */
+export const recordingChanges =
+  (files: Array<string>, then: (change: MemoryChange) => Effect.Effect<void>) =>
+  (change: MemoryChange): Effect.Effect<void> =>
+    Effect.sync(() => {
+      if (!files.includes(change.path)) files.push(change.path)
+    }).pipe(Effect.zipRight(then(change)))
+
 export interface TaskTool {
   readonly name: BackgroundToolName | "codemode"
   /** What the model is told: Pi's own description and parameters. */

@@ -23,6 +23,14 @@ const locate = (agentDir: string, home: string, cwd: string) =>
 const rootOf = (agentDir: string, home: string, cwd: string) =>
   Effect.flatMap(ProjectLocator, (l) => l.projectRootOf(cwd)).pipe(Effect.provide(locatorLayer(agentDir, home)))
 
+/** Two existing folders whose project keys collide (`a-b` and `a_b` both map to the same key). */
+const collidingRoots = (prefix: string): readonly [string, string] => {
+  const x = tempDir(prefix)
+  const roots = [join(x, "a-b"), join(x, "a_b")] as const
+  for (const r of roots) mkdirSync(r)
+  return roots
+}
+
 const savedPath = process.env["PATH"]
 const savedGitDir = process.env["GIT_DIR"]
 afterEach(() => {
@@ -131,11 +139,7 @@ describe("ProjectLocator", () => {
   it.live("gives the second of two colliding roots <key>-<24 hex of sha256(root)> with its own marker", () =>
     Effect.gen(function* () {
       const { agentDir, home, storageRoot } = tempAgent()
-      const x = tempDir("pm-collide-")
-      const first = join(x, "a-b")
-      const second = join(x, "a_b")
-      mkdirSync(first)
-      mkdirSync(second)
+      const [first, second] = collidingRoots("pm-collide-")
       const key = projectKeyOf(first)
       expect(projectKeyOf(second)).toBe(key)
 
@@ -156,9 +160,7 @@ describe("ProjectLocator", () => {
 
   it.live("gives colliding roots distinct, stable keys when they claim the key at the same moment", () =>
     Effect.gen(function* () {
-      const x = tempDir("pm-collide-race-")
-      const roots = [join(x, "a-b"), join(x, "a_b")] as const
-      for (const r of roots) mkdirSync(r)
+      const roots = collidingRoots("pm-collide-race-")
       for (let round = 0; round < 30; round++) {
         const { agentDir, home } = tempAgent()
         const all = yield* Effect.all(
@@ -181,11 +183,7 @@ describe("ProjectLocator", () => {
   it.live("fails with a typed error, writing nothing, when the collision directory is claimed by yet another root", () =>
     Effect.gen(function* () {
       const { agentDir, home, storageRoot } = tempAgent()
-      const x = tempDir("pm-collide-twice-")
-      const first = join(x, "a-b")
-      const second = join(x, "a_b")
-      mkdirSync(first)
-      mkdirSync(second)
+      const [first, second] = collidingRoots("pm-collide-twice-")
       const key = projectKeyOf(first)
       yield* locate(agentDir, home, first)
       // A marker in the second root's collision directory naming a third root (tampered, or a hash collision).
