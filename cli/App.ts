@@ -22,9 +22,8 @@ import { doctorCommand, statusCommand } from "./status.ts"
 import { logCommand, undoCommand } from "./journal.ts"
 import { forgetCommand, listCommand, searchCommand, showCommand } from "./memoryCommands.ts"
 
-/** What every subcommand gets. */
-export const pmLayer = (env: ConfigEnvironment = {}) =>
-  Layer.mergeAll(coreLayer(env), cliPlatform, CliConfig.layer({ showBuiltIns: false }))
+/** What @effect/cli itself needs to parse, print help and run the wizard: no pm service. */
+export const cliLayer = Layer.merge(cliPlatform, CliConfig.layer({ showBuiltIns: false }))
 
 /** pi's model runtime over the agent directory, with the project's settings at `cwd`; loaded on first use. */
 export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, ConfigService> =>
@@ -41,6 +40,10 @@ const bashGuardOnDemand: Layer.Layer<BashGuard, BashParserLoadError> = Layer.unw
   Effect.promise(() => import("../layers/BashGuard.ts")).pipe(Effect.map((m) => m.BashGuard.layer))
 )
 
+/**
+ * The command tree. The core services are provided around whichever subcommand runs (a transform of the parent
+ * command), so they are built only when a handler runs: `--help`, `--version` and usage errors build none.
+ */
 export const pmCommand = Command.make("pm").pipe(
   Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
   Command.withSubcommands([
@@ -57,5 +60,6 @@ export const pmCommand = Command.make("pm").pipe(
     showCommand.pipe(Command.provide(browseLayer)),
     searchCommand.pipe(Command.provide(browseLayer)),
     forgetCommand.pipe(Command.provide(browseLayer))
-  ])
+  ]),
+  Command.provide(coreLayer())
 )

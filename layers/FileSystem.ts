@@ -4,6 +4,7 @@
  * is one small fake, and so non-blocking opens of FIFOs and devices are explicit.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -25,12 +26,12 @@ export const FsReason = Schema.Literal(
 )
 export type FsReason = typeof FsReason.Type
 
-export class FsError extends Schema.TaggedError<FsError>()("FsError", {
-  op: Schema.String,
-  path: Schema.String,
-  reason: FsReason,
-  detail: Schema.String
-}) {
+export class FsError extends Data.TaggedError("FsError")<{
+  readonly op: string
+  readonly path: string
+  readonly reason: FsReason
+  readonly detail: string
+}> {
   override get message(): string {
     return `${this.op} ${this.path}: ${this.reason}${this.detail ? ` (${this.detail})` : ""}`
   }

@@ -11,6 +11,7 @@
  * - `prune` applies the retention policy (src/journal.ts) under `journal.lock`; `record` does so after each append.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -41,12 +42,12 @@ const JOURNAL_MAX_BYTES = 64 * 1024 * 1024
 /** Largest memory file hashed or restored by undo. */
 const FILE_MAX_BYTES = 16 * 1024 * 1024
 
-export class JournalFailed extends Schema.TaggedError<JournalFailed>()("JournalFailed", {
-  op: Schema.String,
-  path: Schema.String,
-  reason: FsReason,
-  detail: Schema.String
-}) {
+export class JournalFailed extends Data.TaggedError("JournalFailed")<{
+  readonly op: string
+  readonly path: string
+  readonly reason: FsReason
+  readonly detail: string
+}> {
   override get message(): string {
     return `journal ${this.op} ${this.path}: ${this.reason}${this.detail ? ` (${this.detail})` : ""}`
   }

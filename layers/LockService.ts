@@ -12,10 +12,10 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
@@ -34,12 +34,12 @@ import {
 import { type FileInfo, FileSystem, FsReason, type FileSystemShape } from "./FileSystem.ts"
 
 /** The lock's file could not be created or read for a reason other than "someone holds it". */
-export class LockFailed extends Schema.TaggedError<LockFailed>()("LockFailed", {
-  name: Schema.String,
-  op: Schema.String,
-  reason: FsReason,
-  detail: Schema.String
-}) {
+export class LockFailed extends Data.TaggedError("LockFailed")<{
+  readonly name: string
+  readonly op: string
+  readonly reason: FsReason
+  readonly detail: string
+}> {
   override get message(): string {
     return `lock ${this.name}: ${this.op} failed: ${this.reason}${this.detail ? ` (${this.detail})` : ""}`
   }
@@ -49,10 +49,10 @@ export class LockFailed extends Schema.TaggedError<LockFailed>()("LockFailed", {
  * The lock file vanished or now carries another token, or could not be read at all for a whole timeout: the work
  * that relied on it must stop.
  */
-export class LockLost extends Schema.TaggedError<LockLost>()("LockLost", {
-  name: Schema.String,
-  reason: Schema.Literal("missing", "token-changed", "unreadable")
-}) {
+export class LockLost extends Data.TaggedError("LockLost")<{
+  readonly name: string
+  readonly reason: "missing" | "token-changed" | "unreadable"
+}> {
   override get message(): string {
     return `lock ${this.name} was lost (${this.reason}); the work holding it was stopped`
   }

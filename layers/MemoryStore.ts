@@ -4,9 +4,9 @@
  * typed errors for callers that want them.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { dirname, join, relative, sep } from "node:path"
 import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
 import { parseFrontmatter, type MemoryType } from "../src/frontmatter.ts"
@@ -27,28 +27,28 @@ import { INDEX_FILE } from "../src/storage.ts"
 import { publishFile } from "./AtomicPublish.ts"
 import { type Each, FileSystem, type FileInfo, type FsError, type FsReason, type HeadRead } from "./FileSystem.ts"
 
-export class IndexReadError extends Schema.TaggedError<IndexReadError>()("IndexReadError", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
+export class IndexReadError extends Data.TaggedError("IndexReadError")<{
+  readonly path: string
+  readonly reason: string
+}> {
   override get message(): string {
     return `cannot read ${this.path}: ${this.reason}`
   }
 }
 
-export class BackfillError extends Schema.TaggedError<BackfillError>()("BackfillError", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
+export class BackfillError extends Data.TaggedError("BackfillError")<{
+  readonly path: string
+  readonly reason: string
+}> {
   override get message(): string {
     return `cannot create ${this.path}: ${this.reason}`
   }
 }
 
-export class TopicReadError extends Schema.TaggedError<TopicReadError>()("TopicReadError", {
-  filename: Schema.String,
-  reason: Schema.String
-}) {
+export class TopicReadError extends Data.TaggedError("TopicReadError")<{
+  readonly filename: string
+  readonly reason: string
+}> {
   override get message(): string {
     return `cannot read ${this.filename}: ${this.reason}`
   }

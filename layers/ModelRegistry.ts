@@ -7,19 +7,20 @@
  */
 import type { Api, AssistantMessage, Context as PiContext, Model, Tool, Usage } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
-export class ModelUnavailable extends Schema.TaggedError<ModelUnavailable>()("ModelUnavailable", {
-  ref: Schema.String,
-  message: Schema.String
-}) {}
 
-export class ModelRequestFailed extends Schema.TaggedError<ModelRequestFailed>()("ModelRequestFailed", {
-  model: Schema.String,
-  message: Schema.String
-}) {}
+export class ModelUnavailable extends Data.TaggedError("ModelUnavailable")<{
+  readonly ref: string
+  readonly message: string
+}> {}
+
+export class ModelRequestFailed extends Data.TaggedError("ModelRequestFailed")<{
+  readonly model: string
+  readonly message: string
+}> {}
 
 /** What a backend must offer: the host's ModelRegistry and pi-ai's ModelRuntime both fit with a thin adapter. */
 export interface ModelBackend {

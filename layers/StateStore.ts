@@ -7,9 +7,9 @@
  * When the shared file does not exist yet, the legacy `projects/<key>/state.json` is read as the starting point.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import {
@@ -31,30 +31,30 @@ import { type LockFailed, type LockLost, LockService, type LockServiceShape } fr
 export const STATE_FILE = "state.json"
 const STATE_MAX_BYTES = 1_048_576
 
-export class StateConflict extends Schema.TaggedError<StateConflict>()("StateConflict", {
-  expected: Schema.Number,
-  actual: Schema.Number
-}) {
+export class StateConflict extends Data.TaggedError("StateConflict")<{
+  readonly expected: number
+  readonly actual: number
+}> {
   override get message(): string {
     return `state.json changed meanwhile (expected version ${this.expected}, found ${this.actual}); read it again`
   }
 }
 
 /** `last-dream-at.lock` stayed busy for the whole wait. */
-export class StateBusy extends Schema.TaggedError<StateBusy>()("StateBusy", {
-  waitedMs: Schema.Number
-}) {
+export class StateBusy extends Data.TaggedError("StateBusy")<{
+  readonly waitedMs: number
+}> {
   override get message(): string {
     return `state.json is being updated by another process (waited ${this.waitedMs} ms)`
   }
 }
 
-export class StateFailed extends Schema.TaggedError<StateFailed>()("StateFailed", {
-  op: Schema.String,
-  path: Schema.String,
-  reason: FsReason,
-  detail: Schema.String
-}) {
+export class StateFailed extends Data.TaggedError("StateFailed")<{
+  readonly op: string
+  readonly path: string
+  readonly reason: FsReason
+  readonly detail: string
+}> {
   override get message(): string {
     return `state ${this.op} ${this.path}: ${this.reason}${this.detail ? ` (${this.detail})` : ""}`
   }

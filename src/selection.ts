@@ -1,4 +1,5 @@
 /** Turning a selector reply into filenames, with every failure a typed error. Pure. */
+import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { SELECTOR_MAX_FILES } from "./limits.ts"
@@ -30,11 +31,11 @@ export const SelectionFailureReason = Schema.Literal(
 )
 export type SelectionFailureReason = typeof SelectionFailureReason.Type
 
-export class SelectionFailed extends Schema.TaggedError<SelectionFailed>()("SelectionFailed", {
-  reason: SelectionFailureReason,
+export class SelectionFailed extends Data.TaggedError("SelectionFailed")<{
+  readonly reason: SelectionFailureReason
   /** The provider's or the parser's own words, when there are any. */
-  detail: Schema.String
-}) {
+  readonly detail: string
+}> {
   /** One line for the user, after "Memory recall skipped: ". */
   override get message(): string {
     switch (this.reason) {

@@ -13,10 +13,10 @@
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { join } from "node:path"
 import {
   DEFAULT_DREAM_THRESHOLDS,
@@ -34,14 +34,14 @@ import { StateStore, type StatePaths } from "../StateStore.ts"
 import { SessionScanner } from "./SessionScanner.ts"
 
 /** A consolidation task that failed. `phase` says whether it failed while the forked agent ran or afterwards. */
-export class DreamTaskFailed extends Schema.TaggedError<DreamTaskFailed>()("DreamTaskFailed", {
-  phase: Schema.Literal("fork", "completion"),
-  reason: Schema.String
-}) {}
+export class DreamTaskFailed extends Data.TaggedError("DreamTaskFailed")<{
+  readonly phase: "fork" | "completion"
+  readonly reason: string
+}> {}
 
-export class DreamCheckFailed extends Schema.TaggedError<DreamCheckFailed>()("DreamCheckFailed", {
-  reason: Schema.String
-}) {}
+export class DreamCheckFailed extends Data.TaggedError("DreamCheckFailed")<{
+  readonly reason: string
+}> {}
 
 export interface DreamCheckRequest {
   readonly paths: StatePaths

@@ -11,9 +11,9 @@
  */
 import type { Api, Message, Model, Usage } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import type { BranchEntry, SkipReason } from "../../src/background/cursor.ts"
 import type { ProjectLocation } from "../../src/storage.ts"
 import type { BashGuard } from "../BashGuard.ts"
@@ -29,9 +29,9 @@ import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
 export const EXTRACTOR_MAX_TURNS = 5
 export const EXTRACTOR_MAX_TOKENS = 8_192
 
-export class ExtractionFailed extends Schema.TaggedError<ExtractionFailed>()("ExtractionFailed", {
-  reason: Schema.String
-}) {}
+export class ExtractionFailed extends Data.TaggedError("ExtractionFailed")<{
+  readonly reason: string
+}> {}
 
 /** The parent's request as last captured (context_with_system, then message_end), frozen at task start. */
 export interface ParentRequest {
