@@ -11,10 +11,12 @@
  */
 import type { Api, Model } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { delimiter, isAbsolute, join } from "node:path"
+import { delimiter, isAbsolute, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { parseModelRef, type ModelBackend } from "../layers/ModelRegistry.ts"
+import { ConfigService } from "../layers/ConfigService.ts"
+import { ModelRegistry, parseModelRef, type ModelBackend } from "../layers/ModelRegistry.ts"
 
 export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadError>()("ModelRuntimeLoadError", {
   message: Schema.String
@@ -89,3 +91,13 @@ export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<Mod
     },
     catch: (e) => new ModelRuntimeLoadError({ message: `cannot load Pi's model runtime: ${e instanceof Error ? e.message : String(e)}` })
   })
+
+/** pi's model runtime over the agent directory, with the project's settings at `cwd`; loaded on the first request. */
+export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, ConfigService> =>
+  ModelRegistry.fromBackendLoader(
+    Effect.flatMap(ConfigService, (config) =>
+      Effect.flatMap(extensionsFromEnv(), (extensions) =>
+        loadPiModelBackend({ agentDir: config.agentDir, cwd: resolve(cwd), extensions })
+      )
+    )
+  )

@@ -1,7 +1,4 @@
 /** `pm log` and `pm undo`: the change journal of the project's memory. */
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
@@ -10,7 +7,7 @@ import { ConfigService } from "../layers/ConfigService.ts"
 import { Journal } from "../layers/Journal.ts"
 import { undoUnderLocks } from "../layers/MemoryUndo.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
-import { commonOptions } from "./commands.ts"
+import type { logOptions, Parsed, undoOptions } from "./commandLine.ts"
 import { EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
 
 const locate = (cwd: string) =>
@@ -23,12 +20,7 @@ const locate = (cwd: string) =>
 const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.catchAll((e) => fail(e.message)))
 
-const limitOption = Options.integer("limit").pipe(
-  Options.withDescription("Show at most this many tasks (newest first)"),
-  Options.optional
-)
-
-export const logCommand = Command.make("log", { ...commonOptions, limit: limitOption }, ({ cwd, json, limit }) =>
+export const log = ({ cwd, json, limit }: Parsed<typeof logOptions>) =>
   orFail(
     Effect.gen(function* () {
       const location = yield* locate(cwd)
@@ -54,11 +46,8 @@ export const logCommand = Command.make("log", { ...commonOptions, limit: limitOp
       }
     })
   )
-).pipe(Command.withDescription("List the changes background tasks and commands made to memory, newest first"))
 
-const taskArg = Args.text({ name: "task" }).pipe(Args.withDescription("The task to undo (default: the newest not yet undone)"), Args.optional)
-
-export const undoCommand = Command.make("undo", { ...commonOptions, task: taskArg }, ({ cwd, json, task }) =>
+export const undo = ({ cwd, json, task }: Parsed<typeof undoOptions>) =>
   orFail(
     Effect.gen(function* () {
       const location = yield* locate(cwd)
@@ -76,4 +65,3 @@ export const undoCommand = Command.make("undo", { ...commonOptions, task: taskAr
       if (result.refused.length > 0) yield* setExit(EXIT_PROBLEMS)
     })
   )
-).pipe(Command.withDescription("Restore the files of the newest task (or TASK) to their exact previous bytes"))

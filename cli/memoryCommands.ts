@@ -1,20 +1,12 @@
 /** `pm list`, `pm show`, `pm search`, `pm forget`: a person's view of the memory, over MemoryBrowse. */
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { ConfigService } from "../layers/ConfigService.ts"
 import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
-import { commonOptions } from "./commands.ts"
+import type { forgetOptions, listOptions, Parsed, searchOptions, showOptions } from "./commandLine.ts"
 import { age, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
-
-const memoryDirOption = Options.text("memory-dir").pipe(
-  Options.withDescription("Use this memory directory instead of the project's (it must exist)"),
-  Options.optional
-)
 
 const locate = (cwd: string) =>
   Effect.gen(function*() {
@@ -34,7 +26,7 @@ const run = <E extends { readonly _tag: string; readonly message: string }, R>(e
     )
   )
 
-export const listCommand = Command.make("list", { ...commonOptions, memoryDir: memoryDirOption }, ({ cwd, json, memoryDir }) =>
+export const list = ({ cwd, json, memoryDir }: Parsed<typeof listOptions>) =>
   run(
     Effect.gen(function*() {
       const dir = yield* memoryDirOf(cwd, memoryDir)
@@ -63,13 +55,8 @@ export const listCommand = Command.make("list", { ...commonOptions, memoryDir: m
       }
     })
   )
-).pipe(Command.withDescription("List topics with their type, age, description and whether MEMORY.md links them"))
 
-const nameArg = Args.text({ name: "NAME" }).pipe(
-  Args.withDescription("A topic: its file name with or without .md, or the name in its frontmatter")
-)
-
-export const showCommand = Command.make("show", { ...commonOptions, memoryDir: memoryDirOption, name: nameArg }, ({ cwd, json, memoryDir, name }) =>
+export const show = ({ cwd, json, memoryDir, name }: Parsed<typeof showOptions>) =>
   run(
     Effect.gen(function*() {
       const dir = yield* memoryDirOf(cwd, memoryDir)
@@ -85,51 +72,32 @@ export const showCommand = Command.make("show", { ...commonOptions, memoryDir: m
       if (topic.truncated) yield* printLine("(cut short: the file is larger than show reads)")
     })
   )
-).pipe(Command.withDescription("Print one topic file with its frontmatter, age and staleness"))
 
-export const searchCommand = Command.make(
-  "search",
-  {
-    ...commonOptions,
-    memoryDir: memoryDirOption,
-    query: Args.text({ name: "QUERY" }).pipe(Args.withDescription("Words to look for in topic names, descriptions and bodies"))
-  },
-  ({ cwd, json, memoryDir, query }) =>
-    run(
-      Effect.gen(function*() {
-        const dir = yield* memoryDirOf(cwd, memoryDir)
-        const hits = yield* (yield* MemoryBrowse).search(dir, query)
-        if (json) return yield* printJson(hits)
-        if (hits.length === 0) return yield* printLine(`No topic matches ${JSON.stringify(query)}.`)
-        yield* printLine(table(["SCORE", "FILE", "MATCH"], hits.map((h) => [String(h.score), h.line > 0 ? `${h.filename}:${h.line}` : h.filename, h.text])))
-      })
-    )
-).pipe(Command.withDescription("Search topics by words, best match first, with the line that matched"))
+export const search = ({ cwd, json, memoryDir, query }: Parsed<typeof searchOptions>) =>
+  run(
+    Effect.gen(function*() {
+      const dir = yield* memoryDirOf(cwd, memoryDir)
+      const hits = yield* (yield* MemoryBrowse).search(dir, query)
+      if (json) return yield* printJson(hits)
+      if (hits.length === 0) return yield* printLine(`No topic matches ${JSON.stringify(query)}.`)
+      yield* printLine(table(["SCORE", "FILE", "MATCH"], hits.map((h) => [String(h.score), h.line > 0 ? `${h.filename}:${h.line}` : h.filename, h.text])))
+    })
+  )
 
-export const forgetCommand = Command.make(
-  "forget",
-  {
-    ...commonOptions,
-    names: Args.text({ name: "NAME" }).pipe(
-      Args.withDescription("Topics to delete: file names with or without .md, or frontmatter names"),
-      Args.atLeast(1)
-    )
-  },
-  ({ cwd, json, names }) =>
-    run(
-      Effect.gen(function*() {
-        const option = names.find((n) => n.startsWith("-"))
-        if (option !== undefined) return yield* fail(`Unknown option ${option}`)
-        const location = yield* locate(cwd)
-        const result = yield* (yield* MemoryBrowse).forget({
-          memoryDir: location.memoryDir,
-          rootDir: location.memoryRootDir,
-          names,
-          session: null
-        })
-        if (json) return yield* printJson(result)
-        yield* printLine(`Forgot ${result.forgotten.join(", ")}; ${result.indexLinesRemoved} index line${result.indexLinesRemoved === 1 ? "" : "s"} removed.`)
-        yield* printLine("`pm undo` brings it back.")
+export const forget = ({ cwd, json, names }: Parsed<typeof forgetOptions>) =>
+  run(
+    Effect.gen(function*() {
+      const option = names.find((n) => n.startsWith("-"))
+      if (option !== undefined) return yield* fail(`Unknown option ${option}`)
+      const location = yield* locate(cwd)
+      const result = yield* (yield* MemoryBrowse).forget({
+        memoryDir: location.memoryDir,
+        rootDir: location.memoryRootDir,
+        names,
+        session: null
       })
-    )
-).pipe(Command.withDescription("Delete topics and their MEMORY.md lines (journaled: `pm undo` restores them); exit 1 when a name is refused"))
+      if (json) return yield* printJson(result)
+      yield* printLine(`Forgot ${result.forgotten.join(", ")}; ${result.indexLinesRemoved} index line${result.indexLinesRemoved === 1 ? "" : "s"} removed.`)
+      yield* printLine("`pm undo` brings it back.")
+    })
+  )

@@ -1,5 +1,4 @@
 /** `pm status` (what is there) and `pm doctor` (what is wrong): one glance at a project's memory. */
-import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
@@ -14,7 +13,7 @@ import { LockService } from "../layers/LockService.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import { StateStore } from "../layers/StateStore.ts"
-import { commonOptions } from "./commands.ts"
+import type { commonOptions, Parsed } from "./commandLine.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 
@@ -106,7 +105,7 @@ const gather = (cwd: string) =>
     }
   })
 
-export const statusCommand = Command.make("status", commonOptions, ({ cwd, json }) =>
+export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
   gather(cwd).pipe(
     Effect.flatMap((s) =>
       Effect.gen(function* () {
@@ -130,9 +129,8 @@ export const statusCommand = Command.make("status", commonOptions, ({ cwd, json 
     ),
     Effect.catchAll((e) => fail(e.message))
   )
-).pipe(Command.withDescription("Show the project's memory at a glance: directory, topics, last dream, locks, versions"))
 
-export const doctorCommand = Command.make("doctor", commonOptions, ({ cwd, json }) =>
+export const doctor = ({ cwd, json }: Parsed<typeof commonOptions>) =>
   gather(cwd).pipe(
     Effect.flatMap((s) =>
       Effect.gen(function* () {
@@ -158,4 +156,3 @@ export const doctorCommand = Command.make("doctor", commonOptions, ({ cwd, json 
     ),
     Effect.catchAll((e) => fail(e.message))
   )
-).pipe(Command.withDescription("Check configuration, versions, locks, state and memory files; exit 1 when anything needs attention"))

@@ -5,37 +5,20 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { pathToFileURL } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
+import { loadedBy, recordLoadsOption } from "../support/moduleLoads.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { tempDir } from "../support/tmp.ts"
-
-/** A preload that reports, at exit, which files of dist/ the process loaded. */
-const hooksFile = (): string => {
-  const file = join(tempDir("pm-hooks-"), "record-loads.mjs")
-  writeFileSync(
-    file,
-    [
-      `import { registerHooks } from "node:module"`,
-      `const loaded = []`,
-      `registerHooks({ load: (url, context, next) => (loaded.push(url), next(url, context)) })`,
-      `process.on("exit", () => process.stderr.write("LOADED " + JSON.stringify(loaded.filter((u) => u.includes("/dist/")).map((u) => u.replace(/.*\\/dist\\//, ""))) + "\\n"))`
-    ].join("\n")
-  )
-  return file
-}
-
-const loadedBy = (stderr: string): ReadonlyArray<string> => JSON.parse(/^LOADED (.*)$/m.exec(stderr)?.[1] ?? "[]")
 
 const plain = (name: string) => `---\nname: ${name}\ndescription: The ${name} topic\ntype: project\n---\nBody.\n`
 
 describe("pm's YAML frontmatter engine loads on first use", () => {
-  let hooks: string
+  let record: string
   beforeAll(() => {
     ensureBuilt()
-    hooks = hooksFile()
+    record = recordLoadsOption()
   })
-  const run = (args: ReadonlyArray<string>) => runPm(args, { env: { NODE_OPTIONS: `--import ${pathToFileURL(hooks).href}` } })
+  const run = (args: ReadonlyArray<string>) => runPm(args, { env: { NODE_OPTIONS: record } })
 
   it("is not loaded by a scan of plain headers", async () => {
     const dir = tempDir("pm-yaml-plain-")
