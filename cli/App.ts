@@ -12,6 +12,7 @@
  */
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import {
@@ -29,17 +30,17 @@ import {
   statusCommand,
   undoCommand
 } from "./commandLine.ts"
-import { cliPlatform } from "./platform.ts"
+import type { Core } from "../layers/Core.ts"
+import { cliPlatformContext } from "./platform.ts"
 
-/** What @effect/cli itself needs to parse, print help and run the wizard: no pm service. */
-export const cliLayer = Layer.merge(cliPlatform, CliConfig.layer({ showBuiltIns: false }))
+/** What @effect/cli itself needs to parse, print help and run the wizard: no pm service. A context, not a layer. */
+export const cliContext = Context.add(cliPlatformContext, CliConfig.CliConfig, CliConfig.make({ showBuiltIns: false }))
 
 /** The layer `pick` takes from the module `load` imports, imported when the layer is built. */
 const loaded = <M, A, E, R>(load: () => Promise<M>, pick: (module: M) => Layer.Layer<A, E, R>) =>
   Layer.unwrapEffect(Effect.map(Effect.promise(load), pick))
 
 const graphs = () => import("../layers/App.ts")
-const core = loaded(() => import("../layers/Core.ts"), (m) => m.coreLayer())
 const browse = loaded(graphs, (m) => m.browseLayer)
 /** The bash parser and its grammar are loaded only when `pm bash-check` runs. */
 const bashGuard = loaded(() => import("../layers/BashGuard.ts"), (m) => m.BashGuard.layer)
@@ -50,8 +51,18 @@ const recallOverPi = (cwd: string) =>
   )
 
 /**
- * The command tree. The core is provided around whichever subcommand runs (a transform of the parent command), so
- * it is built only when a handler runs: `--help`, `--version` and usage errors build none.
+ * Makes the core in the running handler's own fiber, not through a layer (see layers/Core.ts). @effect/cli's
+ * `transformHandler` keeps the handler's requirements in its type whatever the transform provides; the cast states
+ * what this transform does, removing the core's services.
+ */
+const aroundCore = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>) =>
+  Command.transformHandler(command, (handler) =>
+    Effect.flatMap(Effect.promise(() => import("../layers/Core.ts")), (m) => m.withCore(handler))
+  ) as unknown as Command.Command<Name, Exclude<R, Core>, E, A>
+
+/**
+ * The command tree. The core is made around whichever subcommand runs (a transform of the parent command), so it
+ * is built only when a handler runs: `--help`, `--version` and usage errors build none.
  */
 export const pmCommand = Command.make("pm").pipe(
   Command.withDescription("Pi Project Memory: inspect and check a project's memory"),
@@ -70,5 +81,5 @@ export const pmCommand = Command.make("pm").pipe(
     searchCommand.pipe(Command.provide(browse)),
     forgetCommand.pipe(Command.provide(browse))
   ]),
-  Command.provide(core)
+  aroundCore
 )

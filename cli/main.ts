@@ -5,7 +5,7 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { cliLayer, pmCommand } from "./App.ts"
+import { cliContext, pmCommand } from "./App.ts"
 import { EXIT_ERROR, printError } from "./output.ts"
 
 // A reader that stops early (`pm scan | head`) is not an error: stop quietly instead of dying on EPIPE.
@@ -64,7 +64,7 @@ const pmConsoleOf = (c: Console.Console): Console.Console => ({
   error: (...args) => c.error(...pmWording(args))
 })
 
-const run = cli(process.argv).pipe(Effect.provide(cliLayer))
+const run = cli(process.argv).pipe(Effect.provide(cliContext))
 const program = Effect.flatMap(Effect.console, (c) =>
   Effect.withConsole(run, pmConsoleOf(plain ? plainConsoleOf(c) : c))
 )

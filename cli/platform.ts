@@ -3,17 +3,20 @@
  * `--cwd` or `--memory-dir` path exists and is a directory), a Path and a Terminal (for its interactive wizard).
  * `pm` reads memory through its own FileSystem service (layers/FileSystem.ts), so the platform's full Node
  * implementation, whose modules cost about a third of pm's start-up, is replaced by these small ones:
- * `exists` and `stat` over node:fs, the platform's own pure Path, and a Terminal that writes to stdout and loads Node's
+ * `exists` and `stat` over node:fs, Node's path functions, and a Terminal that writes to stdout and loads Node's
  * terminal only when input is asked for (the hidden `--wizard`; no pm command prompts).
  */
 import * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Terminal from "@effect/platform/Terminal"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { existsSync, statSync, type Stats } from "node:fs"
+import * as NodePath from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const typeOf = (s: Stats): FileSystem.File.Type =>
   s.isFile()
@@ -53,7 +56,7 @@ const reasonOf = (code: string | undefined): PlatformError.SystemErrorReason =>
   code === "ENOENT" || code === "ENOTDIR" ? "NotFound" : code === "EACCES" || code === "EPERM" ? "PermissionDenied" : "Unknown"
 
 /** Only `exists` and `stat`: every other operation fails as unsupported, which no pm option reaches. */
-const fileSystem = FileSystem.layerNoop({
+const fileSystem = FileSystem.makeNoop({
   exists: (path) => Effect.sync(() => existsSync(path)),
   stat: (path) =>
     Effect.try({
@@ -74,21 +77,36 @@ const nodeTerminal = Effect.promise(() => import("@effect/platform-node/NodeTerm
   Effect.flatMap((m) => m.make())
 )
 
-const terminal = Layer.succeed(
-  Terminal.Terminal,
-  Terminal.Terminal.of({
+const terminal = Terminal.Terminal.of({
     columns: Effect.sync(() => process.stdout.columns ?? 80),
     rows: Effect.sync(() => process.stdout.rows ?? 24),
     isTTY: Effect.sync(() => process.stdout.isTTY === true),
     readInput: Effect.flatMap(nodeTerminal, (t) => t.readInput),
     readLine: Effect.scoped(Effect.flatMap(nodeTerminal, (t) => t.readLine)),
     display: (text) => Effect.sync(() => void process.stdout.write(text))
-  })
-)
+})
 
-/** The environment @effect/cli runs in. */
-export const cliPlatform: Layer.Layer<FileSystem.FileSystem | Path.Path | Terminal.Terminal> = Layer.mergeAll(
-  fileSystem,
-  Path.layer,
-  terminal
+const badPath = (method: string) => (error: unknown) =>
+  new PlatformError.BadArgument({ module: "Path", method, description: String(error) })
+
+/** Node's own path functions, as @effect/platform's Node implementation offers them. */
+const path = Path.Path.of({
+  [Path.TypeId]: Path.TypeId,
+  ...NodePath,
+  fromFileUrl: (url) => Effect.try({ try: () => fileURLToPath(url), catch: badPath("fromFileUrl") }),
+  toFileUrl: (p) => Effect.try({ try: () => pathToFileURL(p), catch: badPath("toFileUrl") })
+})
+
+/**
+ * The environment @effect/cli runs in, as a context: providing it is one lookup, where a layer would go through
+ * Effect's layer builder (a memo map and a scope) before the command line is even parsed.
+ */
+export const cliPlatformContext: Context.Context<FileSystem.FileSystem | Path.Path | Terminal.Terminal> = Context.make(
+  FileSystem.FileSystem,
+  fileSystem
+).pipe(Context.add(Path.Path, path), Context.add(Terminal.Terminal, terminal))
+
+/** The same, as a layer. */
+export const cliPlatform: Layer.Layer<FileSystem.FileSystem | Path.Path | Terminal.Terminal> = Layer.succeedContext(
+  cliPlatformContext
 )
