@@ -59,7 +59,7 @@ const main = async () => {
     mkdirSync(project)
     // The floors: bundles built as pm's is, each loaded as pm's launcher loads its bundle (compile cache on, then a
     // dynamic import). The first holds the modules every command evaluates before pm's own code runs; the second is
-    // the smallest @effect/cli program, over pm's own CLI platform layer.
+    // the smallest @effect/cli program, over pm's own CLI platform context.
     const floor = await floorProgram(base, "floor", [
       `import * as Effect from "effect/Effect"`,
       `import * as Command from "@effect/cli/Command"`,
@@ -71,11 +71,11 @@ const main = async () => {
       `import * as Options from "@effect/cli/Options"`,
       `import * as Console from "effect/Console"`,
       `import * as Effect from "effect/Effect"`,
-      `import * as Layer from "effect/Layer"`,
-      `import { cliPlatform } from "./cli/platform.ts"`,
+      `import * as Context from "effect/Context"`,
+      `import { cliPlatformContext } from "./cli/platform.ts"`,
       `const scan = Command.make("scan", { json: Options.boolean("json") }, ({ json }) => Console.log(json))`,
       `const cli = Command.run(Command.make("app").pipe(Command.withSubcommands([scan])), { name: "app", version: "1.0.0" })`,
-      `Effect.runPromise(cli(process.argv).pipe(Effect.provide(Layer.merge(cliPlatform, CliConfig.layer({ showBuiltIns: false })))))`
+      `Effect.runPromise(cli(process.argv).pipe(Effect.provide(Context.add(cliPlatformContext, CliConfig.CliConfig, CliConfig.make({ showBuiltIns: false })))))`
     ])
     const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, NO_COLOR: "1" }
     const dirs = { 200: topicFixture(base, 200), 1000: topicFixture(base, 1000) }
