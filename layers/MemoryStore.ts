@@ -169,7 +169,9 @@ const LINT_READ_CAP = 1 << 20
 export const makeMemoryStore = Effect.gen(function* () {
   const fs = yield* FileSystem
 
-  const readIndexFile = Effect.fn("MemoryStore.readIndexFile")(function* (memoryDir: string) {
+  // readIndexFile, scanTopics and readForRecall run on every request: untraced, since a traced function (a span and
+  // a captured call-site stack) costs tens of microseconds per call.
+  const readIndexFile = Effect.fnUntraced(function* (memoryDir: string) {
     const path = join(memoryDir, INDEX_FILE)
     // A batch of one: read on every request, so one synchronous effect rather than a round trip per system call.
     const read = (yield* fs.readHeads([path], INDEX_READ_CAP))[0]!
@@ -289,7 +291,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     return topic
   }
 
-  const scanTopics = Effect.fn("MemoryStore.scanTopics")(function* (memoryDir: string) {
+  const scanTopics = Effect.fnUntraced(function* (memoryDir: string) {
     const listed = yield* listCandidates(memoryDir).pipe(Effect.option)
     if (listed._tag === "None") return { topics: [], skipped: [] } satisfies ScanResult
     const { files, skipped } = listed.value
@@ -399,7 +401,7 @@ export const makeMemoryStore = Effect.gen(function* () {
       Effect.orElseSucceed((): IndexSummary => ({ ...trimIndex(""), exists: false, backfilled: false }))
     )
 
-  const readForRecall = Effect.fn("MemoryStore.readForRecall")(function* (memoryDir: string, filename: string) {
+  const readForRecall = Effect.fnUntraced(function* (memoryDir: string, filename: string) {
     const path = join(memoryDir, filename)
     // A batch of one: the file is read synchronously in this effect (a recall reads at most five small files).
     const read = yield* fs.readHeads([path], RECALL_MAX_BYTES + 1).pipe(

@@ -136,7 +136,8 @@ export const makeModelRegistry = (load: Effect.Effect<ModelBackend, BackendLoadF
           : Effect.succeed(model)
       })
 
-    const complete = Effect.fn("ModelRegistry.complete")(function* (model: Model<Api>, request: CompletionRequest) {
+    // Untraced: the selector calls it on every request, the background agents on every turn.
+    const complete = Effect.fnUntraced(function* (model: Model<Api>, request: CompletionRequest) {
       const backend = yield* Effect.mapError(
         loaded,
         (e) => new ModelRequestFailed({ model: `${model.provider}/${model.id}`, message: e.message })

@@ -58,7 +58,8 @@ export const makeRecall = Effect.gen(function* () {
   const store = yield* MemoryStore
   const selector = yield* Selector
 
-  const recall = Effect.fn("Recall.recall")(function* (request: RecallRequest) {
+  // Untraced: it runs on every request (see MemoryStore's per-request reads).
+  const recall = Effect.fnUntraced(function* (request: RecallRequest) {
     const nothing = (warnings: ReadonlyArray<string> = [], called = false): RecallOutcome => ({
       selected: [],
       injection: "",
