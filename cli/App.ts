@@ -15,6 +15,7 @@ import * as Command from "@effect/cli/Command"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { Core } from "../layers/Core.ts"
 import {
   bashCheckCommand,
   doctorCommand,
@@ -30,7 +31,6 @@ import {
   statusCommand,
   undoCommand
 } from "./commandLine.ts"
-import type { Core } from "../layers/Core.ts"
 import { cliPlatformContext } from "./platform.ts"
 
 /** What @effect/cli itself needs to parse, print help and run the wizard: no pm service. A context, not a layer. */
