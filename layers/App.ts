@@ -11,7 +11,7 @@
  */
 import * as Layer from "effect/Layer"
 import type { FileSystem } from "./FileSystem.ts"
-import { Journal } from "./Journal.ts"
+import type { Journal } from "./Journal.ts"
 import type { LockService } from "./LockService.ts"
 import { MemoryBrowse } from "./MemoryBrowse.ts"
 import { MemoryWriter } from "./MemoryWriter.ts"
@@ -22,9 +22,9 @@ import { Selector } from "./Selector.ts"
 
 export { coreLayer, type CoreReplacements } from "./Core.ts"
 
-/** list, show, search and forget (`pm` and `/memory`): MemoryBrowse over its own writer and the journal. */
-export const browseLayer: Layer.Layer<MemoryBrowse, never, FileSystem | MemoryStore | LockService> = MemoryBrowse.layer.pipe(
-  Layer.provide(Layer.merge(MemoryWriter.layer, Journal.layer))
+/** list, show, search and forget (`pm` and `/memory`): MemoryBrowse over its own writer and the core's journal. */
+export const browseLayer: Layer.Layer<MemoryBrowse, never, FileSystem | MemoryStore | LockService | Journal> = MemoryBrowse.layer.pipe(
+  Layer.provide(MemoryWriter.layer)
 )
 
 /** Recall and its Selector over the entry's ModelRegistry and MemoryStore. */

@@ -1,7 +1,6 @@
 /** The background subsystem's layer graph: BackgroundSession over the Extractor and the Dream, the writer and the bash guard. */
 import * as Layer from "effect/Layer"
 import { BashGuard } from "../BashGuard.ts"
-import { Journal } from "../Journal.ts"
 import { MemoryWriter } from "../MemoryWriter.ts"
 import { BackgroundSession } from "./BackgroundSession.ts"
 import { Dream } from "./Dream.ts"
@@ -15,7 +14,8 @@ import { SessionScanner } from "./SessionScanner.ts"
  */
 const guardLayer = BashGuard.layerOnFirstUse
 
-const writerAndGuard = Layer.mergeAll(MemoryWriter.layer, guardLayer, Journal.layer)
+/** The writer and the guard; the journal is the core's. */
+const writerAndGuard = Layer.merge(MemoryWriter.layer, guardLayer)
 
 export const extractorLayer = Extractor.layer.pipe(Layer.provide(writerAndGuard))
 
