@@ -100,33 +100,31 @@ export class BashGuard extends Context.Tag("pm/BashGuard")<BashGuard, BashGuardS
    * parser that cannot load refuses the command with the reason, and the next command tries again. `classifySync`
    * cannot wait for the load: before it, it refuses too.
    */
-  static readonly layerOnFirstUse: Layer.Layer<BashGuard> = Layer.scoped(
-    BashGuard,
-    Effect.gen(function* () {
-      const scope = yield* Effect.scope
-      const once = yield* Effect.makeSemaphore(1)
-      let loaded: BashGuardShape | undefined
-      const load = once.withPermits(1)(
-        Effect.suspend(() =>
-          loaded !== undefined
-            ? Effect.succeed(loaded)
-            : parserGuard({}).pipe(
-              Scope.extend(scope),
-              Effect.tap((guard) => Effect.sync(() => void (loaded = guard)))
-            )
-        )
+  static readonly makeOnFirstUse: Effect.Effect<BashGuardShape, never, Scope.Scope> = Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const once = yield* Effect.makeSemaphore(1)
+    let loaded: BashGuardShape | undefined
+    const load = once.withPermits(1)(
+      Effect.suspend(() =>
+        loaded !== undefined
+          ? Effect.succeed(loaded)
+          : parserGuard({}).pipe(
+            Scope.extend(scope),
+            Effect.tap((guard) => Effect.sync(() => void (loaded = guard)))
+          )
       )
-      return {
-        classify: (command, context) =>
-          load.pipe(
-            Effect.map((guard) => guard.classifySync(command, context)),
-            Effect.catchAll((e) => Effect.succeed(unavailable(e.message)))
-          ),
-        classifySync: (command, context) => loaded?.classifySync(command, context) ?? unavailable("not loaded yet"),
-        parseOnly: (command) => loaded?.parseOnly(command)
-      } satisfies BashGuardShape
-    })
-  )
+    )
+    return {
+      classify: (command, context) =>
+        load.pipe(
+          Effect.map((guard) => guard.classifySync(command, context)),
+          Effect.catchAll((e) => Effect.succeed(unavailable(e.message)))
+        ),
+      classifySync: (command, context) => loaded?.classifySync(command, context) ?? unavailable("not loaded yet"),
+      parseOnly: (command) => loaded?.parseOnly(command)
+    } satisfies BashGuardShape
+  })
+  static readonly layerOnFirstUse: Layer.Layer<BashGuard> = Layer.scoped(BashGuard, BashGuard.makeOnFirstUse)
 
   /** A fixed answer for every command (tests of consumers). */
   static readonly layerConstant = (verdict: Verdict): Layer.Layer<BashGuard> =>

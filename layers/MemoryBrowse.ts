@@ -119,161 +119,164 @@ export interface MemoryBrowseShape {
 
 const decoder = new TextDecoder()
 
+export const makeMemoryBrowse: Effect.Effect<
+  MemoryBrowseShape,
+  never,
+  FileSystem | MemoryStore | MemoryWriter | Journal | LockService
+> = Effect.gen(function*() {
+  const fs = yield* FileSystem
+  const store = yield* MemoryStore
+  const writer = yield* MemoryWriter
+  const journal = yield* Journal
+  const locks = yield* LockService
+
+  const checkDir = (memoryDir: string): Effect.Effect<void, MemoryDirUnreadable> =>
+    fs.stat(memoryDir).pipe(
+      Effect.mapError((e) => new MemoryDirUnreadable({ path: memoryDir, reason: e.reason })),
+      Effect.flatMap((info) =>
+        info.kind === "directory"
+          ? fs.readDirectory(memoryDir).pipe(
+            Effect.asVoid,
+            Effect.mapError((e) => new MemoryDirUnreadable({ path: memoryDir, reason: e.reason }))
+          )
+          : Effect.fail(new MemoryDirUnreadable({ path: memoryDir, reason: "NotADirectory" }))
+      )
+    )
+
+  /** The index as it is on disk ("" when missing); never backfilled here. */
+  const rawIndex = (memoryDir: string) =>
+    fs.readRegularFile(join(memoryDir, INDEX_FILE), 1 << 20).pipe(
+      Effect.map((r) => ({ exists: true, text: decoder.decode(r.bytes), mtimeMs: r.info.mtimeMs, bytes: r.bytes })),
+      Effect.orElseSucceed(() => ({ exists: false, text: "", mtimeMs: 0, bytes: new Uint8Array() }))
+    )
+
+  const describe = (t: Topic, linked: ReadonlySet<string>, nowMs: number): ListedTopic => ({
+    filename: t.filename,
+    name: t.name ?? null,
+    type: t.type ?? null,
+    description: t.description ?? null,
+    mtime: new Date(t.fileMtimeMs).toISOString(),
+    ageDays: ageInDays(t.fileMtimeMs, nowMs),
+    linked: linked.has(t.filename),
+    headerProblem: t.headerProblem ?? null
+  })
+
+  const list = Effect.fn("MemoryBrowse.list")(function*(memoryDir: string, nowMs: number = Date.now()) {
+    yield* checkDir(memoryDir)
+    const index = yield* rawIndex(memoryDir)
+    const linked = indexLinkedFiles(index.text)
+    const { topics, skipped } = yield* store.scanTopics(memoryDir)
+    return {
+      memoryDir,
+      indexExists: index.exists,
+      topics: topics.map((t) => describe(t, linked, nowMs)),
+      skipped
+    } satisfies Listing
+  })
+
+  const resolveName = (name: string, topics: ReadonlyArray<Topic>) => {
+    const r: NameResolution = resolveTopicName(name, topics)
+    return r._tag === "Found"
+      ? Effect.succeed(topics.find((t) => t.filename === r.filename)!)
+      : Effect.fail(new TopicRefused({ name: r.name, problem: r.problem, reason: r.reason }))
+  }
+
+  const show = Effect.fn("MemoryBrowse.show")(function*(memoryDir: string, name: string, nowMs: number = Date.now()) {
+    yield* checkDir(memoryDir)
+    const { topics } = yield* store.scanTopics(memoryDir)
+    const topic = yield* resolveName(name, topics)
+    const read = yield* fs.readRegularFile(topic.path, READ_MAX_BYTES).pipe(
+      Effect.mapError(() => new TopicRefused({ name, problem: "unknown", reason: `${topic.filename} cannot be read` }))
+    )
+    const linked = indexLinkedFiles((yield* rawIndex(memoryDir)).text)
+    const note = stalenessNote(topic.fileMtimeMs, nowMs)
+    return {
+      ...describe(topic, linked, nowMs),
+      path: topic.path,
+      stale: note !== undefined,
+      staleness: note ?? null,
+      content: decoder.decode(read.bytes),
+      truncated: read.partial
+    } satisfies ShownTopic
+  })
+
+  const search = Effect.fn("MemoryBrowse.search")(function*(memoryDir: string, query: string) {
+    yield* checkDir(memoryDir)
+    const { topics } = yield* store.scanTopics(memoryDir)
+    const documents = yield* Effect.forEach(topics, (t) =>
+      fs.readRegularFile(t.path, READ_MAX_BYTES).pipe(
+        Effect.map((r) => ({ filename: t.filename, name: t.name, description: t.description, content: decoder.decode(r.bytes) })),
+        Effect.orElseSucceed(() => ({ filename: t.filename, name: t.name, description: t.description, content: "" }))
+      ), { concurrency: 8 })
+    return searchDocuments(query, documents)
+  })
+
+  const readBytes = (path: string) =>
+    fs.readRegularFile(path, READ_MAX_BYTES).pipe(
+      Effect.map((r) => r.bytes as Uint8Array),
+      Effect.mapError((e) => new ForgetFailed({ reason: `${path}: ${e.reason}` }))
+    )
+
+  const forget = Effect.fn("MemoryBrowse.forget")(function*(request: ForgetRequest) {
+    const { memoryDir } = request
+    yield* checkDir(memoryDir)
+    if (request.names.length === 0) return yield* new TopicRefused({ name: "", problem: "unknown", reason: "name at least one topic to forget" })
+    const body = Effect.gen(function*() {
+      // Resolved under the lock: a background writer may have renamed or removed a topic meanwhile.
+      const { topics } = yield* store.scanTopics(memoryDir)
+      const chosen: Array<Topic> = []
+      for (const name of request.names) {
+        const topic = yield* resolveName(name, topics)
+        if (!chosen.includes(topic)) chosen.push(topic)
+      }
+      const befores = yield* Effect.forEach(chosen, (t) => readBytes(t.path))
+      const index = yield* rawIndex(memoryDir)
+      const next = removeIndexLinks(index.text, chosen.map((t) => t.filename))
+      const task = `forget-${randomUUID()}`
+      const indexChange = index.exists && next.removed > 0
+        ? [{ file: INDEX_FILE, before: index.bytes, after: new TextEncoder().encode(next.text) }]
+        : []
+      yield* journal.record({ rootDir: request.rootDir }, {
+        task,
+        kind: "forget",
+        session: request.session,
+        model: null,
+        changes: [...chosen.map((t, i) => ({ file: t.filename, before: befores[i]!, after: null })), ...indexChange]
+      }).pipe(Effect.mapError((e) => new ForgetFailed({ reason: e.message })))
+      for (const t of chosen) {
+        yield* writer.remove(t.filename, { memoryDir, cwd: memoryDir, byPerson: true }).pipe(
+          Effect.mapError((e) => new ForgetFailed({ reason: e.message }))
+        )
+      }
+      if (indexChange.length > 0) {
+        const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir })
+        yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { content: index.text, mtimeMs: index.mtimeMs })
+        yield* writeTask.write(INDEX_FILE, next.text).pipe(
+          Effect.mapError((e) => new ForgetFailed({ reason: `the topics are gone but the index was not updated: ${e.message}` }))
+        )
+      }
+      return { forgotten: chosen.map((t) => t.filename), indexLinesRemoved: next.removed, task } satisfies ForgetResult
+    })
+    // The locks of both background writers, as undo takes them: no task publishes into memory meanwhile.
+    const holding = <A, E, R>(name: "extract.lock" | "dream.lock", inner: Effect.Effect<A, E, R>) =>
+      locks.withLock(locksDirOf(request.rootDir), name, () => inner, { maxWaitMs: FORGET_LOCK_WAIT_MS }).pipe(
+        Effect.mapError((e) => (e instanceof LockFailed || e instanceof LockLost ? new ForgetFailed({ reason: e.message }) : e)),
+        Effect.flatMap((outcome: LockOutcome<A>) =>
+          outcome._tag === "Busy"
+            ? Effect.fail(new ForgetFailed({ reason: `a background task is writing memory (${name} held for ${Math.round(outcome.ageMs / 1000)} s); try again shortly` }))
+            : Effect.succeed(outcome.value)
+        )
+      )
+    return yield* holding("extract.lock", holding("dream.lock", body))
+  })
+
+  const names = (memoryDir: string) =>
+    store.scanTopics(memoryDir).pipe(Effect.map((r) => r.topics.map((t) => t.filename)))
+
+  return { list, show, search, forget, names } as MemoryBrowseShape
+})
+
 export class MemoryBrowse extends Context.Tag("MemoryBrowse")<MemoryBrowse, MemoryBrowseShape>() {
   static readonly layer: Layer.Layer<MemoryBrowse, never, FileSystem | MemoryStore | MemoryWriter | Journal | LockService> =
-    Layer.effect(
-      MemoryBrowse,
-      Effect.gen(function*() {
-        const fs = yield* FileSystem
-        const store = yield* MemoryStore
-        const writer = yield* MemoryWriter
-        const journal = yield* Journal
-        const locks = yield* LockService
-
-        const checkDir = (memoryDir: string): Effect.Effect<void, MemoryDirUnreadable> =>
-          fs.stat(memoryDir).pipe(
-            Effect.mapError((e) => new MemoryDirUnreadable({ path: memoryDir, reason: e.reason })),
-            Effect.flatMap((info) =>
-              info.kind === "directory"
-                ? fs.readDirectory(memoryDir).pipe(
-                  Effect.asVoid,
-                  Effect.mapError((e) => new MemoryDirUnreadable({ path: memoryDir, reason: e.reason }))
-                )
-                : Effect.fail(new MemoryDirUnreadable({ path: memoryDir, reason: "NotADirectory" }))
-            )
-          )
-
-        /** The index as it is on disk ("" when missing); never backfilled here. */
-        const rawIndex = (memoryDir: string) =>
-          fs.readRegularFile(join(memoryDir, INDEX_FILE), 1 << 20).pipe(
-            Effect.map((r) => ({ exists: true, text: decoder.decode(r.bytes), mtimeMs: r.info.mtimeMs, bytes: r.bytes })),
-            Effect.orElseSucceed(() => ({ exists: false, text: "", mtimeMs: 0, bytes: new Uint8Array() }))
-          )
-
-        const describe = (t: Topic, linked: ReadonlySet<string>, nowMs: number): ListedTopic => ({
-          filename: t.filename,
-          name: t.name ?? null,
-          type: t.type ?? null,
-          description: t.description ?? null,
-          mtime: new Date(t.fileMtimeMs).toISOString(),
-          ageDays: ageInDays(t.fileMtimeMs, nowMs),
-          linked: linked.has(t.filename),
-          headerProblem: t.headerProblem ?? null
-        })
-
-        const list = Effect.fn("MemoryBrowse.list")(function*(memoryDir: string, nowMs: number = Date.now()) {
-          yield* checkDir(memoryDir)
-          const index = yield* rawIndex(memoryDir)
-          const linked = indexLinkedFiles(index.text)
-          const { topics, skipped } = yield* store.scanTopics(memoryDir)
-          return {
-            memoryDir,
-            indexExists: index.exists,
-            topics: topics.map((t) => describe(t, linked, nowMs)),
-            skipped
-          } satisfies Listing
-        })
-
-        const resolveName = (name: string, topics: ReadonlyArray<Topic>) => {
-          const r: NameResolution = resolveTopicName(name, topics)
-          return r._tag === "Found"
-            ? Effect.succeed(topics.find((t) => t.filename === r.filename)!)
-            : Effect.fail(new TopicRefused({ name: r.name, problem: r.problem, reason: r.reason }))
-        }
-
-        const show = Effect.fn("MemoryBrowse.show")(function*(memoryDir: string, name: string, nowMs: number = Date.now()) {
-          yield* checkDir(memoryDir)
-          const { topics } = yield* store.scanTopics(memoryDir)
-          const topic = yield* resolveName(name, topics)
-          const read = yield* fs.readRegularFile(topic.path, READ_MAX_BYTES).pipe(
-            Effect.mapError(() => new TopicRefused({ name, problem: "unknown", reason: `${topic.filename} cannot be read` }))
-          )
-          const linked = indexLinkedFiles((yield* rawIndex(memoryDir)).text)
-          const note = stalenessNote(topic.fileMtimeMs, nowMs)
-          return {
-            ...describe(topic, linked, nowMs),
-            path: topic.path,
-            stale: note !== undefined,
-            staleness: note ?? null,
-            content: decoder.decode(read.bytes),
-            truncated: read.partial
-          } satisfies ShownTopic
-        })
-
-        const search = Effect.fn("MemoryBrowse.search")(function*(memoryDir: string, query: string) {
-          yield* checkDir(memoryDir)
-          const { topics } = yield* store.scanTopics(memoryDir)
-          const documents = yield* Effect.forEach(topics, (t) =>
-            fs.readRegularFile(t.path, READ_MAX_BYTES).pipe(
-              Effect.map((r) => ({ filename: t.filename, name: t.name, description: t.description, content: decoder.decode(r.bytes) })),
-              Effect.orElseSucceed(() => ({ filename: t.filename, name: t.name, description: t.description, content: "" }))
-            ), { concurrency: 8 })
-          return searchDocuments(query, documents)
-        })
-
-        const readBytes = (path: string) =>
-          fs.readRegularFile(path, READ_MAX_BYTES).pipe(
-            Effect.map((r) => r.bytes as Uint8Array),
-            Effect.mapError((e) => new ForgetFailed({ reason: `${path}: ${e.reason}` }))
-          )
-
-        const forget = Effect.fn("MemoryBrowse.forget")(function*(request: ForgetRequest) {
-          const { memoryDir } = request
-          yield* checkDir(memoryDir)
-          if (request.names.length === 0) return yield* new TopicRefused({ name: "", problem: "unknown", reason: "name at least one topic to forget" })
-          const body = Effect.gen(function*() {
-            // Resolved under the lock: a background writer may have renamed or removed a topic meanwhile.
-            const { topics } = yield* store.scanTopics(memoryDir)
-            const chosen: Array<Topic> = []
-            for (const name of request.names) {
-              const topic = yield* resolveName(name, topics)
-              if (!chosen.includes(topic)) chosen.push(topic)
-            }
-            const befores = yield* Effect.forEach(chosen, (t) => readBytes(t.path))
-            const index = yield* rawIndex(memoryDir)
-            const next = removeIndexLinks(index.text, chosen.map((t) => t.filename))
-            const task = `forget-${randomUUID()}`
-            const indexChange = index.exists && next.removed > 0
-              ? [{ file: INDEX_FILE, before: index.bytes, after: new TextEncoder().encode(next.text) }]
-              : []
-            yield* journal.record({ rootDir: request.rootDir }, {
-              task,
-              kind: "forget",
-              session: request.session,
-              model: null,
-              changes: [...chosen.map((t, i) => ({ file: t.filename, before: befores[i]!, after: null })), ...indexChange]
-            }).pipe(Effect.mapError((e) => new ForgetFailed({ reason: e.message })))
-            for (const t of chosen) {
-              yield* writer.remove(t.filename, { memoryDir, cwd: memoryDir, byPerson: true }).pipe(
-                Effect.mapError((e) => new ForgetFailed({ reason: e.message }))
-              )
-            }
-            if (indexChange.length > 0) {
-              const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir })
-              yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { content: index.text, mtimeMs: index.mtimeMs })
-              yield* writeTask.write(INDEX_FILE, next.text).pipe(
-                Effect.mapError((e) => new ForgetFailed({ reason: `the topics are gone but the index was not updated: ${e.message}` }))
-              )
-            }
-            return { forgotten: chosen.map((t) => t.filename), indexLinesRemoved: next.removed, task } satisfies ForgetResult
-          })
-          // The locks of both background writers, as undo takes them: no task publishes into memory meanwhile.
-          const holding = <A, E, R>(name: "extract.lock" | "dream.lock", inner: Effect.Effect<A, E, R>) =>
-            locks.withLock(locksDirOf(request.rootDir), name, () => inner, { maxWaitMs: FORGET_LOCK_WAIT_MS }).pipe(
-              Effect.mapError((e) => (e instanceof LockFailed || e instanceof LockLost ? new ForgetFailed({ reason: e.message }) : e)),
-              Effect.flatMap((outcome: LockOutcome<A>) =>
-                outcome._tag === "Busy"
-                  ? Effect.fail(new ForgetFailed({ reason: `a background task is writing memory (${name} held for ${Math.round(outcome.ageMs / 1000)} s); try again shortly` }))
-                  : Effect.succeed(outcome.value)
-              )
-            )
-          return yield* holding("extract.lock", holding("dream.lock", body))
-        })
-
-        const names = (memoryDir: string) =>
-          store.scanTopics(memoryDir).pipe(Effect.map((r) => r.topics.map((t) => t.filename)))
-
-        return { list, show, search, forget, names } as MemoryBrowseShape
-      })
-    )
+    Layer.effect(MemoryBrowse, makeMemoryBrowse)
 }

@@ -12,7 +12,7 @@
 import type { Api, Model, Usage } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS } from "../../src/limits.ts"
 import type { ProjectLocation } from "../../src/storage.ts"
 import type { BashGuard } from "../BashGuard.ts"
@@ -22,7 +22,7 @@ import type { MemoryStore } from "../MemoryStore.ts"
 import type { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import type { ModelRegistry } from "../ModelRegistry.ts"
 import type { DreamTaskFailed } from "./DreamAttempt.ts"
-import { onFirstUse } from "./onFirstUse.ts"
+import { makeOnFirstUse } from "./onFirstUse.ts"
 import type { StopReason } from "./Runner.ts"
 import type { MemoryChange } from "./TaskTools.ts"
 
@@ -88,12 +88,18 @@ export const indexSize = (text: string | undefined): DreamIndexSize => {
   return { exists: true, lines, chars: text.length, overTarget: lines > BACKFILL_MAX_LINES || text.length > BACKFILL_MAX_UNITS }
 }
 
+/** The task's code is imported at the first dream, not when the service is made. */
+const makeDreamOnFirstUse: Effect.Effect<
+  DreamShape,
+  never,
+  ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem | Journal
+> = makeOnFirstUse(
+  () => import("./DreamTask.ts").then((m) => m.makeDream),
+  (get) => ({ consolidate: (request) => Effect.flatMap(get, (dream) => dream.consolidate(request)) })
+)
+
 export class Dream extends Context.Tag("pm/Dream")<Dream, DreamShape>() {
-  /** The task's code is imported at the first dream, not when the layer is built. */
+  static readonly make = makeDreamOnFirstUse
   static readonly layer: Layer.Layer<Dream, never, ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem | Journal> =
-    onFirstUse(
-      Dream,
-      () => import("./DreamTask.ts").then((m) => m.makeDream),
-      (get) => ({ consolidate: (request) => Effect.flatMap(get, (dream) => dream.consolidate(request)) })
-    )
+    Layer.effect(Dream, makeDreamOnFirstUse)
 }

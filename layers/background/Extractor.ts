@@ -13,7 +13,7 @@ import type { Api, Message, Model, Usage } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import type { BranchEntry, SkipReason } from "../../src/background/cursor.ts"
 import type { ProjectLocation } from "../../src/storage.ts"
 import type { BashGuard } from "../BashGuard.ts"
@@ -22,7 +22,7 @@ import type { LockFailed, LockLost, LockService } from "../LockService.ts"
 import type { MemoryStore } from "../MemoryStore.ts"
 import type { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import type { ModelRegistry, ModelRequestFailed } from "../ModelRegistry.ts"
-import { onFirstUse } from "./onFirstUse.ts"
+import { makeOnFirstUse } from "./onFirstUse.ts"
 import type { StopReason } from "./Runner.ts"
 import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
 
@@ -87,12 +87,18 @@ export interface ExtractorShape {
   readonly extract: (request: ExtractionRequest) => Effect.Effect<ExtractionOutcome, ExtractionError>
 }
 
+/** The task's code is imported at the first extraction, not when the service is made. */
+const makeExtractorOnFirstUse: Effect.Effect<
+  ExtractorShape,
+  never,
+  ModelRegistry | MemoryStore | MemoryWriter | LockService | BashGuard | Journal
+> = makeOnFirstUse(
+  () => import("./ExtractorTask.ts").then((m) => m.makeExtractor),
+  (get) => ({ extract: (request) => Effect.flatMap(get, (extractor) => extractor.extract(request)) })
+)
+
 export class Extractor extends Context.Tag("pm/Extractor")<Extractor, ExtractorShape>() {
-  /** The task's code is imported at the first extraction, not when the layer is built. */
+  static readonly make = makeExtractorOnFirstUse
   static readonly layer: Layer.Layer<Extractor, never, ModelRegistry | MemoryStore | MemoryWriter | LockService | BashGuard | Journal> =
-    onFirstUse(
-      Extractor,
-      () => import("./ExtractorTask.ts").then((m) => m.makeExtractor),
-      (get) => ({ extract: (request) => Effect.flatMap(get, (extractor) => extractor.extract(request)) })
-    )
+    Layer.effect(Extractor, makeExtractorOnFirstUse)
 }
