@@ -1,56 +1,17 @@
 /**
  * The handlers of `pm project`, `scan`, `lint` and `bash-check` (their command lines are in cli/commandLine.ts;
- * `recall`'s handler is in cli/recall.ts, apart, since it loads the recall services). Each translates its options into service calls and prints; nothing else.
+ * `recall`'s handler is in cli/recall.ts, apart, since it loads the recall services). Each translates its options
+ * into service calls and prints; nothing else.
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import type { ProjectLocation } from "../src/storage.ts"
-import { ConfigService } from "../layers/ConfigService.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
-import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import type { bashCheckOptions, commonOptions, lintOptions, Parsed, scanOptions } from "./commandLine.ts"
+import { inspect, memoryDirOf, orFail } from "./locate.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
-
-
-/**
- * Locates the project, reporting config warnings on stderr (never on stdout, which may be JSON). `inspect` only
- * looks: nothing is claimed or created.
- */
-const locateWith = (how: "locate" | "inspect") => (cwd: string) =>
-  Effect.gen(function* () {
-    const config = yield* ConfigService
-    const { warnings } = yield* config.load
-    for (const w of warnings) process.stderr.write(`pm: warning: ${w.message}\n`)
-    return yield* (yield* ProjectLocator)[how](resolve(cwd))
-  })
-const locate = locateWith("locate")
-const inspect = locateWith("inspect")
-
-/** A `--memory-dir` that is missing or unreadable is an error naming it, not an empty memory. */
-const existingMemoryDir = (dir: string) =>
-  Effect.try({
-    try: () => {
-      if (!statSync(dir).isDirectory()) throw new Error(`memory directory ${dir} is not a directory`)
-      readdirSync(dir)
-      return dir
-    },
-    catch: (e) => {
-      const code = (e as NodeJS.ErrnoException).code
-      return {
-        message: code === "ENOENT"
-          ? `memory directory ${dir} does not exist`
-          : code === undefined ? (e as Error).message : `memory directory ${dir} cannot be read (${code})`
-      }
-    }
-  })
-
-export const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
-  Option.isSome(override) ? existingMemoryDir(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
-
-export const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.catchAll((e) => fail(e.message)))
 
 export const project = ({ cwd, json }: Parsed<typeof commonOptions>) =>
   orFail(

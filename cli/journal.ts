@@ -1,24 +1,12 @@
 /** `pm log` and `pm undo`: the change journal of the project's memory. */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { resolve } from "node:path"
 import { netChanges } from "../src/journal.ts"
-import { ConfigService } from "../layers/ConfigService.ts"
 import { Journal } from "../layers/Journal.ts"
 import { undoUnderLocks } from "../layers/MemoryUndo.ts"
-import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import type { logOptions, Parsed, undoOptions } from "./commandLine.ts"
-import { EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
-
-const locate = (cwd: string) =>
-  Effect.gen(function* () {
-    const { warnings } = yield* (yield* ConfigService).load
-    for (const w of warnings) process.stderr.write(`pm: warning: ${w.message}\n`)
-    return yield* (yield* ProjectLocator).locate(resolve(cwd))
-  })
-
-const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.catchAll((e) => fail(e.message)))
+import { locate, orFail } from "./locate.ts"
+import { EXIT_PROBLEMS, printJson, printLine, setExit, table } from "./output.ts"
 
 export const log = ({ cwd, json, limit }: Parsed<typeof logOptions>) =>
   orFail(

@@ -2,19 +2,12 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
-import { ConfigService } from "../layers/ConfigService.ts"
 import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
-import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import type { forgetOptions, listOptions, Parsed, searchOptions, showOptions } from "./commandLine.ts"
+import { locate } from "./locate.ts"
 import { age, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
 
-const locate = (cwd: string) =>
-  Effect.gen(function*() {
-    const { warnings } = yield* (yield* ConfigService).load
-    for (const w of warnings) yield* Effect.sync(() => process.stderr.write(`pm: warning: ${w.message}\n`))
-    return yield* (yield* ProjectLocator).locate(resolve(cwd))
-  })
-
+/** For list, show and search the browse service reports a missing or unreadable directory itself. */
 const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
   Option.isSome(override) ? Effect.succeed(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
 

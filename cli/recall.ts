@@ -8,7 +8,7 @@ import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
 import { passesWhitespaceThreshold, Recall } from "../layers/Recall.ts"
 import type { Parsed, recallOptions } from "./commandLine.ts"
-import { memoryDirOf, orFail } from "./inspect.ts"
+import { memoryDirOf, orFail } from "./locate.ts"
 import { EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 export const recall = ({ cwd, json, memoryDir, model, select, query }: Parsed<typeof recallOptions>) =>

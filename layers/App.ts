@@ -1,10 +1,9 @@
 /**
- * The layer graphs shared by both entries, composed here and nowhere else. `coreLayer` (layers/Core.ts, a module
- * of its own so that a command needing only the core loads nothing else) is what every entry shares; `recallLayer`
- * is the recall step over whatever ModelRegistry the entry has; `browseLayer` serves list, show, search
- * and forget. The Pi extension's whole graph is in layers/ExtensionApp.ts (kept apart so that `pm` never loads the
- * background agents); the CLI's graph (cli/App.ts) is `coreLayer` plus `recallLayer` over pi's model runtime, plus
- * BashGuard for `bash-check`.
+ * The layers `pm` attaches to single subcommands (cli/App.ts): `recallLayer` is the recall step over whatever
+ * ModelRegistry the entry has; `browseLayer` serves list, show, search and forget. The core every entry makes is in
+ * layers/Core.ts (a module of its own, so that a command needing only the core loads nothing else). The Pi
+ * extension makes all of these, and the background agents, in one pass in layers/ExtensionApp.ts (kept apart so
+ * that `pm` never loads the background agents).
  *
  * Tests build these same graphs and replace single layers (a faulty FileSystem, a fake ModelRegistry, an array
  * Host) instead of wiring a copy of their own.

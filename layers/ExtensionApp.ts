@@ -34,7 +34,8 @@ export interface HostPieces {
 /**
  * Makes every service of the extension in dependency order, each given those made before it, in one pass of one
  * fiber: the same services as the layers of each, without Effect's layer builder, which costs a memo map, a scope
- * and forked fibers per node (about 40 ms of a Pi session's first start for these twenty; see layers/Core.ts).
+ * and forked fibers per node (building these twenty as layers took 51 ms at a process's first session, made in one
+ * pass 25–35 ms; see layers/Core.ts).
  * Everything scoped (the sessions' fibers, the bash parser once loaded) is released with the scope, last made first
  * released: the background session stops before the memory session, and both before the parser is freed.
  *
@@ -63,16 +64,12 @@ const makeExtension = (env: ConfigEnvironment, replace: CoreReplacements) =>
     return Context.add(withMemory, BackgroundSession, yield* Effect.provide(makeBackgroundSession, withMemory))
   })
 
-/** The extension's services as made by `makeExtension`. */
-export type ExtensionServices = Effect.Effect.Success<ReturnType<typeof makeExtension>> extends Context.Context<infer S> ? S
-  : never
-
 /** The Pi extension's whole graph: MemorySession and the background agents over recall, the host's pieces and the core. */
 export const extensionLayer = (
   pieces: HostPieces,
   env: ConfigEnvironment = {},
   replace: CoreReplacements = {}
-): Layer.Layer<ExtensionServices> =>
+) =>
   Layer.scopedContext(makeExtension(env, replace)).pipe(
     Layer.provideMerge(Layer.mergeAll(pieces.host, pieces.models, pieces.background ?? BackgroundHost.layerNoop))
   )

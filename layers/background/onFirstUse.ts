@@ -1,11 +1,9 @@
 /**
- * A service whose implementation module is imported when the service is first used, not when its layer is built: the
- * extension's session start builds the background layers without loading the task code (the runner, the six tools,
- * the secrets detector, the prompts) until a task runs.
+ * A service whose implementation module is imported when the service is first used, not when it is made: the
+ * extension's session start makes the background services without loading the task code (the runner, the six
+ * tools, the secrets detector, the prompts) until a task runs.
  */
-import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 
 /**
  * `load` imports the module and returns its constructor; `forward` builds the service from `get`, which yields the
@@ -30,9 +28,3 @@ export const makeOnFirstUse = <S, R>(
     return forward(get)
   })
 
-/** The same, as a layer. */
-export const onFirstUse = <I, S, R>(
-  tag: Context.Tag<I, S>,
-  load: () => Promise<Effect.Effect<S, never, R>>,
-  forward: (get: Effect.Effect<S>) => S
-): Layer.Layer<I, never, R> => Layer.effect(tag, makeOnFirstUse(load, forward))
