@@ -16,11 +16,12 @@ import { performance } from "node:perf_hooks"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as piHost from "@earendil-works/pi-coding-agent"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { projectMemory } from "../extension/index.ts"
 import { FileSystem } from "../layers/FileSystem.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
-import { EXTENSION, selectAnswer, startHarness, topic } from "../test/extension/harness.ts"
+import { EXTENSION, EXTENSION_BUNDLE, selectAnswer, startHarness, topic } from "../test/extension/harness.ts"
 
 const quantile = (xs: ReadonlyArray<number>, q: number): number => {
   const s = [...xs].sort((a, b) => a - b)
@@ -62,7 +63,7 @@ const timeHook = async () => {
     })
     return new Proxy(ctx, { get: (t, k) => (k === "modelRegistry" ? fast : typeof (t as any)[k] === "function" ? (t as any)[k].bind(t) : (t as any)[k]) })
   }
-  const factory = projectMemory()
+  const factory = projectMemory(piHost)
   const timed = (pi: ExtensionAPI) =>
     factory(new Proxy(pi, {
       get: (t, k) =>
@@ -114,7 +115,7 @@ const coldLoad = () => {
   const bare: Array<number> = []
   const ext: Array<number> = []
   const rss: Array<number> = []
-  const script = `const r=process.memoryUsage.rss();const m=await import(${JSON.stringify(EXTENSION)});m.default({on(){},registerCommand(){}});process.stdout.write(String(process.memoryUsage.rss()-r))`
+  const script = `const r=process.memoryUsage.rss();const m=await import(${JSON.stringify(EXTENSION_BUNDLE)});m.projectMemory({})({on(){},registerCommand(){}});process.stdout.write(String(process.memoryUsage.rss()-r))`
   for (let i = 0; i < 10; i++) {
     let t = performance.now()
     execFileSync(process.execPath, ["-e", "0"])

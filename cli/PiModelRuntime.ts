@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import { delimiter, isAbsolute, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { ConfigService } from "../layers/ConfigService.ts"
+import { importPiHost } from "./piHost.ts"
 import { ModelRegistry, parseModelRef, type ModelBackend } from "../layers/ModelRegistry.ts"
 
 export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadError>()("ModelRuntimeLoadError", {
@@ -60,7 +61,7 @@ const shimFor = (runtime: { registerNativeProvider: (p: never) => void; register
 export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<ModelBackend, ModelRuntimeLoadError> =>
   Effect.tryPromise({
     try: async () => {
-      const pi = await import("@earendil-works/pi-coding-agent")
+      const pi = await importPiHost()
       const runtime = await pi.ModelRuntime.create({
         authPath: join(options.agentDir, "auth.json"),
         modelsPath: join(options.agentDir, "models.json"),

@@ -1,8 +1,7 @@
 /** `pm status` (what is there) and `pm doctor` (what is wrong): one glance at a project's memory. */
 import * as Effect from "effect/Effect"
-import { existsSync, readFileSync } from "node:fs"
-import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { LOCK_TIMEOUTS_MS, type LockName } from "../src/limits.ts"
 import { locksDirOf } from "../src/storage.ts"
 import { decodeBackgroundConfig } from "../src/background/config.ts"
@@ -14,27 +13,14 @@ import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import { StateStore } from "../layers/StateStore.ts"
 import type { commonOptions, Parsed } from "./commandLine.ts"
+import { findPi } from "./piHost.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 
 const LOCK_NAMES = Object.keys(LOCK_TIMEOUTS_MS) as ReadonlyArray<LockName>
 
-/** The installed Pi version, if the host package can be found from here; never loads it. */
-const piVersion = (): string | null => {
-  try {
-    // The package does not export its package.json: find it above the resolved entry.
-    let dir = dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")))
-    for (; dir !== dirname(dir); dir = dirname(dir)) {
-      const file = join(dir, "package.json")
-      if (!existsSync(file)) continue
-      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string }
-      if (pkg.name === "@earendil-works/pi-coding-agent") return pkg.version ?? null
-    }
-    return null
-  } catch {
-    return null
-  }
-}
+/** The version of the Pi that `pm` would use (cli/piHost.ts); never loads it. */
+const piVersion = (): string | null => findPi()?.version ?? null
 
 const nodeOk = (): boolean => {
   const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)

@@ -3,7 +3,15 @@
  * so the factory only registers the handlers and the `/memory` command. The session side (extension/session.ts: the
  * Effect runtime, the layers, everything recall needs) is imported on the first host event, `session_start`; the
  * background tasks and the bash parser load later still, when first used.
+ *
+ * Nothing here imports Pi at run time: `projectMemory` is given the host's module. Pi's entry is `dist/extension.ts`
+ * (written by scripts/build.mjs), a TypeScript file of three lines that imports the host and calls `projectMemory`.
+ * Pi's loader always compiles a TypeScript entry, and maps the host's package names to its own modules for what it
+ * compiles; a JavaScript entry it would first try to import as it is, and then the name resolves like any package:
+ * to nothing in an install from the registry (the host is a peer dependency), or to the second Pi of a checkout's
+ * dev dependencies.
  */
+import type { PiToolkitShape } from "../layers/background/PiToolkit.ts"
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"
 import type { ProjectMemoryOptions } from "./session.ts"
@@ -38,7 +46,7 @@ interface Bound {
 }
 
 /** The session side bound to `pi`: its handlers and command recorded instead of registered (the entry has done that). */
-const bind = async (pi: ExtensionAPI, options: ProjectMemoryOptions): Promise<Bound> => {
+const bind = async (pi: ExtensionAPI, host: PiToolkitShape, options: ProjectMemoryOptions): Promise<Bound> => {
   const { bindSession } = await import("./session.ts")
   const handlers = new Map<string, Handler>()
   let command: Command | undefined
@@ -55,19 +63,20 @@ const bind = async (pi: ExtensionAPI, options: ProjectMemoryOptions): Promise<Bo
       return typeof value === "function" ? value.bind(target) : value
     }
   })
-  bindSession(recorder, options)
+  bindSession(recorder, host, options)
   if (command === undefined) throw new Error("the session side registered no /memory command")
   return { handlers, command }
 }
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: ExtensionAPI): void => {
+/** The extension's factory over `host`, the Pi module as the host loaded it. */
+export const projectMemory = (host: PiToolkitShape, options: ProjectMemoryOptions = {}) => (pi: ExtensionAPI): void => {
   let bound: Bound | undefined
   let loading: Promise<Bound> | undefined
   let reported = false
   const load = (): Promise<Bound> =>
-    (loading ??= bind(pi, options).then((b) => (bound = b)))
+    (loading ??= bind(pi, host, options).then((b) => (bound = b)))
   /** A session side that cannot load leaves memory off; the user hears it once, and no prompt is blocked. */
   const unavailable = (ctx: ExtensionContext, error: unknown): undefined => {
     if (!reported) {
@@ -107,5 +116,3 @@ export const projectMemory = (options: ProjectMemoryOptions = {}) => (pi: Extens
     }
   })
 }
-
-export default projectMemory()

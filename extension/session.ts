@@ -13,6 +13,7 @@ import { BackgroundHost, BackgroundSession } from "../layers/background/Backgrou
 import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
+import { PiToolkit, type PiToolkitShape } from "../layers/background/PiToolkit.ts"
 import { toolCallWithoutSession } from "../layers/ToolGuard.ts"
 import { memoryCommand, say } from "./command.ts"
 import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
@@ -63,8 +64,13 @@ const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Lay
     })
   })
 
-const layerFor = (pi: ExtensionAPI, holder: ContextHolder) =>
-  extensionLayer({ host: hostLayer(pi, holder), models: modelLayer(holder), background: backgroundHostLayer(pi, holder) })
+const layerFor = (pi: ExtensionAPI, holder: ContextHolder, host: PiToolkitShape) =>
+  extensionLayer({
+    host: hostLayer(pi, holder),
+    models: modelLayer(holder),
+    toolkit: PiToolkit.layer(host),
+    background: backgroundHostLayer(pi, holder)
+  })
 
 export interface ProjectMemoryOptions {
   /**
@@ -74,10 +80,13 @@ export interface ProjectMemoryOptions {
   readonly clock?: Clock.Clock
 }
 
-/** Registers the handlers and the `/memory` command on `pi` (the entry passes an API that records them). */
-export const bindSession = (pi: ExtensionAPI, options: ProjectMemoryOptions = {}): void => {
+/**
+ * Registers the handlers and the `/memory` command on `pi` (the entry passes an API that records them). `host` is the
+ * Pi module as the entry imported it: the host's own copy, whatever the install form.
+ */
+export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: ProjectMemoryOptions = {}): void => {
   const holder: ContextHolder = { current: undefined }
-  const layer = layerFor(pi, holder)
+  const layer = layerFor(pi, holder, host)
   const runtime = ManagedRuntime.make(options.clock === undefined ? layer : Layer.merge(layer, Layer.setClock(options.clock)))
   const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
     runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {
@@ -94,25 +103,20 @@ export const bindSession = (pi: ExtensionAPI, options: ProjectMemoryOptions = {}
 
   // The hook sees Pi's session messages (custom notices, summaries, bash runs among them); what the provider gets is
   // their conversion, done by Pi's own `convertToLlm`. A background fork reuses that prefix, so it captures the
-  // converted form, byte for byte what the parent sent. Pi is loaded already; the import only looks it up.
-  let toLlm: ((messages: Array<any>) => Array<unknown>) | undefined
-  const loadToLlm = async () => {
-    toLlm ??= (await import("@earendil-works/pi-coding-agent")).convertToLlm as (messages: Array<any>) => Array<unknown>
-  }
+  // converted form, byte for byte what the parent sent.
+  const toLlm = host.convertToLlm as (messages: Array<any>) => Array<unknown>
 
   pi.on("session_start", async (_event, ctx) => {
     hold(ctx)
-    await loadToLlm().catch(() => undefined)
     // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
   })
   pi.on("context_with_system", (event, ctx) => {
     hold(ctx)
     const m = ctx.model
-    // Without the converter (it failed to load) nothing is captured, so tasks use independent requests.
-    const messages = toLlm === undefined ? undefined : toLlm(event.messages as Array<any>)
-    const model = m === undefined || messages === undefined ? undefined : { provider: m.provider, api: m.api, id: m.id }
-    void background((b) => b.captureRequest(messages ?? [], model))
+    const messages = toLlm(event.messages as Array<any>)
+    const model = m === undefined ? undefined : { provider: m.provider, api: m.api, id: m.id }
+    void background((b) => b.captureRequest(messages, model))
     return undefined
   })
   pi.on("before_agent_start", async (event, ctx) => {

@@ -15,6 +15,7 @@ import { BackgroundHost, BackgroundSession, makeBackgroundSession } from "./back
 import { Dream } from "./background/Dream.ts"
 import { DreamAttempt, makeDreamAttempt } from "./background/DreamAttempt.ts"
 import { Extractor } from "./background/Extractor.ts"
+import type { PiToolkit } from "./background/PiToolkit.ts"
 import { makeSessionScanner, SessionScanner } from "./background/SessionScanner.ts"
 import { makeMemoryBrowse, MemoryBrowse } from "./MemoryBrowse.ts"
 import { makeMemorySession, MemorySession } from "./MemorySession.ts"
@@ -23,10 +24,12 @@ import type { ModelRegistry } from "./ModelRegistry.ts"
 import { makeRecall, Recall } from "./Recall.ts"
 import { makeSelector, Selector } from "./Selector.ts"
 
-/** What only the Pi host can provide: its API as a Host, its model registry, and its status line. */
+/** What only the Pi host can provide: its API as a Host, its model registry, its own module, and its status line. */
 export interface HostPieces {
   readonly host: Layer.Layer<Host>
   readonly models: Layer.Layer<ModelRegistry>
+  /** The host's module (tool definitions, codemode), as loaded by the extension's entry. */
+  readonly toolkit: Layer.Layer<PiToolkit>
   /** Where background tasks show that they run; none by default. */
   readonly background?: Layer.Layer<BackgroundHost>
 }
@@ -46,7 +49,7 @@ export interface HostPieces {
 const makeExtension = (env: ConfigEnvironment, replace: CoreReplacements) =>
   Effect.gen(function* () {
     const core = yield* makeCore(env, replace)
-    const withHost = Context.merge(core, yield* Effect.context<Host | ModelRegistry | BackgroundHost>())
+    const withHost = Context.merge(core, yield* Effect.context<Host | ModelRegistry | BackgroundHost | PiToolkit>())
     const withSelector = Context.add(withHost, Selector, yield* Effect.provide(makeSelector, withHost))
     const services = withSelector.pipe(
       Context.add(Recall, yield* Effect.provide(makeRecall, withSelector)),
@@ -71,5 +74,5 @@ export const extensionLayer = (
   replace: CoreReplacements = {}
 ) =>
   Layer.scopedContext(makeExtension(env, replace)).pipe(
-    Layer.provideMerge(Layer.mergeAll(pieces.host, pieces.models, pieces.background ?? BackgroundHost.layerNoop))
+    Layer.provideMerge(Layer.mergeAll(pieces.host, pieces.models, pieces.toolkit, pieces.background ?? BackgroundHost.layerNoop))
   )

@@ -1,6 +1,6 @@
 // Bundles the two entries. The Pi host packages stay external: Pi provides its own copies at run time.
 import { build } from "esbuild"
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -73,8 +73,8 @@ await Promise.all([
   // that modules which find files next to themselves (the wasm of the bash parser) see the same folder.
   build({ ...common, entryPoints: { "pm-main": join(root, "cli/main.ts") }, outdir: join(root, "dist"), splitting: true,
     chunkNames: "pm-chunk-[name]-[hash]" }),
-  // The extension is split: Pi imports the small entry (dist/extension.js) at start-up; the session side and the
-  // background tasks are chunks it imports on first use. Chunks sit beside the entry (the bash parser finds its wasm
+  // The extension is split: Pi's entry (dist/extension.ts, below) imports the small dist/extension.js at start-up; the
+  // session side and the background tasks are chunks it imports on first use. Chunks sit beside the entry (the bash parser finds its wasm
   // files beside the module that loads them).
   build({ ...common, entryPoints: { extension: join(root, "extension/index.ts") }, outdir: join(root, "dist"), splitting: true,
     chunkNames: "extension-[name]-[hash]" }),
@@ -82,6 +82,22 @@ await Promise.all([
     outfile: join(root, "dist", YAML_ENGINE_FILE) })
 ])
 chmodSync(join(root, "dist/pm.js"), 0o755)
+// Pi's entry, named in package.json's `pi.extensions`. It is TypeScript on purpose: Pi's loader always compiles a
+// TypeScript entry, and maps the host's package names to the host's own modules in what it compiles, in every install
+// form. A JavaScript entry it would first import as it is, and the name would then resolve to no package (an install
+// from the registry) or to the dev dependencies' second Pi (a checkout). Everything else is plain JavaScript that
+// never imports Pi: the host's module is handed to projectMemory.
+writeFileSync(
+  join(root, "dist", "extension.ts"),
+  [
+    "// Pi's entry for pi-project-memory (written by scripts/build.mjs; see extension/index.ts).",
+    'import * as host from "@earendil-works/pi-coding-agent"',
+    'import { projectMemory } from "./extension.js"',
+    "",
+    "export default projectMemory(host)",
+    ""
+  ].join("\n")
+)
 // The bash grammar and the tree-sitter runtime are loaded from beside the bundle.
 for (const spec of ["tree-sitter-bash/tree-sitter-bash.wasm", "web-tree-sitter/web-tree-sitter.wasm"]) {
   copyFileSync(require.resolve(spec), join(root, "dist", spec.split("/")[1]))

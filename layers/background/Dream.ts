@@ -9,6 +9,7 @@
  *
  * This module is the service's interface; the task itself (DreamTask.ts) is imported at the first dream.
  */
+import type { PiToolkit } from "./PiToolkit.ts"
 import type { Api, Model, Usage } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -92,7 +93,7 @@ export const indexSize = (text: string | undefined): DreamIndexSize => {
 const makeDreamOnFirstUse: Effect.Effect<
   DreamShape,
   never,
-  ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem | Journal
+  ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem | Journal | PiToolkit
 > = makeOnFirstUse(
   () => import("./DreamTask.ts").then((m) => m.makeDream),
   (get) => ({ consolidate: (request) => Effect.flatMap(get, (dream) => dream.consolidate(request)) })
@@ -100,6 +101,6 @@ const makeDreamOnFirstUse: Effect.Effect<
 
 export class Dream extends Context.Tag("pm/Dream")<Dream, DreamShape>() {
   static readonly make = makeDreamOnFirstUse
-  static readonly layer: Layer.Layer<Dream, never, ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem | Journal> =
+  static readonly layer: Layer.Layer<Dream, never, ModelRegistry | MemoryStore | MemoryWriter | BashGuard | FileSystem | Journal | PiToolkit> =
     Layer.effect(Dream, makeDreamOnFirstUse)
 }

@@ -13,6 +13,7 @@ import { Journal } from "../Journal.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
 import { runTask } from "./Runner.ts"
+import { PiToolkit } from "./PiToolkit.ts"
 import { makeTaskTools, recordingChanges, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
 import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./Dream.ts"
 
@@ -29,6 +30,7 @@ export const makeDream = Effect.gen(function*() {
   const guard = yield* BashGuard
   const fs = yield* FileSystem
   const journal = yield* Journal
+  const pi = yield* PiToolkit
 
   /** Every change of one dream is recorded under one task id before it is published, so `pm undo` can reverse it. */
   const taskJournal = (request: DreamTaskRequest): TaskJournal =>
@@ -49,6 +51,7 @@ export const makeDream = Effect.gen(function*() {
       const tools = yield* Effect.tryPromise({
         try: () =>
           makeTaskTools({
+            pi,
             cwd: request.cwd,
             memoryDir,
             writer: task,

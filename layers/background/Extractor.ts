@@ -9,6 +9,7 @@
  *
  * This module is the service's interface; the task itself (ExtractorTask.ts) is imported at the first extraction.
  */
+import type { PiToolkit } from "./PiToolkit.ts"
 import type { Api, Message, Model, Usage } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -91,7 +92,7 @@ export interface ExtractorShape {
 const makeExtractorOnFirstUse: Effect.Effect<
   ExtractorShape,
   never,
-  ModelRegistry | MemoryStore | MemoryWriter | LockService | BashGuard | Journal
+  ModelRegistry | MemoryStore | MemoryWriter | LockService | BashGuard | Journal | PiToolkit
 > = makeOnFirstUse(
   () => import("./ExtractorTask.ts").then((m) => m.makeExtractor),
   (get) => ({ extract: (request) => Effect.flatMap(get, (extractor) => extractor.extract(request)) })
@@ -99,6 +100,6 @@ const makeExtractorOnFirstUse: Effect.Effect<
 
 export class Extractor extends Context.Tag("pm/Extractor")<Extractor, ExtractorShape>() {
   static readonly make = makeExtractorOnFirstUse
-  static readonly layer: Layer.Layer<Extractor, never, ModelRegistry | MemoryStore | MemoryWriter | LockService | BashGuard | Journal> =
+  static readonly layer: Layer.Layer<Extractor, never, ModelRegistry | MemoryStore | MemoryWriter | LockService | BashGuard | Journal | PiToolkit> =
     Layer.effect(Extractor, makeExtractorOnFirstUse)
 }

@@ -14,6 +14,7 @@ import { MemoryStore } from "../MemoryStore.ts"
 import { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { runTask, type TaskRequest } from "./Runner.ts"
+import { PiToolkit } from "./PiToolkit.ts"
 import { makeTaskTools, recordingChanges, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
 import { ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
 
@@ -62,6 +63,7 @@ export const makeExtractor = Effect.gen(function*() {
   const locks = yield* LockService
   const guard = yield* BashGuard
   const journal = yield* Journal
+  const pi = yield* PiToolkit
 
   const taskJournal = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string): TaskJournal =>
     taskJournalOf(journal, request.location.memoryRootDir, {
@@ -80,6 +82,7 @@ export const makeExtractor = Effect.gen(function*() {
       const tools = yield* Effect.tryPromise({
         try: () =>
           makeTaskTools({
+            pi,
             cwd: request.cwd,
             memoryDir,
             writer: task,

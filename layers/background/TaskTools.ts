@@ -5,7 +5,8 @@
  * `bash` behind the BashGuard (delete verdicts carried out by `runDelete`, read-only ones by Pi's bash).
  *
  * Every call first runs the task's validity check (trust, generation, lock); once it fails, the tools are dead and
- * every later call returns an error. The host package is imported when a task starts, so the CLI never loads it.
+ * every later call returns an error. Pi's tool definitions come from the host's own module (`PiToolkit`), never from
+ * an import of ours.
  */
 import type { AgentToolResult } from "@earendil-works/pi-agent-core"
 import type { Tool } from "@earendil-works/pi-ai"
@@ -29,6 +30,7 @@ import { type BashGuardShape, runDelete } from "../BashGuard.ts"
 import { agentDirFromEnv } from "../ConfigService.ts"
 import { isInsideDir } from "./paths.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
+import type { PiToolkitShape } from "./PiToolkit.ts"
 
 export const BACKGROUND_TOOL_NAMES = ["read", "find", "grep", "write", "edit", "bash"] as const
 export type BackgroundToolName = (typeof BACKGROUND_TOOL_NAMES)[number]
@@ -63,6 +65,8 @@ export interface TaskTool {
 }
 
 export interface TaskToolsOptions {
+  /** The host's tool definitions and codemode (the host's module, not a copy of ours). */
+  readonly pi: PiToolkitShape
   readonly cwd: string
   readonly memoryDir: string
   readonly writer: MemoryTask
@@ -226,8 +230,7 @@ const run = <A, E extends { readonly message: string }>(effect: Effect.Effect<A,
   Effect.runPromise(Effect.mapError(effect, (e) => new Error(e.message)))
 
 export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskToolSet> => {
-  const pi = await import("@earendil-works/pi-coding-agent")
-  const { cwd, memoryDir, writer } = options
+  const { pi, cwd, memoryDir, writer } = options
   const tempDir = await mkdtemp(join(tmpdir(), "pm-task-"))
   const logs = new Set<string>()
   let dead: string | undefined
@@ -549,7 +552,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
  * in-memory session of the task's own.
  */
 const withCodemode = async (
-  pi: typeof import("@earendil-works/pi-coding-agent"),
+  pi: PiToolkitShape,
   cwd: string,
   six: ReadonlyArray<TaskTool>,
   settings: CodemodeSettings

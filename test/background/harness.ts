@@ -25,7 +25,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
-export const EXTENSION = resolve(import.meta.dirname, "../../dist/extension.js")
+export const EXTENSION = resolve(import.meta.dirname, "../../dist/extension.ts")
 export const SELECTOR_MARK = "You choose which saved memories"
 export const TOOLS_HEADING = "## Background memory task tools"
 

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import * as pi from "@earendil-works/pi-coding-agent"
 import { makeTaskTools, type MemoryChange, type TaskToolSet } from "../../layers/background/TaskTools.ts"
 import { BashGuard } from "../../layers/BashGuard.ts"
 import { FileSystem } from "../../layers/FileSystem.ts"
@@ -42,7 +43,7 @@ const setup = async (valid: { value: boolean }, codemode?: { mode: "on" | "only"
       const guard = yield* BashGuard
       const task = yield* writer.openTask({ memoryDir, cwd, check })
       return yield* Effect.promise(() =>
-        makeTaskTools({ cwd, memoryDir, writer: task, guard, check, codemode, onChange: (c) => Effect.sync(() => void changes.push(c)) })
+        makeTaskTools({ pi, cwd, memoryDir, writer: task, guard, check, codemode, onChange: (c) => Effect.sync(() => void changes.push(c)) })
       )
     })
   )

@@ -1,5 +1,5 @@
 /**
- * The real Pi host (1.6) with pi-ai's fake provider, loading the built `dist/extension.js`, or the same extension
+ * The real Pi host (1.6) with pi-ai's fake provider, loading the built extension (`dist/extension.ts`), or the same extension
  * from source when a test drives its clock (Effect's TestClock) or records its hidden messages. One scripted model
  * answers both the main agent and the memory selector; every request is recorded, and `until` waits for a condition
  * re-checked at each request and session event, so no test waits on the wall clock.
@@ -27,12 +27,16 @@ import {
   type ExtensionAPI,
   type ExtensionFactory
 } from "@earendil-works/pi-coding-agent"
+import * as piHost from "@earendil-works/pi-coding-agent"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
-export const EXTENSION = resolve(import.meta.dirname, "../../dist/extension.js")
+/** Pi's entry, as package.json's `pi.extensions` names it (a TypeScript file that hands the host to dist/extension.js). */
+export const EXTENSION = resolve(import.meta.dirname, "../../dist/extension.ts")
+/** The bundle behind it, which exports `projectMemory(host, options)` and imports no Pi package. */
+export const EXTENSION_BUNDLE = resolve(import.meta.dirname, "../../dist/extension.js")
 export const SELECTOR_MARK = "You choose which saved memories"
 
 export interface RecordedRequest {
@@ -202,7 +206,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
       : !fromSource
         ? { paths: [EXTENSION], factories: [] }
         : await import("../../extension/index.ts").then(({ projectMemory }) => {
-            const factory = projectMemory(options.clock === undefined ? {} : { clock: options.clock })
+            const factory = projectMemory(piHost, options.clock === undefined ? {} : { clock: options.clock })
             return { paths: [], factories: [(pi: ExtensionAPI) => factory(spied(pi))] }
           })
   const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }: any) => {

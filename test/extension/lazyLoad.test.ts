@@ -10,7 +10,7 @@ import { registerHooks } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { EXTENSION, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
+import { EXTENSION_BUNDLE, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
 const loaded: Array<string> = []
 const hooks = registerHooks({
@@ -33,8 +33,9 @@ describe("the built extension loads on use", () => {
       `const loaded = []`,
       `registerHooks({ load: (url, context, next) => (loaded.push(url), next(url, context)) })`,
       `const registered = []`,
-      `const entry = await import(${JSON.stringify(pathToFileURL(EXTENSION).href)})`,
-      `entry.default({ on: (name) => registered.push(name), registerCommand: (name) => registered.push("/" + name) })`,
+      `const entry = await import(${JSON.stringify(pathToFileURL(EXTENSION_BUNDLE).href)})`,
+      // The host's module is not touched before a session starts: an empty one stands in for it.
+      `entry.projectMemory({})({ on: (name) => registered.push(name), registerCommand: (name) => registered.push("/" + name) })`,
       `process.stdout.write(JSON.stringify({ loaded, registered }))`
     ].join("\n")
     const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }))
@@ -43,7 +44,7 @@ describe("the built extension loads on use", () => {
     expect(files.filter((f) => f.startsWith("extension-session") || f.startsWith("extension-BashParser"))).toEqual([])
     // Nothing else: the entry's own imports are small shared chunks, not the Effect runtime (hundreds of KB).
     expect(files.every((f) => f === "extension.js" || f.startsWith("extension-chunk-"))).toBe(true)
-    const bytes = files.reduce((n, f) => n + statSync(join(dirname(EXTENSION), f)).size, 0)
+    const bytes = files.reduce((n, f) => n + statSync(join(dirname(EXTENSION_BUNDLE), f)).size, 0)
     expect(bytes).toBeLessThan(32 * 1024)
     expect(out.registered).toContain("session_start")
     expect(out.registered).toContain("before_agent_start")

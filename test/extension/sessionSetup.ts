@@ -7,6 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import * as pi from "@earendil-works/pi-coding-agent"
+import { PiToolkit } from "../../layers/background/PiToolkit.ts"
 import { extensionLayer } from "../../layers/ExtensionApp.ts"
 import { Host, type HostShape } from "../../layers/Host.ts"
 import { MemorySession } from "../../layers/MemorySession.ts"
@@ -60,7 +62,7 @@ export const setupSession = (options: SetupOptions = {}) => {
   }
   const faux = makeFaux()
   // The extension's own graph, with the host's two pieces replaced by the array Host and the fake provider.
-  const layer = extensionLayer({ host: Layer.succeed(Host, host), models: faux.registry }, { agentDir: agent.agentDir, home: agent.home })
+  const layer = extensionLayer({ host: Layer.succeed(Host, host), models: faux.registry, toolkit: PiToolkit.layer(pi) }, { agentDir: agent.agentDir, home: agent.home })
   return { agent, repo, sent, entries, notes, faux, layer, trust, idle, cwdBroken, configPath: join(agent.storageRoot, "config.json") }
 }
 

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import * as pi from "@earendil-works/pi-coding-agent"
 import { makeTaskTools, type MemoryChange, type TaskToolSet, type TaskToolsOptions } from "../../layers/background/TaskTools.ts"
 import { BashGuard } from "../../layers/BashGuard.ts"
 import { FileSystem } from "../../layers/FileSystem.ts"
@@ -41,7 +42,7 @@ export const setup = async (extra: Partial<TaskToolsOptions> = {}) => {
       const guard = yield* BashGuard
       const task = yield* writer.openTask({ memoryDir, cwd })
       return yield* Effect.promise(() =>
-        makeTaskTools({ cwd, memoryDir, writer: task, guard, check: Effect.void, onChange: (c) => Effect.sync(() => void changes.push(c)), ...extra })
+        makeTaskTools({ pi, cwd, memoryDir, writer: task, guard, check: Effect.void, onChange: (c) => Effect.sync(() => void changes.push(c)), ...extra })
       )
     })
   )
@@ -111,6 +112,7 @@ describe("background reads: credential stores are never opened", () => {
         const task = yield* writer.openTask({ memoryDir: s.memoryDir, cwd: s.cwd })
         return yield* Effect.promise(() =>
           makeTaskTools({
+            pi,
             cwd: s.cwd,
             memoryDir: s.memoryDir,
             writer: task,

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import * as pi from "@earendil-works/pi-coding-agent"
 import { makeTaskTools } from "../../layers/background/TaskTools.ts"
 import { BashGuard } from "../../layers/BashGuard.ts"
 import { FileSystem } from "../../layers/FileSystem.ts"
@@ -47,6 +48,7 @@ const setup = async () => {
       const task = yield* writer.openTask({ memoryDir, cwd })
       return yield* Effect.promise(() =>
         makeTaskTools({
+          pi,
           cwd,
           memoryDir,
           writer: task,

@@ -1,0 +1,91 @@
+/**
+ * Whole-process `pi -p hello` as a user runs it: a real `pi` (installed into a prefix of its own), pi-ai's fake
+ * provider answering at once, and the extension loaded three ways, each paired with bare Pi in the same round:
+ * - bare: no extension (the baseline);
+ * - packaged: `-e` of the tarball installed with production dependencies only;
+ * - checkout: `-e` of this checkout (its node_modules hold a second Pi, which must not be loaded).
+ * Two times per run: the first model request (the provider stamps it) and the process's exit, both from spawn.
+ * Rounds are interleaved (bare, packaged, checkout, bare, ...) so load on the machine hits every variant alike.
+ *
+ * Run: node bench/piStart.ts [rounds]   (after npm run build; needs the npm registry or its cache for the installs)
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { preparePackagedInstall, repoRoot, userEnv } from "../test/support/install.ts"
+import { median } from "./_support.ts"
+
+const tempDir = (prefix: string): string => realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+const tempAgent = () => {
+  const b = tempDir("pm-bench-agent-")
+  mkdirSync(join(b, "agent"))
+  mkdirSync(join(b, "home"))
+  return { agentDir: join(b, "agent"), home: join(b, "home") }
+}
+const gitRepo = (): string => {
+  const root = tempDir("pm-bench-git-")
+  execFileSync("git", ["init", "-q"], { cwd: root })
+  return root
+}
+
+const ROUNDS = Number(process.argv[2] ?? 11)
+const FAUX = join(repoRoot, "test", "fixtures", "providers", "faux.mjs")
+
+const base = tempDir("pm-bench-pi-")
+console.log("installing Pi and the packed tarball ...")
+const install = await preparePackagedInstall(base)
+const project = gitRepo()
+// The provider as TypeScript outside the checkout, so that Pi's loader compiles it against the host's pi-ai.
+const faux = join(base, "faux-provider.ts")
+copyFileSync(FAUX, faux)
+
+interface Timing {
+  readonly firstRequest: number
+  readonly exit: number
+}
+
+const once = async (extension: string | undefined): Promise<Timing> => {
+  const dirs = tempAgent()
+  const capture = join(tempDir("pm-bench-cap-"), "capture.jsonl")
+  const env = userEnv(install, dirs, true, {
+    PM_FAUX_SCRIPT: JSON.stringify([{ text: "hello" }, { text: "nothing to save" }, { text: "nothing" }]),
+    PM_FAUX_CAPTURE: capture
+  })
+  const args = ["--no-session", "-e", faux, ...(extension === undefined ? [] : ["-e", extension]), "--model", "faux/faux-1", "-p", "hello"]
+  const started = Date.now()
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(install.piBin, args, { cwd: project, env, stdio: "ignore" })
+    child.on("exit", (c) => resolve(c ?? 1))
+  })
+  const exit = Date.now() - started
+  if (code !== 0) throw new Error(`pi exited ${code} (${extension ?? "bare"})`)
+  const first = JSON.parse(readFileSync(capture, "utf8").split("\n")[0]!) as { at: number }
+  rmSync(join(dirs.agentDir, ".."), { recursive: true, force: true })
+  return { firstRequest: first.at - started, exit }
+}
+
+const variants = { bare: undefined, packaged: install.installed, checkout: repoRoot } as const
+type Variant = keyof typeof variants
+const results: Record<Variant, Array<Timing>> = { bare: [], packaged: [], checkout: [] }
+for (const v of Object.keys(variants) as Array<Variant>) await once(variants[v]) // warm the file cache
+for (let i = 0; i < ROUNDS; i++) {
+  for (const v of Object.keys(variants) as Array<Variant>) results[v].push(await once(variants[v]))
+}
+
+/** Per round, the ratio of a variant to the bare run of the same round; the median of those. */
+const pairedRatio = (v: Variant, key: keyof Timing): number =>
+  median(results[v].map((t, i) => t[key] / results.bare[i]![key]))
+
+console.log(`\n${ROUNDS} interleaved rounds; times from spawn, medians`)
+console.log("| variant | first request | exit | first request vs bare (paired) | exit vs bare (paired) |")
+console.log("|---|---|---|---|---|")
+for (const v of Object.keys(variants) as Array<Variant>) {
+  const first = median(results[v].map((t) => t.firstRequest))
+  const exit = median(results[v].map((t) => t.exit))
+  const ratio = v === "bare" ? "1.00x" : `${pairedRatio(v, "firstRequest").toFixed(2)}x`
+  const exitRatio = v === "bare" ? "1.00x" : `${pairedRatio(v, "exit").toFixed(2)}x`
+  console.log(`| ${v} | ${first.toFixed(0)} ms | ${exit.toFixed(0)} ms | ${ratio} | ${exitRatio} |`)
+}
+console.log("\ngoal: first request within 1.15x of bare Pi")
+rmSync(base, { recursive: true, force: true })
