@@ -38,6 +38,7 @@ import { Extractor, type ExtractionOutcome, type ParentRequest } from "./Extract
 import { Dream, type DreamTaskResult } from "./Dream.ts"
 import { DreamAttempt, type DreamCheckRequest, type DreamRunOutcome } from "./DreamAttempt.ts"
 import { eligibleAt } from "../../src/background/dreamSchedule.ts"
+import { deleteCapNote } from "../../src/deleteCap.ts"
 import { isInsideDir } from "./paths.ts"
 import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
 
@@ -433,9 +434,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
     const index = r.index.overTarget
       ? `; MEMORY.md is over 160 lines or 20,000 characters (${r.index.lines} lines, ${r.index.chars} characters): later additions may be cut off`
       : ""
-    const capped = r.deletesRefused.length > 0
-      ? `; ${r.deletesRefused.length} delete(s) refused past a quarter of the topics (${r.deletesRefused.join(", ")})`
-      : ""
+    const capped = r.deletesRefused.length > 0 ? `; ${deleteCapNote(r.deletesRefused, r.topicsAtStart ?? 0)}` : ""
     return `${how}${index}${capped}`
   }
 

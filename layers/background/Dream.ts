@@ -69,8 +69,9 @@ export interface DreamTaskResult {
   readonly finalText: string
   readonly errorMessage: string | undefined
   readonly index: DreamIndexSize
-  /** Deletes refused because they went past a quarter of the topics (the files stay). */
+  /** Deletes refused by the delete cap (the files stay), and the topic count the cap was based on. */
   readonly deletesRefused: ReadonlyArray<string>
+  readonly topicsAtStart?: number
 }
 
 export interface DreamShape {

@@ -79,8 +79,8 @@ export interface TaskToolsOptions {
   /** The task's change journal: each change is recorded here before it is published. None: not journaled. */
   readonly journal?: TaskJournal
   /**
-   * The dream's delete cap: with the number of topics at the start of the task, deletes beyond a quarter of them
-   * (once at least 4 were deleted) are refused with a reason. Off by default.
+   * The dream's delete cap: with the number of topics at the start of the task, deletes beyond `deleteLimit` of them
+   * (src/deleteCap.ts) are refused with a reason. Off by default.
    */
   readonly deleteCap?: { readonly topics: number }
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
