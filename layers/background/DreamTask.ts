@@ -64,7 +64,7 @@ export const makeDream = Effect.gen(function*() {
         catch: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
       })
       return yield* Effect.gen(function*() {
-        const section = backgroundToolsSection(memoryDir, request.cwd)
+        const section = backgroundToolsSection(memoryDir, request.cwd, tools.tools.map((t) => t.name))
         const result = yield* runTask({
           model: request.model,
           request: {

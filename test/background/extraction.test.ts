@@ -92,6 +92,27 @@ describe("extraction after a settled turn", () => {
   })
 })
 
+describe("a fork's tools", () => {
+  it("the task text names exactly the tools the fork request declares; a task tool it does not declare is refused", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX } })
+    const dir = h.memoryDir
+    h.background = (r) => (taskTurn(r) === 0 ? calls(["find", { pattern: "*.md", path: dir }], ["read", { path: join(dir, "MEMORY.md") }]) : say("Nothing to save."))
+    await h.prompt("please remember that deploys happen on Fridays")
+    await h.prompt("/memory extract")
+    const [first, second] = h.ofKind("background")
+    // A fork: the parent's declarations (Pi's default four), unchanged.
+    expect(first!.tools).toEqual(h.ofKind("main")[0]!.tools)
+    expect(first!.tools).not.toContain("find")
+    const section = textOf(first!.messages.at(-1)).split("\n").find((l) => l.startsWith("In this task you can call only"))!
+    const named = [...section.matchAll(/`([a-z]+)`/g)].map((m) => m[1]!)
+    expect([...named].sort()).toEqual([...first!.tools].sort())
+    const [find, read] = second!.messages.filter((m: any) => m.role === "toolResult")
+    expect(find.isError).toBe(true)
+    expect(textOf(find)).toBe(`The tool "find" is not available in this background memory task. Use only ${named.join(", ")}.`)
+    expect(read.isError).toBe(false)
+  })
+})
+
 describe("an independent request", () => {
   it("with another model: our system prompt with the rules and the tools section, only the six tools, its own session id", async () => {
     h = await startHarness({ models: ["faux-1", "faux-2"], config: { extractor: { model: "faux/faux-2" } } })
