@@ -25,10 +25,12 @@ import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../
 import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
 import { detectSecrets, secretRefusalReason } from "../../src/secrets.ts"
 import { configPathOf, storageRootOf } from "../../src/storage.ts"
+import { backgroundWriteRefusal } from "../../src/backgroundWrite.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { type BashGuardShape, runDelete } from "../BashGuard.ts"
 import { agentDirFromEnv } from "../ConfigService.ts"
 import { isInsideDir } from "./paths.ts"
+import { checkToolArguments } from "./toolArguments.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
 
@@ -171,6 +173,13 @@ export const refuseCredentials = (memoryDir: string, absolutePath: string, conte
   if (findings.length > 0) throw new Error(secretRefusalReason(findings, memoryLabel(memoryDir, absolutePath)))
 }
 
+/** The size cap and, for topic files, the required header (src/backgroundWrite.ts), on the final content. */
+export const refuseUnfitContent = (memoryDir: string, absolutePath: string, content: string): void => {
+  if (!isInsideDir(memoryDir, absolutePath)) return
+  const refusal = backgroundWriteRefusal(memoryLabel(memoryDir, absolutePath), content)
+  if (refusal !== undefined) throw new Error(refusal)
+}
+
 /** The protection settings of the user's config.json (user-level `protectedPaths`), for tools built without them. */
 export const loadProtection = async (): Promise<ProtectionOptions> => {
   const home = homedir()
@@ -281,6 +290,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       // The writer creates missing folders inside memory itself; nothing is ever created elsewhere.
       mkdir: async () => undefined,
       writeFile: async (absolutePath, content) => {
+        refuseUnfitContent(memoryDir, absolutePath, content)
         refuseCredentials(memoryDir, absolutePath, content)
         const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () => run(writer.write(absolutePath, content)))
         await changed({ op: "write", path: result.path })
@@ -299,6 +309,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         return bytes
       },
       writeFile: async (absolutePath, content) => {
+        refuseUnfitContent(memoryDir, absolutePath, content)
         refuseCredentials(memoryDir, absolutePath, content)
         const before = editSeen.get(absolutePath)
         const edits = pendingEdits.get(absolutePath) ?? []
@@ -315,14 +326,23 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   })
   const bashDef = pi.createBashToolDefinition(cwd)
 
+  /** Pi's own repair of common argument mistakes (edit: `edits` sent as a string or one object), run before the check. */
+  const prepareOf: Partial<Record<BackgroundToolName, ((args: unknown) => unknown) | undefined>> = {
+    edit: (editDef as { prepareArguments?: (args: unknown) => unknown }).prepareArguments
+  }
   const guarded = (name: BackgroundToolName, body: (id: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>) =>
-    async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    async (id: string, raw: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
       if (dead !== undefined) return errorResult(`This background task was stopped (${dead}); no tool may run any more.`)
       const valid = await Effect.runPromise(Effect.either(options.check))
       if (valid._tag === "Left") {
         dead = valid.left.reason
         return errorResult(valid.left.message)
       }
+      // The arguments against the tool's schema before any of its code runs (a copy: the transcript keeps the call).
+      const prepare = prepareOf[name]
+      const checked = checkToolArguments(name, prepare === undefined ? raw : prepare(structuredClone(raw)))
+      if (checked._tag === "Invalid") return errorResult(checked.message)
+      const args = checked.args
       try {
         return await body(id, args, signal)
       } catch (e) {
@@ -573,8 +593,11 @@ const withCodemode = async (
   const codemode: TaskTool = {
     name: "codemode",
     declaration: { name: "codemode", description: def.description, parameters: def.parameters as Tool["parameters"] },
-    execute: (id, args, signal) =>
-      def.execute(id, args, signal, undefined, {
+    execute: (id, raw, signal) => {
+      const checked = checkToolArguments("codemode", raw)
+      if (checked._tag === "Invalid") return Promise.resolve(errorResult(checked.message))
+      const args = checked.args
+      return def.execute(id, args, signal, undefined, {
         cwd,
         tools: agentTools,
         sessionManager,
@@ -588,6 +611,7 @@ const withCodemode = async (
           return { toolCall, result, isError: result.isError === true }
         }
       }) as Promise<ToolResult>
+    }
   }
   return settings.mode === "only" ? [codemode] : [...six, codemode]
 }
