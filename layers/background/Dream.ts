@@ -25,7 +25,7 @@ import type { ModelRegistry } from "../ModelRegistry.ts"
 import type { DreamTaskFailed } from "./DreamAttempt.ts"
 import { makeOnFirstUse } from "./onFirstUse.ts"
 import type { StopReason } from "./Runner.ts"
-import type { MemoryChange } from "./TaskTools.ts"
+import type { MemoryChange, UnsavedChange } from "./TaskTools.ts"
 
 export const DREAM_MAX_TURNS = 50
 export const DREAM_MAX_TOKENS = 16_384
@@ -72,6 +72,8 @@ export interface DreamTaskResult {
   /** Deletes refused by the delete cap (the files stay), and the topic count the cap was based on. */
   readonly deletesRefused: ReadonlyArray<string>
   readonly topicsAtStart?: number
+  /** Changes the task tried and could not make. */
+  readonly unsaved?: ReadonlyArray<UnsavedChange>
 }
 
 export interface DreamShape {

@@ -80,13 +80,13 @@ export const makeDream = Effect.gen(function*() {
           check,
           onUsage: request.onUsage
         }).pipe(Effect.provideService(ModelRegistry, registry))
-        return { result, deletesRefused: tools.deleteCapStatus?.()?.refused ?? [], topicsAtStart: topics.length }
+        return { result, deletesRefused: tools.deleteCapStatus?.()?.refused ?? [], topicsAtStart: topics.length, unsaved: tools.unsaved?.() ?? [] }
       }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
     })
 
   const consolidate = Effect.fn("Dream.consolidate")(function*(request: DreamTaskRequest) {
     const filesChanged: Array<string> = []
-    const { result, deletesRefused, topicsAtStart } = yield* agent(request, filesChanged).pipe(
+    const { result, deletesRefused, topicsAtStart, unsaved } = yield* agent(request, filesChanged).pipe(
       // An invalid task was stopped from outside, as an abort is: it keeps its attempt time.
       Effect.catchTag("TaskInvalid", () => Effect.interrupt),
       Effect.catchAll((e) => Effect.fail(e._tag === "DreamTaskFailed" ? e : new DreamTaskFailed({ phase: "fork", reason: messageOf(e) })))
@@ -106,7 +106,8 @@ export const makeDream = Effect.gen(function*() {
       errorMessage: result.errorMessage,
       index: indexSize(text),
       deletesRefused,
-      topicsAtStart
+      topicsAtStart,
+      unsaved
     } satisfies DreamTaskResult
   })
 

@@ -148,7 +148,8 @@ export const makeExtractor = Effect.gen(function*() {
           filesChanged,
           finalText: result.finalText,
           errorMessage: result.errorMessage,
-          advanceTo
+          advanceTo,
+          unsaved: tools.unsaved?.() ?? []
         } satisfies ExtractionOutcome
       }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
     })

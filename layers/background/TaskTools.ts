@@ -43,6 +43,12 @@ export const BASH_MAX_TIMEOUT_S = 600
 
 export type ToolResult = AgentToolResult<unknown>
 
+/** A change a task tried and could not make. */
+export interface UnsavedChange {
+  readonly file: string
+  readonly reason: string
+}
+
 /** A successful change in memory, reported at once (change notices, the run's file list). */
 export interface MemoryChange {
   readonly op: "write" | "edit" | "delete"
@@ -132,6 +138,8 @@ export interface TaskToolSet {
   readonly byName: (name: string) => TaskTool | undefined
   /** The delete cap's figures so far (undefined when the cap is off), for the task's status. */
   readonly deleteCapStatus?: () => DeleteCapStatus | undefined
+  /** Files whose last `write` or `edit` in this task failed, with the error's first line (the run record's). */
+  readonly unsaved?: () => ReadonlyArray<UnsavedChange>
   /** Marks the tools dead (every later call fails) and removes the task's temporary folder. */
   readonly close: (reason: string) => Promise<void>
 }
@@ -326,6 +334,19 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   })
   const bashDef = pi.createBashToolDefinition(cwd)
 
+  /** Per file, why its last write or edit failed; a later success of either clears it. */
+  const failedChanges = new Map<string, string>()
+  const noteChangeAttempt = (name: BackgroundToolName, args: Record<string, unknown>, result: ToolResult): ToolResult => {
+    if (name !== "write" && name !== "edit") return result
+    const absolute = resolveToolPath(String(args["path"]), cwd, homedir())
+    const file = absolute === undefined ? String(args["path"]) : memoryLabel(memoryDir, absolute)
+    if (result.isError !== true) failedChanges.delete(file)
+    else {
+      const first = result.content.map((c) => (c.type === "text" ? c.text : "")).join("").trim().split("\n")[0] ?? ""
+      failedChanges.set(file, first.length > 200 ? `${first.slice(0, 199)}…` : first)
+    }
+    return result
+  }
   /** Pi's own repair of common argument mistakes (edit: `edits` sent as a string or one object), run before the check. */
   const prepareOf: Partial<Record<BackgroundToolName, ((args: unknown) => unknown) | undefined>> = {
     edit: (editDef as { prepareArguments?: (args: unknown) => unknown }).prepareArguments
@@ -344,9 +365,9 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       if (checked._tag === "Invalid") return errorResult(checked.message)
       const args = checked.args
       try {
-        return await body(id, args, signal)
+        return noteChangeAttempt(name, args, await body(id, args, signal))
       } catch (e) {
-        return errorResult(`${name} failed: ${e instanceof Error ? e.message : String(e)}`)
+        return noteChangeAttempt(name, args, errorResult(`${name} failed: ${e instanceof Error ? e.message : String(e)}`))
       }
     }
 
@@ -552,6 +573,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   return {
     tools: exposed,
     byName: (name) => exposed.find((t) => t.name === name),
+    unsaved: () => [...failedChanges].map(([file, reason]) => ({ file, reason })),
     deleteCapStatus: () =>
       options.deleteCap === undefined
         ? undefined

@@ -36,7 +36,7 @@ describe("argument schemas", () => {
       bash: pi.createBashToolDefinition("/tmp")
     }
     for (const [name, def] of Object.entries(defs)) {
-      const ours = JSONSchema.make(TOOL_ARGUMENTS[name as keyof typeof defs])
+      const ours = JSONSchema.make(TOOL_ARGUMENTS[name as keyof typeof defs] as any)
       expect(shape(ours), name).toEqual(shape(def.parameters))
     }
   })
