@@ -139,7 +139,7 @@ describe("print mode (pi -p, no UI)", () => {
     }
     return spawnSync(
       piBin,
-      ["-e", join(repoRoot, "dist", "extension.js"), "-e", PROVIDER, "--provider", "faux", "--model", "faux-1", "--no-session", "-p", "please remember that deploys happen on Fridays"],
+      ["-e", join(repoRoot, "dist", "extension.ts"), "-e", PROVIDER, "--provider", "faux", "--model", "faux-1", "--no-session", "-p", "please remember that deploys happen on Fridays"],
       { cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1", PM_FAUX_SCRIPT: JSON.stringify(script) }, encoding: "utf8", timeout: 60_000 }
     )
   }

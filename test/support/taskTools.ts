@@ -1,4 +1,5 @@
 /** A background task's tools over real files in a temporary folder, the real writer and the real bash guard. */
+import * as pi from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -38,7 +39,7 @@ export const setupTaskTools = async (extra: Partial<TaskToolsOptions> = {}) => {
       const guard = yield* BashGuard
       const task = yield* writer.openTask({ memoryDir, cwd })
       return yield* Effect.promise(() =>
-        makeTaskTools({ cwd, memoryDir, writer: task, guard, check: Effect.void, onChange: (c) => Effect.sync(() => void changes.push(c)), ...extra })
+        makeTaskTools({ pi, cwd, memoryDir, writer: task, guard, check: Effect.void, onChange: (c) => Effect.sync(() => void changes.push(c)), ...extra })
       )
     })
   )
