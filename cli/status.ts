@@ -6,7 +6,9 @@ import { LOCK_TIMEOUTS_MS, type LockName } from "../src/limits.ts"
 import { locksDirOf } from "../src/storage.ts"
 import { decodeBackgroundConfig } from "../src/background/config.ts"
 import { eligibleAt } from "../src/background/dreamSchedule.ts"
-import { formatRun, parseRunsFile, RUNS_FILE, type RunsFile } from "../src/background/runs.ts"
+import { formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
+import { latestRuns, parseRunHistory, type RunHistory } from "../src/background/runHistory.ts"
+import { configuredModelProblems } from "./modelCheck.ts"
 import { ConfigService } from "../layers/ConfigService.ts"
 import { LockService } from "../layers/LockService.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
@@ -27,13 +29,15 @@ const nodeOk = (): boolean => {
   return major > 22 || (major === 22 && minor >= 19)
 }
 
-/** The last background run per kind, as the extension recorded it. */
-const backgroundRuns = (projectDir: string): RunsFile => {
+/** The recent background runs, as the extension recorded them: the newest of each kind, and all kept, oldest first. */
+const backgroundRuns = (projectDir: string) => {
+  let recent: RunHistory = []
   try {
-    return parseRunsFile(readFileSync(join(projectDir, RUNS_FILE), "utf8"))
+    recent = parseRunHistory(readFileSync(join(projectDir, RUNS_FILE), "utf8"))
   } catch {
-    return {}
+    // No run yet (or an unreadable file): nothing to show.
   }
+  return { ...latestRuns(recent), recent }
 }
 
 const gather = (cwd: string) =>
@@ -67,7 +71,8 @@ const gather = (cwd: string) =>
       }
     }
     const configText = readText(config.configPath)
-    const thresholds = (configText === undefined ? undefined : decodeBackgroundConfig(config.configPath, configText).config.dreamThresholds)
+    const background = configText === undefined ? undefined : decodeBackgroundConfig(config.configPath, configText).config
+    const thresholds = background?.dreamThresholds
     const lastDreamAt = state._tag === "Right" ? state.right.state.lastDreamAt : null
     return {
       enabled: cfg.enabled,
@@ -87,7 +92,13 @@ const gather = (cwd: string) =>
       locks,
       background: backgroundRuns(location.projectDir),
       versions: { node: process.versions.node, pi: piVersion() },
-      selectorModel: cfg.selector.model ?? null
+      selectorModel: cfg.selector.model ?? null,
+      /** The models config.json names, by key (`pm doctor` checks that Pi knows each). */
+      configuredModels: [
+        ...(cfg.selector.model === undefined ? [] : [{ key: "selector.model", value: cfg.selector.model }]),
+        ...(background?.extractor.model === undefined ? [] : [{ key: "extractor.model", value: background.extractor.model }]),
+        ...(background?.dream.model === undefined ? [] : [{ key: "dream.model", value: background.dream.model }])
+      ]
     }
   })
 
@@ -105,6 +116,10 @@ export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
         yield* printLine(formatRun("extract", s.background.extract))
         if (s.background.dream !== undefined) yield* printLine(`Dream run:  ${formatRun("dream", s.background.dream).replace(/^Last dream:\s*/, "")}`)
+        if (s.background.recent.length > 0) {
+          yield* printLine("Recent background runs (newest first):")
+          for (const r of [...s.background.recent].reverse()) yield* printLine(formatHistoryLine(r))
+        }
         yield* printLine(`Next dream: eligible ${s.dream.eligibleAt === null || s.dream.eligibleAt <= now ? "now" : new Date(s.dream.eligibleAt).toISOString()}, once ${s.dream.minSessions} other sessions of this project have been active since the last one`)
         yield* printLine(`Locks:      ${s.locks.length === 0 ? "none held" : s.locks.map((l) => `${l.name} by pid ${l.pid ?? "?"} for ${Math.round(l.ageMs / 1000)}s (${l.judgement})`).join("; ")}`)
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
@@ -122,6 +137,7 @@ export const doctor = ({ cwd, json }: Parsed<typeof commonOptions>) =>
       Effect.gen(function* () {
         const problems: Array<{ code: string; message: string }> = []
         for (const w of s.configWarnings) problems.push({ code: "config-invalid", message: w })
+        problems.push(...(yield* configuredModelProblems(cwd, s.configuredModels)))
         if (!nodeOk()) problems.push({ code: "node-too-old", message: `Node ${s.versions.node} is older than 22.19, which Pi 1.x needs.` })
         if (s.versions.pi === null) problems.push({ code: "pi-not-found", message: "The Pi host package is not installed beside pm; model-based recall needs it." })
         if (!s.enabled) problems.push({ code: "memory-off", message: "Project memory is switched off (config.json enabled: false; /memory on)." })

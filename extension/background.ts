@@ -1,6 +1,7 @@
 /** Formatting of the background agents' state for `/memory status`, `/memory extract` and `/memory dream`. */
 import type { BackgroundStatus } from "../layers/background/BackgroundSession.ts"
 import { formatRun, formatUsage, type RunRecord } from "../layers/background/BackgroundSession.ts"
+import { formatHistoryLine } from "../src/background/runs.ts"
 
 /** When the next dream may run: the time condition, then the session count. */
 export const nextDreamLine = (d: NonNullable<BackgroundStatus["dream"]>, now: number): string => {
@@ -13,7 +14,8 @@ export const backgroundStatusLines = (s: BackgroundStatus, now: number = Date.no
   formatRun("extract", s.runs.extract),
   // The attempt time has its own "Last dream" line above; the run's details join once a dream has run here.
   ...(s.runs.dream === undefined ? [] : [formatRun("dream", s.runs.dream).replace(/^Last dream:\s*/, "Dream run:        ")]),
-  ...(s.dream === undefined ? [] : [nextDreamLine(s.dream, now)])
+  ...(s.dream === undefined ? [] : [nextDreamLine(s.dream, now)]),
+  ...(s.history.length === 0 ? [] : ["Recent background runs (newest first):", ...[...s.history].reverse().map(formatHistoryLine)])
 ]
 
 export const extractReport = (r: RunRecord): string => `Memory extraction: ${formatRun("extract", r).replace(/^Last extraction:\s*/, "")}`

@@ -184,12 +184,12 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
       }
       case "extract": {
         const record = runBackground === undefined ? undefined : await runBackground((b) => b.extractNow)
-        say(ctx, record === undefined ? "Project memory: extraction is unavailable." : extractReport(record))
+        say(ctx, record === undefined ? "Project memory: extraction is unavailable." : extractReport(record), record?.outcome === "failed" ? "warning" : "info")
         return
       }
       case "dream": {
         const record = runBackground === undefined ? undefined : await runBackground((b) => b.dreamNow)
-        say(ctx, record === undefined ? "Project memory: the dream is unavailable." : dreamReport(record), "info")
+        say(ctx, record === undefined ? "Project memory: the dream is unavailable." : dreamReport(record), record?.outcome === "failed" ? "warning" : "info")
         return
       }
       case "on":

@@ -23,6 +23,16 @@ interface ContextHolder {
   current: ExtensionContext | undefined
 }
 
+/**
+ * A notification where the person looks: the UI's when there is one; without one (print mode, where Pi's notify does
+ * nothing, and json mode) one line on stderr, which never mixes with the answer on stdout.
+ */
+export const notifyPerson = (ctx: ExtensionContext | undefined, message: string, level: "info" | "warning" | "error"): void => {
+  if (ctx === undefined) return
+  if (ctx.hasUI) return ctx.ui.notify(message, level)
+  process.stderr.write(`${message.replace(/\s*\n\s*/g, " ")}\n`)
+}
+
 const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =>
   Layer.succeed(Host, {
     cwd: Effect.sync(() => holder.current?.cwd ?? process.cwd()),
@@ -30,7 +40,7 @@ const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =
     isTrusted: Effect.sync(() => holder.current?.isProjectTrusted() ?? false),
     isIdle: Effect.sync(() => holder.current?.isIdle() ?? true),
     branch: Effect.sync(() => holder.current?.sessionManager.getBranch() ?? []),
-    notify: (message, level) => Effect.sync(() => holder.current?.ui.notify(message, level)),
+    notify: (message, level) => Effect.sync(() => notifyPerson(holder.current, message, level)),
     appendEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendHidden: (customType, content, deliverAs) =>
       Effect.sync(() => pi.sendMessage({ customType, content, display: false }, { deliverAs }))

@@ -24,7 +24,10 @@ import { homedir } from "node:os"
 import { join, relative } from "node:path"
 import { type BackgroundConfig, decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
 import { type BranchEntry, CURSOR_ENTRY, cursorFromBranch } from "../../src/background/cursor.ts"
-import { addRunUsage, parseRunsFile, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
+import { addRunUsage, type BackgroundKind, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
+import { addRun, latestRuns, mergeRunHistories, parseRunHistory, type RunHistory, serializeRunHistory } from "../../src/background/runHistory.ts"
+import { configuredFailure, type FailureState, failureNotice, working } from "../../src/background/failureNotice.ts"
+import { randomUUID } from "node:crypto"
 import { sanitizeMemoryText } from "../../src/sanitize.ts"
 import type { ProjectLocation } from "../../src/storage.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
@@ -38,6 +41,7 @@ import { Extractor, type ExtractionOutcome, type ParentRequest } from "./Extract
 import { Dream, type DreamTaskResult } from "./Dream.ts"
 import { DreamAttempt, type DreamCheckRequest, type DreamRunOutcome } from "./DreamAttempt.ts"
 import { eligibleAt } from "../../src/background/dreamSchedule.ts"
+import { deleteCapNote } from "../../src/deleteCap.ts"
 import { isInsideDir } from "./paths.ts"
 import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
 
@@ -73,7 +77,10 @@ export interface ModelIdentity {
 
 export interface BackgroundStatus {
   readonly running: boolean
+  /** The newest run of each kind. */
   readonly runs: RunsFile
+  /** The recent runs of this project (every session's), oldest first. */
+  readonly history: RunHistory
   /** This session's background model usage, all runs. */
   readonly totals: RunUsage
   /** Whether a dream runs in this session now. */
@@ -130,6 +137,33 @@ export const changeNotice = (kind: string, change: MemoryChange): string =>
     `The background memory ${kind} ${change.op === "delete" ? "deleted" : change.op === "edit" ? "edited" : "wrote"} ${change.path}. The memory index in your instructions may be out of date; read the file if it matters.`
   ))
 
+/** An error's reason for the record: its message, else its `reason` field, else its tag (never an empty string). */
+export const reasonOf = (e: { readonly message?: string; readonly reason?: string; readonly _tag?: string }): string =>
+  (e.message !== undefined && e.message !== "" ? e.message : undefined) ??
+    (typeof e.reason === "string" && e.reason !== "" ? e.reason : undefined) ?? e._tag ?? "unknown error"
+
+const defectReason = (cause: Cause.Cause<unknown>): string => {
+  const line = Cause.pretty(cause).split("\n")[0]?.trim()
+  return line === undefined || line === "" ? "unknown error" : line
+}
+
+/**
+ * A task that returned: an error answer from the model, or changes it tried and could not make while saving none,
+ * is a failure; otherwise it saved files or had nothing to save.
+ */
+const ranOutcome = (
+  stop: "done" | "max-turns" | "api-error",
+  errorMessage: string | undefined,
+  changed: number,
+  unsaved: ReadonlyArray<{ readonly file: string; readonly reason: string }>,
+  detail: string
+): { readonly outcome: RunRecord["outcome"]; readonly detail: string } =>
+  stop === "api-error"
+    ? { outcome: "failed", detail: `model error: ${errorMessage === undefined || errorMessage === "" ? "no message" : errorMessage}` }
+    : changed === 0 && unsaved.length > 0
+    ? { outcome: "failed", detail: `${unsaved.length} change(s) could not be made` }
+    : { outcome: changed > 0 ? "saved" : "nothing", detail }
+
 const skipText: Record<string, string> = {
   "nothing-new": "no new messages",
   "main-agent-wrote": "the main agent already wrote memory",
@@ -153,7 +187,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
   const active = yield* Ref.make<Active | undefined>(undefined)
   const cursor = yield* Ref.make<string | undefined>(undefined)
   const captured = yield* Ref.make<Captured | undefined>(undefined)
-  const runs = yield* Ref.make<RunsFile>({})
+  const history = yield* Ref.make<RunHistory>([])
+  /** One save of background-runs.json at a time in this process (extraction and dream finish side by side). */
+  const saving = yield* Effect.makeSemaphore(1)
+  /** Per kind: whether its failure was told (said once, and once when it works again), for the process's sessions. */
+  const failures = yield* Ref.make<Record<BackgroundKind, FailureState>>({ extract: working, dream: working })
   const totals = yield* Ref.make<RunUsage>(zeroRunUsage)
   /** The extraction in flight (at most one per session), and whether a turn settled while it ran. */
   const current = yield* Ref.make<Fiber.RuntimeFiber<void, never> | undefined>(undefined)
@@ -175,6 +213,45 @@ export const makeBackgroundSession = Effect.gen(function*() {
 
   const runsPath = (a: Active) => join(a.location.projectDir, RUNS_FILE)
 
+  const readHistory = (a: Active): Effect.Effect<RunHistory> =>
+    fs.readRegularFile(runsPath(a), 1 << 20).pipe(
+      Effect.map((r) => parseRunHistory(Buffer.from(r.bytes).toString("utf8"))),
+      Effect.orElseSucceed((): RunHistory => [])
+    )
+
+  /** A notification in the UI; in print mode the host writes it as one line on stderr. */
+  const tell = (level: "warning" | "info", text: string) => safe(host.notify(text, level), undefined)
+
+  /**
+   * A configured model Pi does not know is a configuration problem, told once at session start (and by `pm doctor`);
+   * the extraction's and the dream's failures it then causes are not told again.
+   */
+  const reportedModels = new Set<string>()
+  const checkConfiguredModels = (selectorModel: string | undefined, background: BackgroundConfig) =>
+    Effect.forEach(
+      [
+        { key: "extractor.model", value: background.extractor.model, kind: "extract" as const },
+        { key: "dream.model", value: background.dream.model, kind: "dream" as const },
+        { key: "selector.model", value: selectorModel, kind: undefined }
+      ],
+      ({ key, value, kind }) =>
+        value === undefined
+          ? Effect.void
+          : registry.resolve(value).pipe(
+            Effect.matchEffect({
+              onSuccess: () => Effect.void,
+              onFailure: (e) =>
+                Effect.gen(function*() {
+                  if (kind !== undefined) yield* Ref.update(failures, (f) => ({ ...f, [kind]: configuredFailure(Date.now()) }))
+                  if (reportedModels.has(`${key}=${value}`)) return
+                  reportedModels.add(`${key}=${value}`)
+                  yield* tell("warning", `Project memory: config.json ${key} "${value}" is not usable: ${e.message}. ${kind === undefined ? "Recall" : kind === "extract" ? "Extraction" : "The dream"} fails until it is fixed (pm doctor checks it).`)
+                })
+            })
+          ),
+      { discard: true }
+    )
+
   const start = Effect.gen(function*() {
     yield* Ref.update(generation, (g) => g + 1)
     yield* FiberSet.clear(fibers)
@@ -192,11 +269,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
     const a: Active = { location, canonicalMemoryDir, background: yield* readBackgroundConfig }
     yield* Ref.set(active, a)
     yield* Ref.set(cursor, cursorFromBranch((yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>))
-    const saved = yield* fs.readRegularFile(runsPath(a), 1 << 20).pipe(
-      Effect.map((r) => parseRunsFile(Buffer.from(r.bytes).toString("utf8"))),
-      Effect.orElseSucceed((): RunsFile => ({}))
-    )
-    yield* Ref.set(runs, saved)
+    yield* Ref.set(history, yield* readHistory(a))
+    yield* checkConfiguredModels(cfg.selector.model, a.background)
   })
 
   const captureRequest = (messages: ReadonlyArray<unknown>, model: ModelIdentity | undefined) =>
@@ -228,15 +302,28 @@ export const makeBackgroundSession = Effect.gen(function*() {
       if (!cfg.enabled) return yield* Effect.fail(new TaskInvalid({ reason: "project memory was turned off" }))
     })
 
+  /**
+   * Adds the run to the project's history (re-read first: other sessions of the project add theirs) and writes it
+   * under a temporary name of its own, then renames it into place; then tells the person when a failure starts or
+   * ends (a run asked for by hand reports itself, so it only moves the state).
+   */
   const saveRun = (a: Active, record: RunRecord) =>
     Effect.gen(function*() {
-      const next = yield* Ref.updateAndGet(runs, (r) => ({ ...r, [record.kind]: record }))
-      const path = runsPath(a)
-      const temp = `${path}.${process.pid}.tmp`
-      yield* fs.writeFile(temp, `${JSON.stringify(next, null, 2)}\n`).pipe(
-        Effect.zipRight(fs.rename(temp, path)),
-        Effect.catchAll(() => fs.unlink(temp).pipe(Effect.ignore))
-      )
+      yield* saving.withPermits(1)(Effect.gen(function*() {
+        const next = addRun(mergeRunHistories(yield* readHistory(a), yield* Ref.get(history)), record)
+        yield* Ref.set(history, next)
+        const path = runsPath(a)
+        const temp = `${path}.${process.pid}.${randomUUID()}.tmp`
+        yield* fs.writeFile(temp, serializeRunHistory(next)).pipe(
+          Effect.zipRight(fs.rename(temp, path)),
+          Effect.catchAll(() => fs.unlink(temp).pipe(Effect.ignore))
+        )
+      }))
+      const told = yield* Ref.modify(failures, (f) => {
+        const { state, notice } = failureNotice(f[record.kind], record)
+        return [notice, { ...f, [record.kind]: state }] as const
+      })
+      if (told !== undefined && record.trigger !== "manual") yield* tell(told.level, told.text)
     })
 
   const advance = (to: string | undefined) =>
@@ -311,11 +398,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
             : {
               ...base,
               at: Date.now(),
-              outcome: "ran",
-              detail: o.stop === "api-error" ? `model error: ${o.errorMessage ?? "unknown"}` : o.stop === "max-turns" ? "turn limit reached" : `${o.mode} request`,
+              ...ranOutcome(o.stop, o.errorMessage, o.filesChanged.length, o.unsaved ?? [], o.stop === "max-turns" ? `${o.mode} request, turn limit reached` : `${o.mode} request`),
               filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
               turns: o.turns,
-              usage: spent
+              usage: spent,
+              ...((o.unsaved ?? []).length > 0 ? { unsaved: o.unsaved } : {})
             },
         onFailure: (cause): RunRecord => {
           const failure = Cause.failureOption(cause)
@@ -324,7 +411,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
             ...base,
             at: Date.now(),
             outcome: interrupted || (Option.isSome(failure) && failure.value._tag === "TaskInvalid") ? "stopped" : "failed",
-            detail: interrupted ? "interrupted" : Option.isSome(failure) ? failure.value.message : Cause.pretty(cause).split("\n")[0] ?? "unknown",
+            detail: interrupted ? "interrupted" : Option.isSome(failure) ? reasonOf(failure.value) : defectReason(cause),
             turns: spent.requests,
             usage: spent
           }
@@ -429,13 +516,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
     })
 
   const dreamDetail = (r: DreamTaskResult): string => {
-    const how = r.stop === "api-error" ? `model error: ${r.errorMessage ?? "unknown"}` : r.stop === "max-turns" ? "turn limit reached" : "done"
+    const how = r.stop === "max-turns" ? "turn limit reached" : "done"
     const index = r.index.overTarget
       ? `; MEMORY.md is over 160 lines or 20,000 characters (${r.index.lines} lines, ${r.index.chars} characters): later additions may be cut off`
       : ""
-    const capped = r.deletesRefused.length > 0
-      ? `; ${r.deletesRefused.length} delete(s) refused past a quarter of the topics (${r.deletesRefused.join(", ")})`
-      : ""
+    const capped = r.deletesRefused.length > 0 ? `; ${deleteCapNote(r.deletesRefused, r.topicsAtStart ?? 0)}` : ""
     return `${how}${index}${capped}`
   }
 
@@ -485,7 +570,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
         })
       const model = yield* registry.resolve(a.background.dream.model).pipe(Effect.either)
       if (model._tag === "Left") {
-        const record = { ...base, at: Date.now(), outcome: "failed", detail: model.left.message } satisfies RunRecord
+        const record = { ...base, at: Date.now(), outcome: "failed", detail: `dream.model: ${reasonOf(model.left)}` } satisfies RunRecord
         yield* saveRun(a, record)
         return record
       }
@@ -536,11 +621,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
             : {
               ...base,
               at: Date.now(),
-              outcome: "ran",
-              detail: dreamDetail(o.value),
+              ...ranOutcome(o.value.stop, o.value.errorMessage, o.value.filesChanged.length, o.value.unsaved ?? [], dreamDetail(o.value)),
               filesChanged: o.value.filesChanged.map(relativeToMemory),
               turns: o.value.turns,
-              usage: spent
+              usage: spent,
+              ...((o.value.unsaved ?? []).length > 0 ? { unsaved: o.value.unsaved } : {})
             },
         onFailure: (cause): RunRecord => ({
           ...base,
@@ -548,7 +633,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           outcome: Cause.isInterruptedOnly(cause) ? "stopped" : "failed",
           detail: Cause.isInterruptedOnly(cause)
             ? "interrupted"
-            : Option.match(Cause.failureOption(cause), { onNone: () => Cause.pretty(cause).split("\n")[0] ?? "unknown", onSome: (e) => e.reason }),
+            : Option.match(Cause.failureOption(cause), { onNone: () => defectReason(cause), onSome: (e) => reasonOf(e) }),
           turns: spent.requests,
           usage: spent
         })
@@ -613,7 +698,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
     status: Effect.gen(function*() {
       return {
         running: (yield* Ref.get(current)) !== undefined,
-        runs: yield* Ref.get(runs),
+        runs: latestRuns(yield* Ref.get(history)),
+        history: yield* Ref.get(history),
         totals: yield* Ref.get(totals),
         dreaming: (yield* Ref.get(dreamCurrent)) !== undefined,
         dream: yield* dreamStatus

@@ -25,7 +25,7 @@ import type { ModelRegistry } from "../ModelRegistry.ts"
 import type { DreamTaskFailed } from "./DreamAttempt.ts"
 import { makeOnFirstUse } from "./onFirstUse.ts"
 import type { StopReason } from "./Runner.ts"
-import type { MemoryChange } from "./TaskTools.ts"
+import type { MemoryChange, UnsavedChange } from "./TaskTools.ts"
 
 export const DREAM_MAX_TURNS = 50
 export const DREAM_MAX_TOKENS = 16_384
@@ -69,8 +69,11 @@ export interface DreamTaskResult {
   readonly finalText: string
   readonly errorMessage: string | undefined
   readonly index: DreamIndexSize
-  /** Deletes refused because they went past a quarter of the topics (the files stay). */
+  /** Deletes refused by the delete cap (the files stay), and the topic count the cap was based on. */
   readonly deletesRefused: ReadonlyArray<string>
+  readonly topicsAtStart?: number
+  /** Changes the task tried and could not make. */
+  readonly unsaved?: ReadonlyArray<UnsavedChange>
 }
 
 export interface DreamShape {

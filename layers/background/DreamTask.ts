@@ -64,7 +64,7 @@ export const makeDream = Effect.gen(function*() {
         catch: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
       })
       return yield* Effect.gen(function*() {
-        const section = backgroundToolsSection(memoryDir, request.cwd)
+        const section = backgroundToolsSection(memoryDir, request.cwd, tools.tools.map((t) => t.name))
         const result = yield* runTask({
           model: request.model,
           request: {
@@ -80,13 +80,13 @@ export const makeDream = Effect.gen(function*() {
           check,
           onUsage: request.onUsage
         }).pipe(Effect.provideService(ModelRegistry, registry))
-        return { result, deletesRefused: tools.deleteCapStatus?.()?.refused ?? [] }
+        return { result, deletesRefused: tools.deleteCapStatus?.()?.refused ?? [], topicsAtStart: topics.length, unsaved: tools.unsaved?.() ?? [] }
       }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
     })
 
   const consolidate = Effect.fn("Dream.consolidate")(function*(request: DreamTaskRequest) {
     const filesChanged: Array<string> = []
-    const { result, deletesRefused } = yield* agent(request, filesChanged).pipe(
+    const { result, deletesRefused, topicsAtStart, unsaved } = yield* agent(request, filesChanged).pipe(
       // An invalid task was stopped from outside, as an abort is: it keeps its attempt time.
       Effect.catchTag("TaskInvalid", () => Effect.interrupt),
       Effect.catchAll((e) => Effect.fail(e._tag === "DreamTaskFailed" ? e : new DreamTaskFailed({ phase: "fork", reason: messageOf(e) })))
@@ -105,7 +105,9 @@ export const makeDream = Effect.gen(function*() {
       finalText: result.finalText,
       errorMessage: result.errorMessage,
       index: indexSize(text),
-      deletesRefused
+      deletesRefused,
+      topicsAtStart,
+      unsaved
     } satisfies DreamTaskResult
   })
 

@@ -25,7 +25,7 @@ import type { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import type { ModelRegistry, ModelRequestFailed } from "../ModelRegistry.ts"
 import { makeOnFirstUse } from "./onFirstUse.ts"
 import type { StopReason } from "./Runner.ts"
-import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
+import type { CodemodeSettings, MemoryChange, UnsavedChange } from "./TaskTools.ts"
 
 export const EXTRACTOR_MAX_TURNS = 5
 export const EXTRACTOR_MAX_TOKENS = 8_192
@@ -80,6 +80,8 @@ export type ExtractionOutcome =
     readonly finalText: string
     readonly errorMessage: string | undefined
     readonly advanceTo: string
+    /** Changes the task tried and could not make. */
+    readonly unsaved?: ReadonlyArray<UnsavedChange>
   }
 
 export type ExtractionError = ExtractionFailed | TaskInvalid | ModelRequestFailed | LockLost | LockFailed

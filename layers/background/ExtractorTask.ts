@@ -2,7 +2,7 @@
 import type { Message } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
 import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
-import { forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
+import { forkTools, forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
 import { backgroundToolsSection } from "../../src/prompts/backgroundTools.ts"
 import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/prompts/extractor.ts"
 import { memoryRulesPrompt, memoryRulesSection } from "../../src/prompts/memoryRules.ts"
@@ -13,6 +13,7 @@ import { LockService } from "../LockService.ts"
 import { MemoryStore } from "../MemoryStore.ts"
 import { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
+import { offeredTools } from "./offeredTools.ts"
 import { runTask, type TaskRequest } from "./Runner.ts"
 import { PiToolkit } from "./PiToolkit.ts"
 import { makeTaskTools, recordingChanges, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
@@ -97,7 +98,6 @@ export const makeExtractor = Effect.gen(function*() {
       return yield* Effect.gen(function*() {
         const { topics } = yield* store.scanTopics(memoryDir)
         const rules = memoryRulesPrompt(memoryDir)
-        const section = backgroundToolsSection(memoryDir, request.cwd)
         const model = request.model
         const identity = { provider: model.provider, api: model.api, id: model.id }
         const prompt = extractorTaskPrompt({ memoryDir, recentMessages: entries.length, catalog: store.catalog(topics) })
@@ -106,7 +106,11 @@ export const makeExtractor = Effect.gen(function*() {
           parent === undefined ? undefined : { model: parent.model, tools: parentTools(parent.messages) },
           { model: identity, tools: tools.tools.map((t) => t.declaration) }
         )
-        const taskRequest: TaskRequest = verdict.fork && parent !== undefined
+        const fork = verdict.fork && parent !== undefined
+        // What the model may call: in a fork, the task's tools the parent declares; else all of the task's own.
+        const offered = fork ? offeredTools(tools, forkTools(parentTools(parent.messages), tools.tools.map((t) => t.declaration))) : tools
+        const section = backgroundToolsSection(memoryDir, request.cwd, offered.tools.map((t) => t.name))
+        const taskRequest: TaskRequest = fork
           ? {
             mode: "fork",
             prefix: parent.messages,
@@ -132,7 +136,7 @@ export const makeExtractor = Effect.gen(function*() {
           request: taskRequest,
           maxTurns: request.maxTurns,
           maxTokens: request.maxTokens,
-          tools,
+          tools: offered,
           check,
           onUsage: request.onUsage
         }).pipe(Effect.provideService(ModelRegistry, registry))
@@ -144,7 +148,8 @@ export const makeExtractor = Effect.gen(function*() {
           filesChanged,
           finalText: result.finalText,
           errorMessage: result.errorMessage,
-          advanceTo
+          advanceTo,
+          unsaved: tools.unsaved?.() ?? []
         } satisfies ExtractionOutcome
       }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
     })

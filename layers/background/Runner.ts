@@ -94,7 +94,7 @@ export const runTask = Effect.fn("Background.runTask")(function*(spec: RunSpec) 
       const result: ToolResult = call.argumentsError !== undefined
         ? errorResult(`Invalid arguments for ${call.name}: ${call.argumentsError}`)
         : tool === undefined
-        ? errorResult(`The tool "${call.name}" is not available in this background memory task. Use only read, find, grep, write, edit and bash.`)
+        ? errorResult(`The tool "${call.name}" is not available in this background memory task. Use only ${spec.tools.tools.map((t) => t.name).join(", ")}.`)
         : yield* Effect.tryPromise({
           try: (signal) => tool.execute(call.id, call.arguments as Record<string, unknown>, signal),
           catch: (e) => e

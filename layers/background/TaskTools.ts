@@ -25,10 +25,12 @@ import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../
 import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
 import { detectSecrets, secretRefusalReason } from "../../src/secrets.ts"
 import { configPathOf, storageRootOf } from "../../src/storage.ts"
+import { backgroundWriteRefusal } from "../../src/backgroundWrite.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { type BashGuardShape, runDelete } from "../BashGuard.ts"
 import { agentDirFromEnv } from "../ConfigService.ts"
 import { isInsideDir } from "./paths.ts"
+import { checkToolArguments } from "./toolArguments.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
 
@@ -40,6 +42,12 @@ export const BASH_DEFAULT_TIMEOUT_S = 120
 export const BASH_MAX_TIMEOUT_S = 600
 
 export type ToolResult = AgentToolResult<unknown>
+
+/** A change a task tried and could not make. */
+export interface UnsavedChange {
+  readonly file: string
+  readonly reason: string
+}
 
 /** A successful change in memory, reported at once (change notices, the run's file list). */
 export interface MemoryChange {
@@ -79,8 +87,8 @@ export interface TaskToolsOptions {
   /** The task's change journal: each change is recorded here before it is published. None: not journaled. */
   readonly journal?: TaskJournal
   /**
-   * The dream's delete cap: with the number of topics at the start of the task, deletes beyond a quarter of them
-   * (once at least 4 were deleted) are refused with a reason. Off by default.
+   * The dream's delete cap: with the number of topics at the start of the task, deletes beyond `deleteLimit` of them
+   * (src/deleteCap.ts) are refused with a reason. Off by default.
    */
   readonly deleteCap?: { readonly topics: number }
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
@@ -130,6 +138,8 @@ export interface TaskToolSet {
   readonly byName: (name: string) => TaskTool | undefined
   /** The delete cap's figures so far (undefined when the cap is off), for the task's status. */
   readonly deleteCapStatus?: () => DeleteCapStatus | undefined
+  /** Files whose last `write` or `edit` in this task failed, with the error's first line (the run record's). */
+  readonly unsaved?: () => ReadonlyArray<UnsavedChange>
   /** Marks the tools dead (every later call fails) and removes the task's temporary folder. */
   readonly close: (reason: string) => Promise<void>
 }
@@ -169,6 +179,13 @@ const memoryLabel = (memoryDir: string, absolutePath: string): string =>
 export const refuseCredentials = (memoryDir: string, absolutePath: string, content: string): void => {
   const findings = detectSecrets(content)
   if (findings.length > 0) throw new Error(secretRefusalReason(findings, memoryLabel(memoryDir, absolutePath)))
+}
+
+/** The size cap and, for topic files, the required header (src/backgroundWrite.ts), on the final content. */
+export const refuseUnfitContent = (memoryDir: string, absolutePath: string, content: string): void => {
+  if (!isInsideDir(memoryDir, absolutePath)) return
+  const refusal = backgroundWriteRefusal(memoryLabel(memoryDir, absolutePath), content)
+  if (refusal !== undefined) throw new Error(refusal)
 }
 
 /** The protection settings of the user's config.json (user-level `protectedPaths`), for tools built without them. */
@@ -281,6 +298,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       // The writer creates missing folders inside memory itself; nothing is ever created elsewhere.
       mkdir: async () => undefined,
       writeFile: async (absolutePath, content) => {
+        refuseUnfitContent(memoryDir, absolutePath, content)
         refuseCredentials(memoryDir, absolutePath, content)
         const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () => run(writer.write(absolutePath, content)))
         await changed({ op: "write", path: result.path })
@@ -299,6 +317,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         return bytes
       },
       writeFile: async (absolutePath, content) => {
+        refuseUnfitContent(memoryDir, absolutePath, content)
         refuseCredentials(memoryDir, absolutePath, content)
         const before = editSeen.get(absolutePath)
         const edits = pendingEdits.get(absolutePath) ?? []
@@ -315,18 +334,40 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   })
   const bashDef = pi.createBashToolDefinition(cwd)
 
+  /** Per file, why its last write or edit failed; a later success of either clears it. */
+  const failedChanges = new Map<string, string>()
+  const noteChangeAttempt = (name: BackgroundToolName, args: Record<string, unknown>, result: ToolResult): ToolResult => {
+    if (name !== "write" && name !== "edit") return result
+    const absolute = resolveToolPath(String(args["path"]), cwd, homedir())
+    const file = absolute === undefined ? String(args["path"]) : memoryLabel(memoryDir, absolute)
+    if (result.isError !== true) failedChanges.delete(file)
+    else {
+      const first = result.content.map((c) => (c.type === "text" ? c.text : "")).join("").trim().split("\n")[0] ?? ""
+      failedChanges.set(file, first.length > 200 ? `${first.slice(0, 199)}…` : first)
+    }
+    return result
+  }
+  /** Pi's own repair of common argument mistakes (edit: `edits` sent as a string or one object), run before the check. */
+  const prepareOf: Partial<Record<BackgroundToolName, ((args: unknown) => unknown) | undefined>> = {
+    edit: (editDef as { prepareArguments?: (args: unknown) => unknown }).prepareArguments
+  }
   const guarded = (name: BackgroundToolName, body: (id: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>) =>
-    async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    async (id: string, raw: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
       if (dead !== undefined) return errorResult(`This background task was stopped (${dead}); no tool may run any more.`)
       const valid = await Effect.runPromise(Effect.either(options.check))
       if (valid._tag === "Left") {
         dead = valid.left.reason
         return errorResult(valid.left.message)
       }
+      // The arguments against the tool's schema before any of its code runs (a copy: the transcript keeps the call).
+      const prepare = prepareOf[name]
+      const checked = checkToolArguments(name, prepare === undefined ? raw : prepare(structuredClone(raw)))
+      if (checked._tag === "Invalid") return errorResult(checked.message)
+      const args = checked.args
       try {
-        return await body(id, args, signal)
+        return noteChangeAttempt(name, args, await body(id, args, signal))
       } catch (e) {
-        return errorResult(`${name} failed: ${e instanceof Error ? e.message : String(e)}`)
+        return noteChangeAttempt(name, args, errorResult(`${name} failed: ${e instanceof Error ? e.message : String(e)}`))
       }
     }
 
@@ -532,6 +573,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   return {
     tools: exposed,
     byName: (name) => exposed.find((t) => t.name === name),
+    unsaved: () => [...failedChanges].map(([file, reason]) => ({ file, reason })),
     deleteCapStatus: () =>
       options.deleteCap === undefined
         ? undefined
@@ -573,8 +615,11 @@ const withCodemode = async (
   const codemode: TaskTool = {
     name: "codemode",
     declaration: { name: "codemode", description: def.description, parameters: def.parameters as Tool["parameters"] },
-    execute: (id, args, signal) =>
-      def.execute(id, args, signal, undefined, {
+    execute: (id, raw, signal) => {
+      const checked = checkToolArguments("codemode", raw)
+      if (checked._tag === "Invalid") return Promise.resolve(errorResult(checked.message))
+      const args = checked.args
+      return def.execute(id, args, signal, undefined, {
         cwd,
         tools: agentTools,
         sessionManager,
@@ -588,6 +633,7 @@ const withCodemode = async (
           return { toolCall, result, isError: result.isError === true }
         }
       }) as Promise<ToolResult>
+    }
   }
   return settings.mode === "only" ? [codemode] : [...six, codemode]
 }

@@ -51,8 +51,21 @@ export const forkVerdict = (
       return { fork: false, reason: `the parent's ${ours.name} tool has another schema` }
     }
   }
+  // A fork offers only the tools the parent declares: with none that can change memory it could save nothing.
+  if (!forkTools(parent.tools, task.tools).some((name) => WRITING_TOOLS.has(name))) {
+    return { fork: false, reason: "the parent declares no tool that can write memory" }
+  }
   return { fork: true }
 }
+
+const WRITING_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "codemode"])
+
+/**
+ * The task's tools a fork can offer: those the parent's request declares (a fork sends the parent's declarations
+ * unchanged, for its cache prefix), in the task's order. The tools section and the runnable set are both this list.
+ */
+export const forkTools = (parentTools: ReadonlyArray<ToolDeclaration>, ours: ReadonlyArray<ToolDeclaration>): ReadonlyArray<string> =>
+  ours.filter((t) => parentTools.some((p) => p.name === t.name)).map((t) => t.name)
 
 interface AssistantLike {
   readonly role: string

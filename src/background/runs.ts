@@ -1,6 +1,7 @@
 /**
- * The record of a background task's last run, per kind, as `/memory status` and `pm status` show it. Kept in
- * `background-runs.json` in the project's folder beside its memory directory. Pure.
+ * Background runs as `/memory status` and `pm status` show them: one record per run, a short history of the recent
+ * ones per kind (src/background/runHistory.ts keeps it in `background-runs.json`, in the project's folder beside its
+ * memory directory), the newest per kind in full. Pure.
  */
 export type BackgroundKind = "extract" | "dream"
 
@@ -15,19 +16,37 @@ export interface RunUsage {
 
 export const zeroRunUsage: RunUsage = { requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }
 
+/**
+ * How a run ended. `saved`: it changed memory files; `nothing`: it ran and had nothing to save; `failed`: the model,
+ * the provider, the configuration or a change it tried failed (the detail says which); `skipped`: it did not run
+ * (the detail says why); `busy`: another session held the lock; `stopped`: interrupted (memory off, reload, exit).
+ */
+export type RunOutcome = "saved" | "nothing" | "failed" | "skipped" | "busy" | "stopped"
+
+export const RUN_OUTCOMES: ReadonlyArray<RunOutcome> = ["saved", "nothing", "failed", "skipped", "busy", "stopped"]
+
+/** A memory change the task tried and could not make (its last attempt at that file failed). */
+export interface UnsavedChange {
+  readonly file: string
+  readonly reason: string
+}
+
 export interface RunRecord {
   readonly kind: BackgroundKind
   /** Epoch ms when the run ended. */
   readonly at: number
   readonly trigger: "turn" | "trailing" | "manual" | "compaction"
-  readonly outcome: "skipped" | "busy" | "ran" | "failed" | "stopped"
-  /** Why it was skipped, how the task stopped, or the error. */
+  readonly outcome: RunOutcome
+  /** Why it was skipped or failed, or how the task ended (request kind, turn limit...). */
   readonly detail: string
   readonly filesChanged: ReadonlyArray<string>
   readonly turns: number
   readonly usage: RunUsage
+  /** Changes the task tried and could not make; a run with some that saved nothing is `failed`. */
+  readonly unsaved?: ReadonlyArray<UnsavedChange>
 }
 
+/** The newest run of each kind. */
 export type RunsFile = Partial<Record<BackgroundKind, RunRecord>>
 
 export const RUNS_FILE = "background-runs.json"
@@ -44,37 +63,41 @@ export const addRunUsage = (
   cost: t.cost + (u?.cost?.total ?? 0)
 })
 
-export const parseRunsFile = (text: string): RunsFile => {
-  try {
-    const json = JSON.parse(text) as unknown
-    if (typeof json !== "object" || json === null) return {}
-    const out: Record<string, RunRecord> = {}
-    for (const kind of ["extract", "dream"] as const) {
-      const r = (json as Record<string, unknown>)[kind] as RunRecord | undefined
-      if (r !== undefined && typeof r === "object" && typeof r.at === "number" && typeof r.outcome === "string") out[kind] = r
-    }
-    return out
-  } catch {
-    return {}
-  }
-}
-
 const KIND_LABEL: Record<BackgroundKind, string> = { extract: "Extraction", dream: "Dream" }
 
 export const formatUsage = (u: RunUsage): string =>
   `${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`
 
+const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`
+
+/** What happened, in a few words: "saved 2 files (a.md, b.md): fork request", "failed: model error: ...". */
+export const formatOutcome = (kind: BackgroundKind, r: RunRecord): string => {
+  const unsaved = (r.unsaved ?? []).length === 0
+    ? ""
+    : `; could not save ${r.unsaved!.map((u) => `${u.file} (${u.reason})`).join(", ")}`
+  switch (r.outcome) {
+    case "saved":
+      return `saved ${files(r.filesChanged.length)} (${r.filesChanged.join(", ")}): ${r.detail}${unsaved}`
+    case "nothing":
+      return `nothing to save: ${r.detail}${unsaved}`
+    case "failed":
+      return `failed: ${r.detail}${r.filesChanged.length > 0 ? `; saved ${files(r.filesChanged.length)} before that (${r.filesChanged.join(", ")})` : ""}${unsaved}`
+    case "busy":
+      return `skipped: another session was ${kind === "dream" ? "dreaming" : "extracting"}`
+    case "skipped":
+    case "stopped":
+      return `${r.outcome}: ${r.detail}`
+  }
+}
+
 /** One line per run: when, outcome (why skipped / files changed / error), turns, tokens and cost. */
 export const formatRun = (kind: BackgroundKind, r: RunRecord | undefined): string => {
   const label = `Last ${KIND_LABEL[kind].toLowerCase()}:`.padEnd(18)
   if (r === undefined) return `${label}never`
-  const what = r.outcome === "skipped"
-    ? `skipped (${r.detail})`
-    : r.outcome === "busy"
-    ? `skipped (another session was ${kind === "dream" ? "dreaming" : "extracting"})`
-    : r.outcome === "ran"
-    ? `${r.filesChanged.length === 0 ? "no files changed" : `changed ${r.filesChanged.join(", ")}`} (${r.detail})`
-    : `${r.outcome === "stopped" ? "stopped" : "failed"}: ${r.detail}`
   const cost = r.turns > 0 ? `; ${r.turns} turn${r.turns === 1 ? "" : "s"}, ${formatUsage(r.usage)}` : ""
-  return `${label}${new Date(r.at).toISOString()} ${r.trigger}: ${what}${cost}`
+  return `${label}${new Date(r.at).toISOString()} ${r.trigger}: ${formatOutcome(kind, r)}${cost}`
 }
+
+/** A line of the recent-runs list: time, kind, trigger, outcome and reason (no usage). */
+export const formatHistoryLine = (r: RunRecord): string =>
+  `  ${new Date(r.at).toISOString()} ${(r.kind === "extract" ? "extraction" : "dream").padEnd(10)} ${r.trigger.padEnd(10)} ${formatOutcome(r.kind, r)}`

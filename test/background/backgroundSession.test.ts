@@ -187,7 +187,7 @@ describe("BackgroundSession scheduling", () => {
         yield* release(script, 0)
         yield* Fiber.join(shutdown)
         expect(script.calls[0]!.interrupted).toBe(false)
-        expect((yield* bg.status).runs.extract?.outcome).toBe("ran")
+        expect((yield* bg.status).runs.extract?.outcome).toBe("nothing")
         // A reload: no wait.
         yield* bg.start
         yield* bg.settled(false)

@@ -62,12 +62,12 @@ describe("extraction after a settled turn", () => {
     // Usage and the outcome are on record.
     await h.prompt("/memory status")
     const status = h.notifications.at(-1)!.message
-    expect(status).toMatch(/Last extraction: .* turn: changed deploys\.md, MEMORY\.md \(fork request\); 3 turns, 3 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
+    expect(status).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\): fork request; 3 turns, 3 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
     // pm status reads the same record.
     const env = { ...process.env, PI_CODING_AGENT_DIR: h.agentDir }
     const pmJson = JSON.parse(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env, encoding: "utf8" }))
-    expect(pmJson.background.extract).toMatchObject({ outcome: "ran", trigger: "turn", turns: 3, filesChanged: ["deploys.md", "MEMORY.md"] })
-    expect(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd], { env, encoding: "utf8" })).toMatch(/Last extraction: .* turn: changed deploys\.md, MEMORY\.md/)
+    expect(pmJson.background.extract).toMatchObject({ outcome: "saved", trigger: "turn", turns: 3, filesChanged: ["deploys.md", "MEMORY.md"] })
+    expect(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd], { env, encoding: "utf8" })).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\)/)
     expect(h.statuses).toContainEqual({ key: "pm-memory", text: "memory: extracting" })
     expect(h.statuses.at(-1)).toEqual({ key: "pm-memory", text: undefined })
 
@@ -88,7 +88,28 @@ describe("extraction after a settled turn", () => {
     const forkedNotice = fork.messages.find((m: any) => m.role === "user" && textOf(m).includes("background memory extractor"))
     expect(forkedNotice?.content).toEqual(expect.arrayContaining([expect.objectContaining({ type: "text" })]))
     const afterNotice = JSON.parse(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env, encoding: "utf8" }))
-    expect(afterNotice.background.extract).toMatchObject({ outcome: "ran", trigger: "turn" })
+    expect(afterNotice.background.extract).toMatchObject({ outcome: "nothing", trigger: "turn" })
+  })
+})
+
+describe("a fork's tools", () => {
+  it("the task text names exactly the tools the fork request declares; a task tool it does not declare is refused", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX } })
+    const dir = h.memoryDir
+    h.background = (r) => (taskTurn(r) === 0 ? calls(["find", { pattern: "*.md", path: dir }], ["read", { path: join(dir, "MEMORY.md") }]) : say("Nothing to save."))
+    await h.prompt("please remember that deploys happen on Fridays")
+    await h.prompt("/memory extract")
+    const [first, second] = h.ofKind("background")
+    // A fork: the parent's declarations (Pi's default four), unchanged.
+    expect(first!.tools).toEqual(h.ofKind("main")[0]!.tools)
+    expect(first!.tools).not.toContain("find")
+    const section = textOf(first!.messages.at(-1)).split("\n").find((l) => l.startsWith("In this task you can call only"))!
+    const named = [...section.matchAll(/`([a-z]+)`/g)].map((m) => m[1]!)
+    expect([...named].sort()).toEqual([...first!.tools].sort())
+    const [find, read] = second!.messages.filter((m: any) => m.role === "toolResult")
+    expect(find.isError).toBe(true)
+    expect(textOf(find)).toBe(`The tool "find" is not available in this background memory task. Use only ${named.join(", ")}.`)
+    expect(read.isError).toBe(false)
   })
 })
 

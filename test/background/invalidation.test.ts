@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { latestRuns, parseRunHistory } from "../../src/background/runHistory.ts"
 import { afterEach, describe, expect, it } from "vitest"
 import { call, type Harness, say, startHarness, taskTurn } from "./harness.ts"
 
@@ -61,7 +62,7 @@ describe("invalidation during a running extraction", () => {
     expect(existsSync(target)).toBe(false)
     expect(cursors(h)).toEqual([])
     expect(h.ofKind("background")).toHaveLength(1)
-    const runs = JSON.parse(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8"))
+    const runs = latestRuns(parseRunHistory(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8")))
     expect(runs.extract).toMatchObject({ outcome: "stopped", detail: "interrupted" })
   })
 
@@ -148,7 +149,7 @@ describe("compaction", () => {
     expect(order.at(-1)).toMatch(/^compact/)
     const second = h.ofKind("background").find((r) => taskTurn(r) === 0 && r.messages.some((m: any) => JSON.stringify(m.content).includes("release train")))
     expect(second).toBeDefined()
-    const runs = JSON.parse(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8"))
-    expect(runs.extract).toMatchObject({ trigger: "compaction", outcome: "ran", turns: 1 })
+    const runs = latestRuns(parseRunHistory(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8")))
+    expect(runs.extract).toMatchObject({ trigger: "compaction", outcome: "nothing", turns: 1 })
   })
 })

@@ -27,9 +27,39 @@ describe("extractor task prompt", () => {
   })
 })
 
+const SIX = ["read", "find", "grep", "write", "edit", "bash"]
+
+/** The tools a section names: the list of its "call only" line, and every tool a rule line opens with. */
+const namedIn = (section: string) => {
+  const offered = /^In this task you can call only (?:these tools|this tool): (.*)\. Any other tool call returns an error\.$/m.exec(section)?.[1] ?? ""
+  const rules = section.split("\n").filter((l) => l.startsWith("- ")).map((l) => l.slice(2, l.indexOf(":")))
+  const list = (text: string) => [...text.matchAll(/`([a-z]+)`/g)].map((m) => m[1]!)
+  return { offered: list(offered), ruled: rules.flatMap(list) }
+}
+
 describe("background tools section", () => {
   it("matches its fixture and opens with the exact heading", () => {
-    expect(backgroundToolsSection("{{MEMORY_DIR}}", "{{CWD}}")).toBe(fixture("background-tools.txt"))
-    expect(backgroundToolsSection("/m", "/c").split("\n")[0]).toBe(BACKGROUND_TOOLS_HEADING)
+    expect(backgroundToolsSection("{{MEMORY_DIR}}", "{{CWD}}", SIX)).toBe(fixture("background-tools.txt"))
+    expect(backgroundToolsSection("/m", "/c", SIX).split("\n")[0]).toBe(BACKGROUND_TOOLS_HEADING)
+  })
+
+  it("names exactly the tools it is given, for every subset of the six, in the task's order, and promises no other", () => {
+    for (let mask = 0; mask < 1 << SIX.length; mask++) {
+      const given = SIX.filter((_, i) => (mask & (1 << i)) !== 0)
+      // Given in another order and with a parent tool that is not the task's: neither changes what is named.
+      const section = backgroundToolsSection("/m", "/c", [...[...given].reverse(), "deploy"])
+      const { offered, ruled } = namedIn(section)
+      expect(offered, given.join(",")).toEqual(given)
+      expect(ruled, given.join(",")).toEqual(given)
+      expect(section).not.toContain("deploy")
+      if (given.length === 0) expect(section).toContain("call only these tools: none")
+    }
+  })
+
+  it("without read, write and edit are limited to new files; with codemode, the rules of the six its scripts call are there", () => {
+    expect(backgroundToolsSection("/m", "/c", ["write", "bash"])).toContain("cannot be changed in this task (there is no `read` to read it first)")
+    const only = backgroundToolsSection("/m", "/c", ["codemode"])
+    expect(namedIn(only).offered).toEqual(["codemode"])
+    expect(namedIn(only).ruled).toEqual(["codemode", ...SIX])
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { forkVerdict, sameJson, stripForeignReasoning } from "../../src/background/request.ts"
+import { forkTools, forkVerdict, sameJson, stripForeignReasoning } from "../../src/background/request.ts"
 
 const model = { provider: "p", api: "a", id: "m" }
 const schema = { type: "object", properties: { path: { type: "string" }, limit: { type: "number" } }, required: ["path"] }
@@ -14,9 +14,21 @@ describe("schema compatibility", () => {
 })
 
 describe("fork or independent", () => {
-  const ours = [{ name: "read", parameters: schema }]
+  const ours = [{ name: "read", parameters: schema }, { name: "write", parameters: {} }]
   it("forks with the same provider, API and model and compatible same-named tools", () => {
-    expect(forkVerdict({ model, tools: [{ name: "read", parameters: { ...schema } }, { name: "deploy", parameters: {} }] }, { model, tools: ours })).toEqual({ fork: true })
+    expect(forkVerdict({ model, tools: [{ name: "read", parameters: { ...schema } }, { name: "deploy", parameters: {} }, { name: "write", parameters: {} }] }, { model, tools: ours })).toEqual({ fork: true })
+  })
+  it("goes independent when the parent declares none of the task's tools that can change memory", () => {
+    expect(forkVerdict({ model, tools: [{ name: "read", parameters: schema }, { name: "deploy", parameters: {} }] }, { model, tools: ours })).toEqual({
+      fork: false,
+      reason: "the parent declares no tool that can write memory"
+    })
+  })
+  it("offers in a fork exactly the task's tools that the parent declares, in the task's order", () => {
+    const six = ["read", "find", "grep", "write", "edit", "bash"].map((name) => ({ name, parameters: {} }))
+    const parent = ["bash", "deploy", "write", "read", "edit"].map((name) => ({ name, parameters: {} }))
+    expect(forkTools(parent, six)).toEqual(["read", "write", "edit", "bash"])
+    expect(forkTools([], six)).toEqual([])
   })
   it("goes independent without a capture, across models, or with another schema under the same name", () => {
     expect(forkVerdict(undefined, { model, tools: ours }).fork).toBe(false)

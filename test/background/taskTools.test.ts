@@ -81,9 +81,10 @@ describe("background task tools", () => {
     writeFileSync(path, Array.from({ length: 2_500 }, (_, i) => `line ${i}`).join("\n"))
     const read = await exec(tools, "read", { path })
     expect(text(read)).toContain("Use offset=2001")
-    expect((await exec(tools, "write", { path, content: "short" })).isError).toBe(true)
+    const short = "---\nname: long\ndescription: short now\nmetadata:\n  type: project\n---\nshort\n"
+    expect((await exec(tools, "write", { path, content: short })).isError).toBe(true)
     await exec(tools, "read", { path, offset: 1, limit: 10 })
-    expect((await exec(tools, "write", { path, content: "short" })).isError).not.toBe(true)
+    expect((await exec(tools, "write", { path, content: short })).isError).not.toBe(true)
   })
 
   it("find runs on Node's glob and grep on rg, both without a network", async () => {

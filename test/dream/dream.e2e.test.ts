@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { join, resolve } from "node:path"
+import { latestRuns, parseRunHistory } from "../../src/background/runHistory.ts"
 import { afterEach, describe, expect, it } from "vitest"
 import { fauxAssistantMessage, fauxText } from "@earendil-works/pi-ai"
 import { call, calls, type Harness, type Recorded, say, startHarness, taskTurn, textOf, topic } from "../background/harness.ts"
@@ -133,7 +134,7 @@ describe("the dream in the real host", () => {
     await h.prompt("/memory status")
     expect(h.ofKind("background").filter(isDream)).toHaveLength(5)
     const status = h.notifications.at(-1)!.message
-    expect(status).toMatch(/Dream run: +\d{4}-\d\d-\d\dT[^ ]+ turn: changed deploy-days\.md, deploys-friday\.md, MEMORY\.md \(done\); 5 turns, 5 requests/)
+    expect(status).toMatch(/Dream run: +\d{4}-\d\d-\d\dT[^ ]+ turn: saved 3 files \(deploy-days\.md, deploys-friday\.md, MEMORY\.md\): done; 5 turns, 5 requests/)
     const eligible = /Next dream: +eligible (\S+),/.exec(status)?.[1]
     expect(eligible).toBeDefined()
     expect(Date.parse(eligible!) - Date.now()).toBeGreaterThan(23 * 3_600_000)
@@ -178,7 +179,7 @@ describe("/memory dream by hand", () => {
     expect(dream).toHaveLength(3)
     expect(textOf(dream[0]!.messages.at(-1))).toContain("## Sessions since the last consolidation: 0")
     expect(h.notifications.at(-1)!.message).toMatch(
-      /^Memory dream: \S+ manual: changed MEMORY\.md \(done; MEMORY\.md is over 160 lines or 20,000 characters \(161 lines, \d+ characters\): later additions may be cut off\); 3 turns/
+      /^Memory dream: \S+ manual: saved 1 file \(MEMORY\.md\): done; MEMORY\.md is over 160 lines or 20,000 characters \(161 lines, \d+ characters\): later additions may be cut off; 3 turns/
     )
     // Another live process holds the lock: the dream by hand does not wait and does not run.
     const roots = join(h.agentDir, "project-memory", "memory-roots")
@@ -186,7 +187,7 @@ describe("/memory dream by hand", () => {
     writeFileSync(join(roots, root!, "locks", "dream.lock"), JSON.stringify({ pid: process.pid, token: "another-process", acquiredAt: Date.now() }))
     await h.prompt("/memory dream")
     expect(h.ofKind("background").filter(isDream)).toHaveLength(3)
-    expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: skipped \(another session was dreaming\)$/)
+    expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: skipped: another session was dreaming$/)
   })
 })
 
@@ -197,7 +198,7 @@ describe("the dream's attempt time in the real host", () => {
     return JSON.parse(readFileSync(join(roots, root!, "state.json"), "utf8")) as { lastDreamAt: number | null }
   }
 
-  it("an API error is the task's result: recorded as run, the attempt time kept", async () => {
+  it("an API error is the task's result: recorded as failed, the attempt time kept", async () => {
     const base = freshBase()
     h = await startHarness({ base, sessionDir: join(base, "sessions") })
     h.background = (r) =>
@@ -205,7 +206,7 @@ describe("the dream's attempt time in the real host", () => {
     await h.prompt("we talk about the deploy schedule today")
     const before = Date.now()
     await h.prompt("/memory dream")
-    expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: no files changed \(model error: overloaded\); 1 turn/)
+    expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: failed: model error: overloaded; 1 turn/)
     expect(stateOf(h.agentDir).lastDreamAt).toBeGreaterThanOrEqual(before)
   })
 
@@ -231,7 +232,7 @@ describe("the dream's attempt time in the real host", () => {
     hold.resolve()
     expect(readFileSync(join(h.memoryDir, "MEMORY.md"), "utf8")).toBe(INDEX)
     expect(stateOf(h.agentDir).lastDreamAt).toBeGreaterThanOrEqual(before)
-    const runs = JSON.parse(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8"))
+    const runs = latestRuns(parseRunHistory(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8")))
     expect(runs.dream).toMatchObject({ kind: "dream", trigger: "manual", outcome: "stopped", detail: "interrupted" })
   })
 })

@@ -164,7 +164,7 @@ describe("dream dispatch after a settled turn", () => {
         expect(dreams).toHaveLength(1)
         expect(dreams[0]!.sessionIds).toHaveLength(5)
         const status = yield* bg.status
-        expect(status.runs.dream).toMatchObject({ kind: "dream", trigger: "turn", outcome: "ran", detail: "done", filesChanged: ["merged.md"], turns: 4 })
+        expect(status.runs.dream).toMatchObject({ kind: "dream", trigger: "turn", outcome: "saved", detail: "done", filesChanged: ["merged.md"], turns: 4 })
         // The attempt time is now; the next dream is eligible 24 h later.
         expect(status.dream).toEqual({ lastDreamAt: T0 + 24 * HOUR, eligibleAt: T0 + 48 * HOUR, minSessions: 5 })
       })))
@@ -247,7 +247,7 @@ describe("dream dispatch after a settled turn", () => {
         yield* bg.start
         // By hand: one session, no time passed.
         const manual = yield* bg.dreamNow
-        expect(manual).toMatchObject({ trigger: "manual", outcome: "ran" })
+        expect(manual).toMatchObject({ trigger: "manual", outcome: "saved" })
         expect(dreams).toHaveLength(1)
         addSession(T0 + 2 * 60_000)
         addSession(T0 + 3 * 60_000)

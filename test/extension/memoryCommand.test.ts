@@ -92,7 +92,7 @@ describe("/memory recalled", () => {
 describe("/memory in print mode (pi -p, no UI)", () => {
   const piBin = join(repoRoot, "node_modules", ".bin", "pi")
   const runPi = (prompt: string, cwd: string, agentDir: string) =>
-    spawnSync(piBin, ["-e", join(repoRoot, "dist", "extension.js"), "--no-session", "-p", prompt], {
+    spawnSync(piBin, ["-e", join(repoRoot, "dist", "extension.ts"), "--no-session", "-p", prompt], {
       cwd,
       env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1" },
       encoding: "utf8",

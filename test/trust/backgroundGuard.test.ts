@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import * as pi from "@earendil-works/pi-coding-agent"
+import { deleteLimit } from "../../src/deleteCap.ts"
 import { makeTaskTools, type MemoryChange, type TaskToolSet, type TaskToolsOptions } from "../../layers/background/TaskTools.ts"
 import { BashGuard } from "../../layers/BashGuard.ts"
 import { FileSystem } from "../../layers/FileSystem.ts"
@@ -194,27 +195,38 @@ describe("the dream's delete cap on the task tools", () => {
     return { ...s, files }
   }
 
-  it.each([
-    // [topics, deletes tried, deleted]: a quarter of the topics, but always up to 3
-    [8, 5, 3],
-    [12, 5, 3],
-    [16, 5, 4],
-    [16, 4, 4],
-    [20, 7, 5]
-  ])("with %i topics, %i deletes tried: %i go, the rest are refused with a reason; the status says so", async (topics, tried, deleted) => {
-    const { tools, files } = await withTopics(topics, true)
-    const result = await exec(tools, "bash", { command: `rm ${files.slice(0, tried).join(" ")}` })
-    expect(files.slice(0, tried).filter((f) => !existsSync(f))).toHaveLength(deleted)
-    expect(files.slice(deleted).every((f) => existsSync(f))).toBe(true)
+  // The documented rule, written out: a quarter rounded down; 2 or 3 topics may lose one; 0 or 1 lose none.
+  const LIMITS: ReadonlyArray<readonly [number, number]> = [
+    [0, 0], [1, 0], [2, 1], [3, 1], [4, 1], [5, 1], [6, 1], [7, 1], [8, 2], [9, 2], [10, 2], [11, 2], [12, 3], [40, 10], [41, 10], [43, 10], [44, 11]
+  ]
+
+  it("the limit for every topic count from 0 to 12 and some larger ones", () => {
+    for (const [topics, limit] of LIMITS) expect(deleteLimit(topics), `${topics} topics`).toBe(limit)
+    // Never more than a quarter, except the one delete a directory of 2 or 3 topics may make.
+    for (let n = 0; n <= 400; n++) expect(deleteLimit(n) <= Math.max(n >= 2 ? 1 : 0, n / 4)).toBe(true)
+  })
+
+  it.each(LIMITS)("with %i topics, deleting every file: exactly %i go, the rest are refused with a reason; the status says so", async (topics, limit) => {
+    const { tools, files, memoryDir } = await withTopics(topics, true)
+    // Every topic and one file more (a.md, not counted at the start): the cap is what stops the pass.
+    const tried = [...files, join(memoryDir, "a.md")]
+    const result = await exec(tools, "bash", { command: `rm ${tried.join(" ")}` })
+    expect(tried.filter((f) => !existsSync(f))).toEqual(tried.slice(0, limit))
+    expect(tried.slice(limit).every((f) => existsSync(f))).toBe(true)
     const status = tools.deleteCapStatus!()!
-    expect(status).toMatchObject({ topics, deleted, refused: files.slice(deleted, tried).map((f) => f.split("/").at(-1)) })
-    if (tried > deleted) {
-      expect(result.isError).toBe(true)
-      expect(text(result)).toContain("delete cap")
-      expect(text(result)).toContain("merge what is worth keeping")
-    } else {
-      expect(result.isError).not.toBe(true)
-    }
+    expect(status).toMatchObject({ topics, limit, deleted: limit, refused: tried.slice(limit).map((f) => f.split("/").at(-1)) })
+    expect(result.isError).toBe(true)
+    expect(text(result)).toContain("delete cap")
+    expect(text(result)).toContain(`at most ${limit} may go in one pass`)
+    expect(text(result)).toContain("merge what is worth keeping")
+  })
+
+  it("one rm per call: the limit holds across calls, and a delete within it after a refusal is still refused", async () => {
+    const { tools, files } = await withTopics(8, true)
+    const outcomes = []
+    for (const f of files.slice(0, 4)) outcomes.push((await exec(tools, "bash", { command: `rm ${f}` })).isError === true)
+    expect(outcomes).toEqual([false, false, true, true])
+    expect(files.filter((f) => !existsSync(f))).toEqual(files.slice(0, 2))
   })
 
   it("is off unless asked for: the extractor's tools delete without a cap", async () => {
@@ -229,7 +241,7 @@ describe("the dream's delete cap on the task tools", () => {
     const { tools, files, memoryDir } = await withTopics(8, true)
     const ghosts = [1, 2, 3, 4].map((i) => join(memoryDir, `ghost${i}.md`))
     await exec(tools, "bash", { command: `rm -f ${ghosts.join(" ")}` })
-    await exec(tools, "bash", { command: `rm ${files.slice(0, 3).join(" ")}` })
-    expect(tools.deleteCapStatus!()).toMatchObject({ deleted: 3, refused: [] })
+    await exec(tools, "bash", { command: `rm ${files.slice(0, 2).join(" ")}` })
+    expect(tools.deleteCapStatus!()).toMatchObject({ deleted: 2, refused: [] })
   })
 })
