@@ -48,6 +48,8 @@ export { formatRun, formatUsage, type RunRecord } from "../../src/background/run
 export const UPDATE_MESSAGE = "pm-memory-update"
 export const STATUS_KEY = "pm-memory"
 export const SHUTDOWN_WAIT_MS = 60_000
+/** The most compaction waits for extraction (the running one and the final one together). */
+export const COMPACTION_WAIT_MS = 60_000
 
 /** What only the background side needs from Pi beyond Host. */
 export interface BackgroundHostShape {
@@ -286,6 +288,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           sessionId,
           maxTurns: a.background.extractor.maxTurns,
           maxTokens: a.background.extractor.maxTokens,
+          requestTimeoutMs: a.background.extractor.requestTimeoutSeconds * 1000,
           isMemoryPath,
           check: validity(startedIn),
           onChange,
@@ -308,11 +311,21 @@ export const makeBackgroundSession = Effect.gen(function*() {
             ? { ...base, at: Date.now(), outcome: "skipped", detail: skipText[o.reason] ?? o.reason }
             : o.status === "busy"
             ? { ...base, at: Date.now(), outcome: "busy", detail: "extract.lock is held" }
+            : o.stop === "too-large" && o.turns === 0
+            ? { ...base, at: Date.now(), outcome: "skipped", detail: o.errorMessage ?? "the request does not fit the model's context window" }
             : {
               ...base,
               at: Date.now(),
               outcome: "ran",
-              detail: o.stop === "api-error" ? `model error: ${o.errorMessage ?? "unknown"}` : o.stop === "max-turns" ? "turn limit reached" : `${o.mode} request`,
+              detail: `${
+                o.stop === "api-error"
+                  ? `model error: ${o.errorMessage ?? "unknown"}`
+                  : o.stop === "max-turns"
+                  ? "turn limit reached"
+                  : o.stop === "too-large"
+                  ? `stopped before a request that would not fit: ${o.errorMessage ?? ""}`
+                  : `${o.mode} request`
+              }${o.shortened === undefined ? "" : ` (${o.shortened})`}`,
               filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
               turns: o.turns,
               usage: spent
@@ -384,9 +397,20 @@ export const makeBackgroundSession = Effect.gen(function*() {
         )
       )
       yield* Ref.set(current, fiber)
-      yield* Fiber.await(fiber).pipe(Effect.ensuring(Ref.update(current, (c) => (c === fiber ? undefined : c))))
+      // A caller that stops waiting (the compaction wait's deadline) stops the extraction too.
+      yield* Fiber.await(fiber).pipe(
+        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+        Effect.ensuring(Ref.update(current, (c) => (c === fiber ? undefined : c)))
+      )
       return record ?? ({ kind: "extract", at: Date.now(), trigger, outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroRunUsage } satisfies RunRecord)
     })
+
+  /** Ends the extraction in flight, if any (its run is recorded as stopped; the cursor stays). */
+  const interruptCurrent = Effect.gen(function*() {
+    const running = yield* Ref.getAndSet(current, undefined)
+    yield* Ref.set(trailing, false)
+    if (running !== undefined) yield* Fiber.interrupt(running)
+  })
 
   const invalidate = (_reason: string) =>
     Effect.gen(function*() {
@@ -429,7 +453,13 @@ export const makeBackgroundSession = Effect.gen(function*() {
     })
 
   const dreamDetail = (r: DreamTaskResult): string => {
-    const how = r.stop === "api-error" ? `model error: ${r.errorMessage ?? "unknown"}` : r.stop === "max-turns" ? "turn limit reached" : "done"
+    const how = r.stop === "api-error"
+      ? `model error: ${r.errorMessage ?? "unknown"}`
+      : r.stop === "max-turns"
+      ? "turn limit reached"
+      : r.stop === "too-large"
+      ? `stopped before a request that would not fit: ${r.errorMessage ?? ""}`
+      : "done"
     const index = r.index.overTarget
       ? `; MEMORY.md is over 160 lines or 20,000 characters (${r.index.lines} lines, ${r.index.chars} characters): later additions may be cut off`
       : ""
@@ -504,6 +534,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
             sessionId,
             maxTurns: a.background.dream.maxTurns,
             maxTokens: a.background.dream.maxTokens,
+            requestTimeoutMs: a.background.dream.requestTimeoutSeconds * 1000,
             check: validity(startedIn),
             onChange,
             onUsage,
@@ -607,7 +638,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
     settled: (aborted) => (aborted ? Effect.void : Effect.asVoid(Effect.zip(dispatch("turn"), dispatchDream("turn")))),
     extractNow: extractAfterCurrent("manual"),
     dreamNow,
-    beforeCompact: Effect.asVoid(extractAfterCurrent("compaction")),
+    // Bounded: past the wait the extraction is interrupted (its cursor stays) and compaction goes ahead.
+    beforeCompact: extractAfterCurrent("compaction").pipe(
+      Effect.timeoutOption(Duration.millis(COMPACTION_WAIT_MS)),
+      Effect.flatMap((done) => (Option.isSome(done) ? Effect.void : interruptCurrent))
+    ),
     invalidate,
     shutdown,
     status: Effect.gen(function*() {
