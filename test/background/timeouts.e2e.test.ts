@@ -88,6 +88,30 @@ describe("a hung provider", () => {
     expect(runsOf(h).extract).toMatchObject({ outcome: "stopped", detail: "interrupted" })
   })
 
+  it("/compact's own extraction on a hung provider is stopped at the 60 s bound too", async () => {
+    const t = await testClock()
+    h = await startHarness({ clock: t.clock, config: { extractor: { requestTimeoutSeconds: 3_600 } } })
+    h.background = () => ({ fault: "hang" })
+    // Untrusted while the turn settles: no extraction runs then, and the cursor stays before the turn.
+    h.trusted = false
+    await h.prompt(USER)
+    await h.prompt("/memory status")
+    expect(h.ofKind("background")).toEqual([])
+    h.trusted = true
+    const start = t.now()
+    const compacting = h.session.compact().then(
+      () => "compacted",
+      (e: Error) => `compaction failed: ${e.message}`
+    )
+    // The extraction that compaction starts is the one that hangs.
+    await h.until(() => h!.strict!.openHangs() === 1)
+    await t.sleepingUntil(start + 60_000)
+    await t.adjust(60_000)
+    expect(await compacting).toMatch(/^compact/)
+    expect(h.strict!.openHangs()).toBe(0)
+    expect(runsOf(h).extract).toMatchObject({ trigger: "compaction", outcome: "stopped", detail: "interrupted" })
+  })
+
   it("exit waits at most 60 s, then stops the hung extraction", async () => {
     const t = await testClock()
     h = await startHarness({ clock: t.clock, config: { extractor: { requestTimeoutSeconds: 3_600 } } })
