@@ -214,7 +214,9 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   )
   const fromSource = options.clock === undefined
     ? undefined
-    : await import("../../extension/index.ts").then(({ projectMemory }) => projectMemory({ clock: options.clock! }))
+    : await Promise.all([import("../../extension/index.ts"), import("@earendil-works/pi-coding-agent")]).then(([{ projectMemory }, piHost]) =>
+      projectMemory(piHost, { clock: options.clock! })
+    )
   const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }: any) => {
     const services = await createAgentSessionServices({
       cwd,
