@@ -73,6 +73,8 @@ export type Handler = (request: StrictRequest) => Reply | Fault | Promise<Reply 
 
 export interface StrictProvider {
   readonly baseUrl: string
+  /** performance.now() when the server started: `at` of each request counts from here. */
+  readonly startedAt: number
   readonly models: ReadonlyArray<StrictModel>
   readonly requests: Array<StrictRequest>
   handler: Handler
@@ -475,6 +477,7 @@ export const startStrictProvider = async (options: StrictOptions = {}): Promise<
   const baseUrl = `http://127.0.0.1:${port}/v1`
   return Object.assign(provider, {
     baseUrl,
+    startedAt: started,
     models,
     requests,
     openHangs: () => hangs.size,
