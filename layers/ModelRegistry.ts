@@ -10,7 +10,9 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Duration from "effect/Duration"
 import * as Ref from "effect/Ref"
+import { estimateInputTokens, fitRequest } from "../src/requestFit.ts"
 
 export class ModelUnavailable extends Data.TaggedError("ModelUnavailable")<{
   readonly ref: string
@@ -20,6 +22,8 @@ export class ModelUnavailable extends Data.TaggedError("ModelUnavailable")<{
 export class ModelRequestFailed extends Data.TaggedError("ModelRequestFailed")<{
   readonly model: string
   readonly message: string
+  /** Set when nothing was sent because the request would not fit the model's limits, or when no answer came in time. */
+  readonly kind?: "too-large" | "timeout"
 }> {}
 
 /** What a backend must offer: the host's ModelRegistry and pi-ai's ModelRuntime both fit with a thin adapter. */
@@ -37,8 +41,11 @@ export interface CompletionRequest {
   readonly tools?: ReadonlyArray<Tool>
   /** Force a call of this tool where the provider's API lets us say so. */
   readonly forceTool?: string
+  /** A ceiling: the request asks for at most the model's `maxTokens` and what its context window leaves. */
   readonly maxTokens: number
   readonly sessionId: string
+  /** No answer within this many milliseconds (on the Effect clock): the call is aborted and fails. */
+  readonly timeoutMs?: number
   /** Background tasks keep their own accounts: their calls stay out of the per-process totals. */
   readonly untracked?: boolean
 }
@@ -142,8 +149,12 @@ export const makeModelRegistry = (load: Effect.Effect<ModelBackend, BackendLoadF
         loaded,
         (e) => new ModelRequestFailed({ model: `${model.provider}/${model.id}`, message: e.message })
       )
+      const name = `${model.provider}/${model.id}`
+      // What the provider would refuse is not sent: output above the model's maxTokens, input over its window.
+      const fit = fitRequest(model, request.maxTokens, estimateInputTokens(request))
+      if (!fit.fits) return yield* Effect.fail(new ModelRequestFailed({ model: name, message: `not sent: ${fit.reason}`, kind: "too-large" }))
       const choice = request.forceTool === undefined ? undefined : forcedToolChoice(model.api, request.forceTool)
-      const reply = yield* Effect.tryPromise({
+      const call = Effect.tryPromise({
         try: (signal) =>
           backend.complete(
             model,
@@ -154,14 +165,21 @@ export const makeModelRegistry = (load: Effect.Effect<ModelBackend, BackendLoadF
             },
             {
               signal,
-              maxTokens: request.maxTokens,
+              maxTokens: fit.maxTokens,
               cacheRetention: "short",
               sessionId: request.sessionId,
               ...(choice === undefined ? {} : { toolChoice: choice })
             }
           ),
-        catch: (e) => new ModelRequestFailed({ model: `${model.provider}/${model.id}`, message: e instanceof Error ? e.message : String(e) })
+        catch: (e) => new ModelRequestFailed({ model: name, message: e instanceof Error ? e.message : String(e) })
       })
+      // Interrupting the call on the deadline aborts it through its signal.
+      const reply = yield* (request.timeoutMs === undefined ? call : call.pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(request.timeoutMs),
+          onTimeout: () => new ModelRequestFailed({ model: name, message: `no answer within ${request.timeoutMs! / 1000} s`, kind: "timeout" })
+        })
+      ))
       if (request.untracked !== true) yield* Ref.update(totals, (t) => addUsage(t, reply.usage))
       return reply
     })

@@ -52,6 +52,8 @@ export { formatRun, formatUsage, type RunRecord } from "../../src/background/run
 export const UPDATE_MESSAGE = "pm-memory-update"
 export const STATUS_KEY = "pm-memory"
 export const SHUTDOWN_WAIT_MS = 60_000
+/** The most compaction waits for extraction (the running one and the final one together). */
+export const COMPACTION_WAIT_MS = 60_000
 
 /** What only the background side needs from Pi beyond Host. */
 export interface BackgroundHostShape {
@@ -152,7 +154,7 @@ const defectReason = (cause: Cause.Cause<unknown>): string => {
  * is a failure; otherwise it saved files or had nothing to save.
  */
 const ranOutcome = (
-  stop: "done" | "max-turns" | "api-error",
+  stop: "done" | "max-turns" | "api-error" | "too-large",
   errorMessage: string | undefined,
   changed: number,
   unsaved: ReadonlyArray<{ readonly file: string; readonly reason: string }>,
@@ -160,6 +162,8 @@ const ranOutcome = (
 ): { readonly outcome: RunRecord["outcome"]; readonly detail: string } =>
   stop === "api-error"
     ? { outcome: "failed", detail: `model error: ${errorMessage === undefined || errorMessage === "" ? "no message" : errorMessage}` }
+    : stop === "too-large"
+    ? { outcome: "failed", detail: `stopped before a request that would not fit: ${errorMessage ?? "the model's context window"}` }
     : changed === 0 && unsaved.length > 0
     ? { outcome: "failed", detail: `${unsaved.length} change(s) could not be made` }
     : { outcome: changed > 0 ? "saved" : "nothing", detail }
@@ -373,6 +377,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           sessionId,
           maxTurns: a.background.extractor.maxTurns,
           maxTokens: a.background.extractor.maxTokens,
+          requestTimeoutMs: a.background.extractor.requestTimeoutSeconds * 1000,
           isMemoryPath,
           check: validity(startedIn),
           onChange,
@@ -395,10 +400,18 @@ export const makeBackgroundSession = Effect.gen(function*() {
             ? { ...base, at: Date.now(), outcome: "skipped", detail: skipText[o.reason] ?? o.reason }
             : o.status === "busy"
             ? { ...base, at: Date.now(), outcome: "busy", detail: "extract.lock is held" }
+            : o.stop === "too-large" && o.turns === 0
+            ? { ...base, at: Date.now(), outcome: "skipped", detail: o.errorMessage ?? "the request does not fit the model's context window" }
             : {
               ...base,
               at: Date.now(),
-              ...ranOutcome(o.stop, o.errorMessage, o.filesChanged.length, o.unsaved ?? [], o.stop === "max-turns" ? `${o.mode} request, turn limit reached` : `${o.mode} request`),
+              ...ranOutcome(
+                o.stop,
+                o.errorMessage,
+                o.filesChanged.length,
+                o.unsaved ?? [],
+                `${o.stop === "max-turns" ? `${o.mode} request, turn limit reached` : `${o.mode} request`}${o.shortened === undefined ? "" : ` (${o.shortened})`}`
+              ),
               filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
               turns: o.turns,
               usage: spent,
@@ -471,9 +484,20 @@ export const makeBackgroundSession = Effect.gen(function*() {
         )
       )
       yield* Ref.set(current, fiber)
-      yield* Fiber.await(fiber).pipe(Effect.ensuring(Ref.update(current, (c) => (c === fiber ? undefined : c))))
+      // A caller that stops waiting (the compaction wait's deadline) stops the extraction too.
+      yield* Fiber.await(fiber).pipe(
+        Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+        Effect.ensuring(Ref.update(current, (c) => (c === fiber ? undefined : c)))
+      )
       return record ?? ({ kind: "extract", at: Date.now(), trigger, outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroRunUsage } satisfies RunRecord)
     })
+
+  /** Ends the extraction in flight, if any (its run is recorded as stopped; the cursor stays). */
+  const interruptCurrent = Effect.gen(function*() {
+    const running = yield* Ref.getAndSet(current, undefined)
+    yield* Ref.set(trailing, false)
+    if (running !== undefined) yield* Fiber.interrupt(running)
+  })
 
   const invalidate = (_reason: string) =>
     Effect.gen(function*() {
@@ -589,6 +613,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
             sessionId,
             maxTurns: a.background.dream.maxTurns,
             maxTokens: a.background.dream.maxTokens,
+            requestTimeoutMs: a.background.dream.requestTimeoutSeconds * 1000,
             check: validity(startedIn),
             onChange,
             onUsage,
@@ -692,7 +717,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
     settled: (aborted) => (aborted ? Effect.void : Effect.asVoid(Effect.zip(dispatch("turn"), dispatchDream("turn")))),
     extractNow: extractAfterCurrent("manual"),
     dreamNow,
-    beforeCompact: Effect.asVoid(extractAfterCurrent("compaction")),
+    // Bounded: past the wait the extraction is interrupted (its cursor stays) and compaction goes ahead.
+    beforeCompact: extractAfterCurrent("compaction").pipe(
+      Effect.timeoutOption(Duration.millis(COMPACTION_WAIT_MS)),
+      Effect.flatMap((done) => (Option.isSome(done) ? Effect.void : interruptCurrent))
+    ),
     invalidate,
     shutdown,
     status: Effect.gen(function*() {

@@ -44,7 +44,10 @@ export interface DreamTaskRequest {
   /** The Pi session the dream runs from, for the change journal. */
   readonly sessionId?: string
   readonly maxTurns: number
+  /** Output tokens per call: a ceiling, lowered to the model's limits. */
   readonly maxTokens: number
+  /** Each model call fails after this long without an answer. */
+  readonly requestTimeoutMs?: number
   /** Task validity (trust, generation, config, the lock): checked before every model and tool call. */
   readonly check: Effect.Effect<void, TaskInvalid>
   readonly onChange: (change: MemoryChange) => Effect.Effect<void>

@@ -7,8 +7,9 @@
  *   interval per process.
  * - `dream.lock` is taken without waiting (busy means another process is dreaming: skip).
  * - `lastDreamAt = now` is recorded by compare-and-swap at once, against the state version the decision was based on.
- * - It is kept when the task returns (with changes, none, or an API error) or is interrupted, and rolled back by
- *   compare-and-swap only when the task fails during the fork step without being interrupted.
+ * - It is kept when the task returns (with changes, none, or an API error after the model answered) or is
+ *   interrupted, and rolled back by compare-and-swap only when the task fails during the fork step without being
+ *   interrupted (the task reports a first request that failed as such a failure: no dream took place).
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -155,7 +156,12 @@ export const makeDreamAttempt = Effect.gen(function*() {
       const end: DreamTaskEnd = Cause.isInterruptedOnly(exit.cause)
         ? "aborted"
         : Cause.failureOption(exit.cause).pipe((o) => (o._tag === "Some" && o.value.phase === "completion" ? "failed-after-completion" : "failed-in-fork"))
-      const reason = end === "aborted" ? "interrupted" : Cause.pretty(exit.cause).split("\n")[0] ?? "failed"
+      const failure = Cause.failureOption(exit.cause)
+      const reason = end === "aborted"
+        ? "interrupted"
+        : failure._tag === "Some"
+        ? failure.value.reason
+        : Cause.pretty(exit.cause).split("\n")[0] ?? "failed"
       const rolledBack = rollsBackAttemptTime(end)
         ? yield* state.rollbackDreamAttempt(request.paths, ticket).pipe(Effect.mapError(reasonOf))
         : false

@@ -23,6 +23,10 @@ const INDEX_CHECK_CAP = 4 << 20
 const messageOf = (e: unknown): string =>
   e instanceof Error ? e.message : typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e)
 
+/** Whether the task ended on its first request, without a single answer from the model. */
+export const requestFailedAtOnce = (result: { readonly stop: string; readonly turns: number }): boolean =>
+  (result.stop === "api-error" && result.turns === 1) || (result.stop === "too-large" && result.turns === 0)
+
 export const makeDream = Effect.gen(function*() {
   const registry = yield* ModelRegistry
   const store = yield* MemoryStore
@@ -76,6 +80,7 @@ export const makeDream = Effect.gen(function*() {
           },
           maxTurns: request.maxTurns,
           maxTokens: request.maxTokens,
+          ...(request.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: request.requestTimeoutMs }),
           tools,
           check,
           onUsage: request.onUsage
@@ -91,6 +96,11 @@ export const makeDream = Effect.gen(function*() {
       Effect.catchTag("TaskInvalid", () => Effect.interrupt),
       Effect.catchAll((e) => Effect.fail(e._tag === "DreamTaskFailed" ? e : new DreamTaskFailed({ phase: "fork", reason: messageOf(e) })))
     )
+    // The request itself failed before the model answered once (refused, an error answer, or not sent because it
+    // would not fit): no dream took place, so it fails in the fork step and its attempt time is given back.
+    if (requestFailedAtOnce(result)) {
+      return yield* Effect.fail(new DreamTaskFailed({ phase: "fork", reason: `the first model request failed: ${result.errorMessage ?? "unknown error"}` }))
+    }
     const text = yield* fs.readRegularFile(join(request.location.memoryDir, "MEMORY.md"), INDEX_CHECK_CAP).pipe(
       Effect.map((r): string | undefined => new TextDecoder().decode(r.bytes)),
       Effect.catchAll((e) =>

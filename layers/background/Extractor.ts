@@ -53,7 +53,10 @@ export interface ExtractionRequest {
   /** The independent request's own stable cache id. */
   readonly taskSessionId: string
   readonly maxTurns: number
+  /** Output tokens per call: a ceiling, lowered to the model's limits. */
   readonly maxTokens: number
+  /** Each model call fails after this long without an answer. */
+  readonly requestTimeoutMs?: number
   /** Whether a raw tool path (as the main agent wrote it) lands in memory. */
   readonly isMemoryPath: (rawPath: string) => boolean
   /** Task validity (trust, generation, config): checked before every model and tool call. */
@@ -82,6 +85,8 @@ export type ExtractionOutcome =
     readonly advanceTo: string
     /** Changes the task tried and could not make. */
     readonly unsaved?: ReadonlyArray<UnsavedChange>
+    /** How the request was shortened to fit the model's context window, when it was. */
+    readonly shortened?: string
   }
 
 export type ExtractionError = ExtractionFailed | TaskInvalid | ModelRequestFailed | LockLost | LockFailed

@@ -6,6 +6,7 @@ import { forkTools, forkVerdict, stripForeignReasoning } from "../../src/backgro
 import { backgroundToolsSection } from "../../src/prompts/backgroundTools.ts"
 import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/prompts/extractor.ts"
 import { memoryRulesPrompt, memoryRulesSection } from "../../src/prompts/memoryRules.ts"
+import { estimateInputTokens, fittingSuffix, maxInputTokens, messageChars, requestChars, tokensOfChars } from "../../src/requestFit.ts"
 import { locksDirOf } from "../../src/storage.ts"
 import { BashGuard } from "../BashGuard.ts"
 import { Journal } from "../Journal.ts"
@@ -100,7 +101,8 @@ export const makeExtractor = Effect.gen(function*() {
         const rules = memoryRulesPrompt(memoryDir)
         const model = request.model
         const identity = { provider: model.provider, api: model.api, id: model.id }
-        const prompt = extractorTaskPrompt({ memoryDir, recentMessages: entries.length, catalog: store.catalog(topics) })
+        const promptFor = (recentMessages: number) =>
+          extractorTaskPrompt({ memoryDir, recentMessages, catalog: store.catalog(topics) })
         const parent = request.parent
         const verdict = forkVerdict(
           parent === undefined ? undefined : { model: parent.model, tools: parentTools(parent.messages) },
@@ -108,35 +110,80 @@ export const makeExtractor = Effect.gen(function*() {
         )
         const fork = verdict.fork && parent !== undefined
         // What the model may call: in a fork, the task's tools the parent declares; else all of the task's own.
-        const offered = fork ? offeredTools(tools, forkTools(parentTools(parent.messages), tools.tools.map((t) => t.declaration))) : tools
-        const section = backgroundToolsSection(memoryDir, request.cwd, offered.tools.map((t) => t.name))
-        const taskRequest: TaskRequest = fork
+        const forkOffered = fork ? offeredTools(tools, forkTools(parentTools(parent.messages), tools.tools.map((t) => t.declaration))) : tools
+        const sectionFor = (set: typeof tools) => backgroundToolsSection(memoryDir, request.cwd, set.tools.map((t) => t.name))
+        const inputLimit = maxInputTokens(model, request.maxTokens)
+        const forkRequest: TaskRequest | undefined = fork
           ? {
             mode: "fork",
             prefix: parent.messages,
             instructions: [
-              section,
+              sectionFor(forkOffered),
               ...(parentHasRules(parent.messages, rules) ? [] : [memoryRulesSection(memoryDir)]),
-              prompt
+              promptFor(entries.length)
             ].join("\n\n"),
             sessionId: parent.sessionId
           }
-          : {
+          : undefined
+        // A fork that would not fit the model's window (the parent's history plus the task) becomes an independent
+        // request; an independent one keeps the most recent messages that fit, as a limit on recent messages does.
+        const forkFits = forkRequest?.mode === "fork" &&
+          estimateInputTokens({ messages: [...forkRequest.prefix, { role: "user", content: forkRequest.instructions }] }) <= inputLimit
+        let shortened: string | undefined = forkRequest !== undefined && !forkFits
+          ? "the parent's request with the task does not fit the model's context window: independent request"
+          : undefined
+        let taskRequest: TaskRequest
+        if (forkRequest !== undefined && forkFits) {
+          taskRequest = forkRequest
+        } else {
+          const systemPrompt = [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), sectionFor(tools)].join("\n\n")
+          const all = dropOrphanResults(stripForeignReasoning(
+            entries.map(toModelMessage).filter((m): m is Message => m !== undefined),
+            identity
+          ))
+          const fixed = requestChars({
+            systemPrompt,
+            messages: [{ role: "user", content: promptFor(all.length) }],
+            tools: tools.tools.map((t) => t.declaration)
+          })
+          const budget = Number.isFinite(inputLimit) ? inputLimit * 4 - fixed : Number.POSITIVE_INFINITY
+          const keep = fittingSuffix(all.map(messageChars), budget)
+          let messages = dropOrphanResults(all.slice(all.length - keep))
+          // A request opens with the user's turn.
+          const firstUser = messages.findIndex((m) => m.role === "user")
+          messages = firstUser < 0 ? [] : messages.slice(firstUser)
+          if (messages.length === 0) {
+            const inputTokens = tokensOfChars(fixed + all.reduce((n, m) => n + messageChars(m), 0))
+            return {
+              status: "ran",
+              stop: "too-large",
+              turns: 0,
+              mode: "independent",
+              filesChanged,
+              finalText: "",
+              errorMessage:
+                `not sent: no recent message fits the model's ${model.contextWindow}-token context window with the task (about ${inputTokens} input tokens for all ${all.length})`,
+              advanceTo
+            } as ExtractionOutcome
+          }
+          if (messages.length < all.length) {
+            shortened = `${shortened === undefined ? "" : `${shortened}; `}the last ${messages.length} of ${all.length} messages fit the model's context window`
+          }
+          taskRequest = {
             mode: "independent",
-            systemPrompt: [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), section].join("\n\n"),
-            messages: dropOrphanResults(stripForeignReasoning(
-              entries.map(toModelMessage).filter((m): m is Message => m !== undefined),
-              identity
-            )),
-            instructions: prompt,
+            systemPrompt,
+            messages,
+            instructions: promptFor(messages.length),
             sessionId: request.taskSessionId
           }
+        }
         const result = yield* runTask({
           model,
           request: taskRequest,
           maxTurns: request.maxTurns,
           maxTokens: request.maxTokens,
-          tools: offered,
+          ...(request.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: request.requestTimeoutMs }),
+          tools: taskRequest.mode === "fork" ? forkOffered : tools,
           check,
           onUsage: request.onUsage
         }).pipe(Effect.provideService(ModelRegistry, registry))
@@ -149,8 +196,9 @@ export const makeExtractor = Effect.gen(function*() {
           finalText: result.finalText,
           errorMessage: result.errorMessage,
           advanceTo,
-          unsaved: tools.unsaved?.() ?? []
-        } satisfies ExtractionOutcome
+          unsaved: tools.unsaved?.() ?? [],
+          ...(shortened === undefined ? {} : { shortened })
+        } as ExtractionOutcome
       }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
     })
 

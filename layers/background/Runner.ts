@@ -33,7 +33,10 @@ export interface RunSpec {
   readonly model: Model<Api>
   readonly request: TaskRequest
   readonly maxTurns: number
+  /** The output ceiling per call (the registry lowers it to the model's limits). */
   readonly maxTokens: number
+  /** Each model call is aborted and fails after this long without an answer. */
+  readonly requestTimeoutMs?: number
   readonly tools: TaskToolSet
   /** Validity: run before each model call and each tool call. */
   readonly check: Effect.Effect<void, TaskInvalid>
@@ -41,7 +44,8 @@ export interface RunSpec {
   readonly onUsage: (usage: Usage | undefined) => Effect.Effect<void>
 }
 
-export type StopReason = "done" | "max-turns" | "api-error"
+/** `too-large`: the next request would not fit the model's context window, so it was not sent. */
+export type StopReason = "done" | "max-turns" | "api-error" | "too-large"
 
 export interface RunResult {
   readonly stop: StopReason
@@ -75,13 +79,23 @@ export const runTask = Effect.fn("Background.runTask")(function*(spec: RunSpec) 
 
   for (let turn = 1; turn <= spec.maxTurns; turn++) {
     yield* spec.check
-    const reply: AssistantMessage = yield* registry.complete(spec.model, {
+    const sent = yield* registry.complete(spec.model, {
       ...(request.mode === "independent" ? { systemPrompt: request.systemPrompt, tools: declarations } : {}),
       messages: transcript,
       maxTokens: spec.maxTokens,
       sessionId: request.sessionId,
-      untracked: true
-    }).pipe(Effect.tap((r) => spec.onUsage(r.usage)))
+      untracked: true,
+      ...(spec.requestTimeoutMs === undefined ? {} : { timeoutMs: spec.requestTimeoutMs })
+    }).pipe(
+      Effect.tap((r) => spec.onUsage(r.usage)),
+      Effect.map((reply) => ({ reply })),
+      // Not sent: the transcript has outgrown the window. The task ends here, as it does at its turn limit.
+      Effect.catchIf((e) => e.kind === "too-large", (e) => Effect.succeed({ refused: e.message }))
+    )
+    if ("refused" in sent) {
+      return { stop: "too-large", turns: turn - 1, finalText: "", errorMessage: sent.refused } satisfies RunResult
+    }
+    const reply: AssistantMessage = sent.reply
     transcript.push(reply)
     if (reply.stopReason === "error" || reply.stopReason === "aborted") {
       return { stop: "api-error", turns: turn, finalText: textOf(reply), errorMessage: reply.errorMessage ?? reply.stopReason } satisfies RunResult

@@ -1,5 +1,6 @@
 /**
- * The background tasks' keys of `config.json`: `extractor` and `dream`, each `{ model?, maxTurns?, maxTokens? }`; `dream`
+ * The background tasks' keys of `config.json`: `extractor` and `dream`, each
+ * `{ model?, maxTurns?, maxTokens?, requestTimeoutSeconds? }`; `dream`
  * also takes when it becomes due: `{ minHours?, minSessions?, scanIntervalMinutes? }`.
  * Decoded key by key like the rest of the file: a bad value falls back to its default with one warning.
  */
@@ -11,7 +12,10 @@ export interface BackgroundTaskConfig {
   /** `provider/model-id`; undefined: the session's model. */
   readonly model: string | undefined
   readonly maxTurns: number
+  /** Output tokens per model call: a ceiling, lowered to the model's own limit and what its window leaves. */
   readonly maxTokens: number
+  /** A model call without an answer after this long is aborted and the run fails. */
+  readonly requestTimeoutSeconds: number
 }
 
 export interface BackgroundConfig {
@@ -20,16 +24,20 @@ export interface BackgroundConfig {
   readonly dreamThresholds: DreamThresholds
 }
 
+/** Long enough for a slow model's full answer, short enough that a hung provider is noticed. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 120
+
 export const defaultBackgroundConfig: BackgroundConfig = {
-  extractor: { model: undefined, maxTurns: 5, maxTokens: 8_192 },
-  dream: { model: undefined, maxTurns: 50, maxTokens: 16_384 },
+  extractor: { model: undefined, maxTurns: 5, maxTokens: 8_192, requestTimeoutSeconds: DEFAULT_REQUEST_TIMEOUT_SECONDS },
+  dream: { model: undefined, maxTurns: 50, maxTokens: 16_384, requestTimeoutSeconds: DEFAULT_REQUEST_TIMEOUT_SECONDS },
   dreamThresholds: DEFAULT_DREAM_THRESHOLDS
 }
 
 const fields = {
   model: Schema.String.pipe(Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })),
   maxTurns: Schema.Int.pipe(Schema.between(1, 200)),
-  maxTokens: Schema.Int.pipe(Schema.between(256, 1_000_000))
+  maxTokens: Schema.Int.pipe(Schema.between(256, 1_000_000)),
+  requestTimeoutSeconds: Schema.Number.pipe(Schema.between(1, 3_600))
 }
 
 const thresholdFields = {
@@ -69,7 +77,8 @@ export const decodeBackgroundConfig = (
     return {
       model: pick("model", fields.model as Schema.Schema<string | undefined, any>, defaults.model),
       maxTurns: pick("maxTurns", fields.maxTurns, defaults.maxTurns),
-      maxTokens: pick("maxTokens", fields.maxTokens, defaults.maxTokens)
+      maxTokens: pick("maxTokens", fields.maxTokens, defaults.maxTokens),
+      requestTimeoutSeconds: pick("requestTimeoutSeconds", fields.requestTimeoutSeconds, defaults.requestTimeoutSeconds)
     }
   }
   const thresholds = (): DreamThresholds => {

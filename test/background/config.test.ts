@@ -6,13 +6,14 @@ const decode = (json: unknown) => decodeBackgroundConfig("/c.json", JSON.stringi
 describe("background config keys", () => {
   it("defaults: extractor 5 turns, dream 50, the session's model", () => {
     expect(decode({}).config).toEqual(defaultBackgroundConfig)
-    expect(defaultBackgroundConfig.extractor).toEqual({ model: undefined, maxTurns: 5, maxTokens: 8192 })
+    expect(defaultBackgroundConfig.extractor).toEqual({ model: undefined, maxTurns: 5, maxTokens: 8192, requestTimeoutSeconds: 120 })
     expect(defaultBackgroundConfig.dream.maxTurns).toBe(50)
+    expect(defaultBackgroundConfig.dream.requestTimeoutSeconds).toBe(120)
   })
   it("takes valid values and keeps the other keys' defaults", () => {
     const { config, warnings } = decode({ extractor: { model: "faux/faux-2", maxTurns: 1 }, dream: { maxTokens: 256 } })
-    expect(config.extractor).toEqual({ model: "faux/faux-2", maxTurns: 1, maxTokens: 8192 })
-    expect(config.dream).toEqual({ model: undefined, maxTurns: 50, maxTokens: 256 })
+    expect(config.extractor).toEqual({ model: "faux/faux-2", maxTurns: 1, maxTokens: 8192, requestTimeoutSeconds: 120 })
+    expect(config.dream).toEqual({ model: undefined, maxTurns: 50, maxTokens: 256, requestTimeoutSeconds: 120 })
     expect(warnings).toEqual([])
   })
   it("maxTurns at its edges: 1 and 200 pass, 0, 201 and 2.5 fall back with a warning", () => {
@@ -21,6 +22,16 @@ describe("background config keys", () => {
       const { config, warnings } = decode({ extractor: { maxTurns: bad } })
       expect(config.extractor.maxTurns).toBe(5)
       expect(warnings).toEqual([`/c.json: "extractor.maxTurns" is invalid; using the default.`])
+    }
+  })
+  it("requestTimeoutSeconds at its edges: 1 and 3600 pass, 0.5, 0, 3601 and a string fall back with a warning", () => {
+    expect(decode({ extractor: { requestTimeoutSeconds: 1 } }).config.extractor.requestTimeoutSeconds).toBe(1)
+    expect(decode({ dream: { requestTimeoutSeconds: 3600 } }).config.dream.requestTimeoutSeconds).toBe(3600)
+    expect(decode({ dream: { requestTimeoutSeconds: 2.5 } }).config.dream.requestTimeoutSeconds).toBe(2.5)
+    for (const bad of [0.5, 0, 3601, "30"]) {
+      const { config, warnings } = decode({ dream: { requestTimeoutSeconds: bad } })
+      expect(config.dream.requestTimeoutSeconds).toBe(120)
+      expect(warnings).toEqual([`/c.json: "dream.requestTimeoutSeconds" is invalid; using the default.`])
     }
   })
   it("a bad model or a non-object section falls back with a warning", () => {

@@ -47,7 +47,9 @@ describe("a hostile background model", () => {
     const extension = join(base, "deploy-extension.mjs")
     writeFileSync(extension, DEPLOY_EXTENSION)
     process.env["PM_DEPLOY_MARK"] = join(outside, "deployed")
+    // pi-ai's in-process fake: these assertions read each tool result's isError, which no wire carries.
     h = await startHarness({
+      provider: "faux",
       base,
       extensions: [extension],
       memory: { "MEMORY.md": "- [Old](old.md) - old\n", "old.md": topic("Old", "old"), "other.md": topic("Other", "other") }
@@ -138,7 +140,7 @@ export default function (pi) {
 }
 `
     )
-    h = await startHarness({ base, extensions: [extension] })
+    h = await startHarness({ provider: "faux", base, extensions: [extension] })
     const mem = h.memoryDir
     const script = [
       `const refused = []`,

@@ -1,4 +1,4 @@
-/** The extractor end to end in the real Pi host with the fake provider. */
+/** The extractor end to end in the real Pi host against the strict HTTP provider. */
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -51,7 +51,12 @@ describe("extraction after a settled turn", () => {
     expect(background[0]!.messages.some((m: any) => m.role === "user" && textOf(m) === "please remember that deploys happen on Fridays")).toBe(true)
     // Each tool call succeeded.
     const results = background[2]!.messages.filter((m: any) => m.role === "toolResult")
-    expect(results.map((m: any) => m.isError)).toEqual([false, false, false])
+    // (The wire carries no error flag: each result's text says what happened.)
+    expect(results.map(textOf)).toEqual([
+      INDEX,
+      `Successfully wrote to ${join(dir, "deploys.md")}`,
+      `Successfully replaced 1 block(s) in ${join(dir, "MEMORY.md")}.`
+    ])
 
     // The cursor advanced to the end of the snapshot.
     const cursors = h.branch().filter((e) => e.type === "custom" && e.customType === "pm-extract-cursor")
@@ -107,15 +112,15 @@ describe("a fork's tools", () => {
     const named = [...section.matchAll(/`([a-z]+)`/g)].map((m) => m[1]!)
     expect([...named].sort()).toEqual([...first!.tools].sort())
     const [find, read] = second!.messages.filter((m: any) => m.role === "toolResult")
-    expect(find.isError).toBe(true)
+    // Over the wire a tool result carries no error flag: the texts tell the refusal from the read.
     expect(textOf(find)).toBe(`The tool "find" is not available in this background memory task. Use only ${named.join(", ")}.`)
-    expect(read.isError).toBe(false)
+    expect(textOf(read)).toContain("[Old](old.md)")
   })
 })
 
 describe("an independent request", () => {
   it("with another model: our system prompt with the rules and the tools section, only the six tools, its own session id", async () => {
-    h = await startHarness({ models: ["faux-1", "faux-2"], config: { extractor: { model: "faux/faux-2" } } })
+    h = await startHarness({ models: ["strict-1", "strict-2"], config: { extractor: { model: "strict/strict-2" } } })
     h.background = () => say("Nothing to save.")
     await h.prompt("please remember that deploys happen on Fridays")
     await h.prompt("/memory extract")

@@ -33,7 +33,7 @@ const turn = async (text: string) => {
 
 describe("a failing extraction in the TUI", () => {
   it("is told once while it keeps failing and once when it works again; the status keeps every run and its reason", async () => {
-    h = await startHarness()
+    h = await startHarness({ provider: "faux" })
     h.background = serverError
     await turn("please remember that deploys happen on Fridays")
     await turn("also remember the release train leaves at noon")
@@ -69,7 +69,7 @@ describe("a failing extraction in the TUI", () => {
   })
 
   it("a change the task could not make, with nothing saved, is a failure that names the file and why", async () => {
-    h = await startHarness()
+    h = await startHarness({ provider: "faux" })
     const path = join(h.memoryDir, "deploys.md")
     h.background = (r) => (taskTurn(r) === 0 ? call("write", { path, content: "deploys happen on Fridays\n" }) : say("Saved deploys.md."))
     await turn("please remember that deploys happen on Fridays")
@@ -84,7 +84,7 @@ describe("a failing extraction in the TUI", () => {
 
   it("an extraction and a dream both land in the history, and no temporary file is left behind", async () => {
     const base = tempDir("pm-bg-")
-    h = await startHarness({ base, sessionDir: join(base, "sessions") })
+    h = await startHarness({ provider: "faux", base, sessionDir: join(base, "sessions") })
     h.background = () => say("Nothing to save.")
     await turn("please remember that deploys happen on Fridays")
     await h.prompt("/memory dream")

@@ -1,5 +1,5 @@
 /**
- * The dream end to end in the real Pi host with the fake provider: real sessions write real `.jsonl` files into a
+ * The dream end to end in the real Pi host against the strict HTTP provider: real sessions write real `.jsonl` files into a
  * session directory, and the sixth session's settled turn finds five others and dreams.
  */
 import { SessionManager } from "@earendil-works/pi-coding-agent"
@@ -109,7 +109,15 @@ describe("the dream in the real host", () => {
     expect(dream[0]!.options.sessionId).toBe(`${sessionIds[5]}-memory-dream`)
     // Every tool call succeeded.
     const results = dream[4]!.messages.filter((m: any) => m.role === "toolResult")
-    expect(results.map((m: any) => m.isError)).toEqual([false, false, false, false, false, false])
+    // (The wire carries no error flag: each result's text says what happened.)
+    expect(results.map(textOf)).toEqual([
+      INDEX,
+      BEFORE["deploy-days.md"],
+      BEFORE["deploys-friday.md"],
+      `Successfully wrote to ${join(dir, "deploy-days.md")}`,
+      "Removed 1 file(s).",
+      `Successfully wrote to ${join(dir, "MEMORY.md")}`
+    ])
 
     expect(readFileSync(join(dir, "deploy-days.md"), "utf8")).toBe(MERGED)
     expect(existsSync(join(dir, "deploys-friday.md"))).toBe(false)
@@ -198,15 +206,32 @@ describe("the dream's attempt time in the real host", () => {
     return JSON.parse(readFileSync(join(roots, root!, "state.json"), "utf8")) as { lastDreamAt: number | null }
   }
 
-  it("an API error is the task's result: recorded as failed, the attempt time kept", async () => {
+  it("a first request refused (429 with retry-after) is no dream: recorded as failed, the attempt time given back", async () => {
     const base = freshBase()
     h = await startHarness({ base, sessionDir: join(base, "sessions") })
+    h.background = (r) => (isDream(r) ? { fault: "rate-limit", retryAfterSeconds: 30 } : say("Nothing to save."))
+    await h.prompt("we talk about the deploy schedule today")
+    await h.prompt("/memory dream")
+    expect(h.ofKind("background").filter(isDream)).toHaveLength(1)
+    expect(h.notifications.at(-1)!.message).toMatch(
+      /^Memory dream: \S+ manual: failed: the first model request failed: .*429.*Rate limit reached.* \(the attempt time was rolled back\)/
+    )
+    expect(stateOf(h.agentDir).lastDreamAt).toBeNull()
+  })
+
+  it("an error answer after the model has worked is the task's result: recorded as failed, the attempt time kept", async () => {
+    const base = freshBase()
+    h = await startHarness({ base, sessionDir: join(base, "sessions"), memory: { "MEMORY.md": INDEX } })
     h.background = (r) =>
-      isDream(r) ? fauxAssistantMessage([fauxText("")], { stopReason: "error", errorMessage: "overloaded" } as any) : say("Nothing to save.")
+      !isDream(r)
+        ? say("Nothing to save.")
+        : taskTurn(r) === 0
+        ? call("read", { path: join(h!.memoryDir, "MEMORY.md") })
+        : fauxAssistantMessage([fauxText("")], { stopReason: "error", errorMessage: "overloaded" } as any)
     await h.prompt("we talk about the deploy schedule today")
     const before = Date.now()
     await h.prompt("/memory dream")
-    expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: failed: model error: overloaded; 1 turn/)
+    expect(h.notifications.at(-1)!.message).toMatch(/^Memory dream: \S+ manual: failed: model error: 500\b.*overloaded.*; 2 turns/)
     expect(stateOf(h.agentDir).lastDreamAt).toBeGreaterThanOrEqual(before)
   })
 

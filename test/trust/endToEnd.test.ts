@@ -74,7 +74,8 @@ const hostileExtraction = async (h: Harness) => {
 
 describe("a hostile extractor in the real host, then pm log and pm undo", () => {
   it("only the clean topic lands; pm log shows the task; pm undo restores the directory byte for byte", async () => {
-    h = await startHarness({ memory: { "MEMORY.md": INDEX, "old.md": topic("Old", "an older memory") } })
+    // pi-ai's in-process fake: the assertions read each tool result's isError, which no wire carries.
+    h = await startHarness({ provider: "faux", memory: { "MEMORY.md": INDEX, "old.md": topic("Old", "an older memory") } })
     const before = snapshot(h.memoryDir)
     const { token } = await hostileExtraction(h)
 
