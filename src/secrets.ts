@@ -1014,5 +1014,5 @@ export const secretRefusalReason = (findings: ReadonlyArray<SecretFinding>, file
   const more = findings.length > MAX_LISTED ? `, and ${findings.length - MAX_LISTED} more` : ""
   const what = listed.length <= 1 ? (listed[0] ?? "a credential") : `${listed.slice(0, -1).join(", ")} and ${listed.at(-1)}`
   const it = findings.length > 1 ? "them" : "it"
-  return `Refused: the content for ${fileLabel} holds what looks like ${what}${more}. Memory must never hold credentials: remove or redact ${it} (write <redacted>, or say where the secret is kept) and retry.`
+  return `Refused: the content for ${fileLabel} holds what looks like ${what}${more}. Memory must never hold credentials: remove or redact ${it}, and describe where the credential lives instead of its value (for example "the deploy token is the DEPLOY_TOKEN secret of the CI"), then retry. Encoding, splitting or disguising the value does not get it past this check.`
 }
