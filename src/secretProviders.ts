@@ -152,6 +152,27 @@ export const PROVIDER_RULES = [
   p("mapbox-secret-token", "a Mapbox secret token", ["sk.eyJ"], `sk\\.eyJ[${W}]{30,200}\\.[${W}]{20,40}`, { edge: W + "." }),
   p("launchdarkly-key", "a LaunchDarkly key", ["sdk-", "api-"], `(?:sdk|api)-[${HEX}]{8}-[${HEX}]{4}-[${HEX}]{4}-[${HEX}]{4}-[${HEX}]{12}`, { edge: W }),
   p("twilio-credential", "a Twilio API key", ["SK"], `SK[0-9a-fA-F]{32}`, { mixed: true }),
+  // --- more AI, developer and data platforms
+  p("azure-devops-pat", "an Azure DevOps personal access token", ["AZDO"], `[${AN}]{52}JQQJ99[${AN}][A-C][${AN}]{5}AZDO[${AN}]{4}`),
+  p("nvidia-api-key", "an NVIDIA API key", ["nvapi-"], `nvapi-[${W}]{64}`, { edge: W, mixed: true }),
+  p("cerebras-key", "a Cerebras API key", ["csk-"], "csk-[a-z0-9]{48}", { edge: W, mixed: true }),
+  p("tavily-key", "a Tavily API key", ["tvly-"], `tvly-(?:dev-|prod-)?[${AN}]{32}`, { edge: W, mixed: true }),
+  p("firecrawl-key", "a Firecrawl API key", ["fc-"], `fc-[${HEX}]{32}`, { edge: W, mixed: true }),
+  p("browserbase-key", "a Browserbase API key", ["bb_live_"], `bb_live_[${W}]{27}`, { edge: W }),
+  p("e2b-key", "an E2B API key", ["e2b_"], `e2b_[${HEX}]{40}`),
+  p("modal-token-secret", "a Modal token secret", ["as-"], `as-[${AN}]{22}`, { edge: W, mixed: true }),
+  p("resend-key", "a Resend API key", ["re_"], `re_[${AN}]{8}_[${AN}]{24}`, { mixed: true }),
+  p("neon-key", "a Neon API key", ["napi_"], "napi_[a-z0-9]{64}", { mixed: true }),
+  p("honeycomb-ingest-key", "a Honeycomb ingest key", ["hcaik_", "hcxik_"], "hc[ax]ik_[a-z0-9]{58}", { mixed: true }),
+  p("axiom-token", "an Axiom token", ["xaat-", "xapt-"], `xa[ap]t-[${HEX}]{8}-[${HEX}]{4}-[${HEX}]{4}-[${HEX}]{4}-[${HEX}]{12}`, { edge: W }),
+  p("cloudflare-tunnel-token", "a Cloudflare Tunnel token", ["eyJhIjoi"], "eyJhIjoi[A-Za-z0-9+/]{100,400}={0,2}", { edge: W + "+/=" }),
+  p("wix-api-key", "a Wix API key", ["IST.eyJ"], `IST\\.eyJ[${W}]{40,1000}\\.[${W}]{20,1000}(?:\\.[${W}]{20,600})?`, { edge: W + "." }),
+  p("vercel-blob-token", "a Vercel Blob token", ["vercel_blob_rw_"], `vercel_blob_rw_[${AN}]{16}_[${AN}]{30}`),
+  p("posthog-personal-key", "a PostHog personal API key", ["phx_"], `phx_[${AN}]{43}`, { mixed: true }),
+  p("statsig-server-secret", "a Statsig server secret", ["secret-"], `secret-[${AN}]{43}`, { edge: W, mixed: true }),
+  p("flagsmith-server-key", "a Flagsmith server key", ["ser."], `ser\\.[${AN}]{22}`, { edge: W + ".", mixed: true }),
+  p("ghost-admin-key", "a Ghost Admin API key", [":"], `[${HEX}]{24}:[${HEX}]{64}`, { edge: W + ":" }),
+  p("telnyx-key", "a Telnyx API key", ["KEY"], `KEY[0-9A-F]{32}_[${AN}]{22}`, { mixed: true }),
   // --- crypto wallets
   p("bitcoin-wif", "a Bitcoin private key (WIF)", ["5H", "5J", "5K"], "5[HJK][1-9A-HJ-NP-Za-km-z]{49}", { mixed: true })
 ] as const

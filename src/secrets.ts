@@ -412,6 +412,13 @@ const PRIVATE_KEY_KINDS: Readonly<Record<string, SecretKind>> = {
   "SSH2 ENCRYPTED ": "ssh2-private-key"
 }
 
+/** The key type of a PEM label that names a private key (`RSA ` for "RSA PRIVATE KEY", "" for PKCS#8), else undefined. */
+const privateKeyLabel = (raw: string): string | undefined => {
+  const label = raw.replace(/[\r\n]/g, "").trim()
+  const m = /^((?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP|SSH2|SSH2 ENCRYPTED) )?PRIVATE KEY(?: BLOCK)?$/.exec(label)
+  return m === null ? undefined : (m[1] ?? "")
+}
+
 const assignmentAccepted = (m: RegExpExecArray): boolean => {
   const strength = secretNameStrength(m[1]!)
   return strength !== "none" && looksLikeSecretValue(extractValue(m[2]!), strength)
@@ -500,10 +507,11 @@ const providerRule = (r: ProviderRule): Rule => {
 
 const RULES: ReadonlyArray<Rule> = [
   {
-    kind: (m) => PRIVATE_KEY_KINDS[m[1] ?? ""] ?? "pkcs8-private-key",
-    pattern: /(?<!-)-{3,5} ?BEGIN (RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP |SSH2 ENCRYPTED |SSH2 |)PRIVATE KEY(?: BLOCK)? ?-{3,5}/g,
-    triggers: ["PRIVATE KEY"],
-    accept: keyBodyFollows
+    // The label may be cut by a line break (`BEGIN PRIVAT` / `E KEY-----`): it is judged with line breaks removed.
+    kind: (m) => PRIVATE_KEY_KINDS[privateKeyLabel(m[1]!) ?? ""] ?? "pkcs8-private-key",
+    pattern: /(?<!-)-{3,5} ?BEGIN ([A-Z0-9 \r\n]{3,40}?) ?-{3,5}/g,
+    triggers: ["BEGIN "],
+    accept: (m, text) => privateKeyLabel(m[1]!) !== undefined && keyBodyFollows(m, text)
   },
   {
     kind: "openvpn-static-key",
@@ -940,7 +948,8 @@ const collect = (text: string, depth: number, hits: Array<Hit>): void => {
   // Views, each over the one before: normalised, then percent-decoded. `back` maps the last one to `text`.
   let current = text
   let back = identity
-  for (const make of [normalizedView, percentView]) {
+  // Percent-decoding twice undoes a doubly encoded value (`%252D` is `-`).
+  for (const make of [normalizedView, percentView, percentView]) {
     const view = make(current)
     if (view === undefined) continue
     const map = view.map!
