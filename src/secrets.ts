@@ -721,6 +721,7 @@ const RULES: ReadonlyArray<Rule> = [
   {
     kind: "password-flag",
     pattern: /(?<![A-Za-z0-9_-])-[pPa](?:[ \t]{1,4})?["']?([^\s"']{6,256})/g,
+    triggers: ["-p", "-P", "-a"],
     lines: PASSWORD_FLAG_COMMAND,
     generic: true,
     accept: (m) => {
@@ -892,7 +893,32 @@ const lineSpansHolding = (text: string, word: RegExp): Array<readonly [number, n
   return spans
 }
 
-export const PROFILE: Map<string, number> | undefined = process.env.PM_SECRETS_PROFILE ? new Map() : undefined
+/**
+ * The prefilter's table: which characters, and which pairs of adjacent characters (folded to 7 bits, so a non-ASCII
+ * pair may look present, never absent), the text being scanned holds. Stamped with a generation instead of cleared.
+ */
+const pairs = new Uint32Array(1 << 14)
+const singles = new Uint32Array(128)
+let generation = 0
+const pairIndex = (a: number, b: number): number => ((a & 127) << 7) | (b & 127)
+const markPairs = (text: string): void => {
+  generation = (generation + 1) >>> 0
+  if (generation === 0) {
+    pairs.fill(0)
+    singles.fill(0)
+    generation = 1
+  }
+  const g = generation
+  let prev = text.charCodeAt(0)
+  if (text.length > 0) singles[prev & 127] = g
+  for (let i = 1; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    singles[c & 127] = g
+    pairs[pairIndex(prev, c)] = g
+    prev = c
+  }
+}
+
 /** Hits of every rule in `text`, in `text`'s offsets. */
 const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: number) => readonly [number, number]): void => {
   let lower: string | undefined
@@ -910,17 +936,27 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
       hits.push({ kind, start: s, end: e, generic: rule.generic === true })
     }
   }
-  for (const rule of RULES) {
-    const t0 = PROFILE ? performance.now() : 0
-    scanRule(rule)
-    if (PROFILE) PROFILE.set(rule.pattern.source.slice(0, 60), (PROFILE.get(rule.pattern.source.slice(0, 60)) ?? 0) + performance.now() - t0)
+  markPairs(text)
+  const stamp = generation
+  const present = (triggers: ReadonlyArray<string>, within: string): boolean => {
+    for (const t of triggers) if (within.includes(t)) return true
+    return false
   }
+  // A trigger whose first two characters never occur together in the text cannot occur in it.
+  const triggered = (triggers: ReadonlyArray<string>): boolean => {
+    for (const t of triggers) {
+      if (t.length === 1 ? singles[t.charCodeAt(0) & 127] !== stamp : pairs[pairIndex(t.charCodeAt(0), t.charCodeAt(1))] !== stamp) continue
+      if (t.length <= 2 || text.includes(t)) return true
+    }
+    return false
+  }
+  for (const rule of RULES) scanRule(rule)
   function scanRule(rule: Rule): void {
-    if (rule.triggers !== undefined && !rule.triggers.some((t) => text.includes(t))) return
+    if (rule.triggers !== undefined && !triggered(rule.triggers)) return
     if (rule.lowerTriggers !== undefined) {
       lower ??= text.toLowerCase()
       const l = lower
-      if (!rule.lowerTriggers.some((t) => l.includes(t))) return
+      if (!present(rule.lowerTriggers, l)) return
     }
     if (rule.lines !== undefined) {
       let spans = spansByWord.get(rule.lines)
@@ -933,6 +969,33 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
       run(rule, text, 0)
     }
   }
+}
+
+/** Context kept around a change of a view: enough for a setting's name before it and a key body after it. */
+const WINDOW_BEFORE = 256
+const WINDOW_AFTER = 1536
+
+/** [from, to) stretches of `view`, snapped to whole lines, around each place where it differs from `text`. */
+const changedWindows = (text: string, view: string, map: Int32Array): Array<[number, number]> => {
+  const windows: Array<[number, number]> = []
+  for (let i = 0; i < map.length; i++) {
+    const same = map[i] === (i === 0 ? 0 : map[i - 1]! + 1) && view.charCodeAt(i) === text.charCodeAt(map[i]!)
+    if (same) continue
+    let from = Math.max(0, i - WINDOW_BEFORE)
+    from = view.lastIndexOf("\n", from) + 1
+    const last = windows[windows.length - 1]
+    if (last !== undefined && from <= last[1]) {
+      from = last[0]
+      windows.pop()
+    }
+    let to = Math.min(view.length, i + WINDOW_AFTER)
+    const nl = view.indexOf("\n", to)
+    to = nl === -1 ? view.length : nl
+    windows.push([from, to])
+    // Everything up to `to` is covered: continue past it, checking only where a new change could start a window.
+    i = Math.max(i, to - WINDOW_AFTER)
+  }
+  return windows
 }
 
 /** How many times decoded text is decoded again (base64 inside percent-encoding, say). */
@@ -954,9 +1017,14 @@ const collect = (text: string, depth: number, hits: Array<Hit>): void => {
     if (view === undefined) continue
     const map = view.map!
     const outer = back
-    back = (s, e) => outer(map[Math.min(s, map.length - 1)]!, map[Math.max(0, Math.min(e, map.length) - 1)]! + 1)
+    const viewBack = (s: number, e: number): readonly [number, number] =>
+      outer(map[Math.min(s, map.length - 1)]!, map[Math.max(0, Math.min(e, map.length) - 1)]! + 1)
+    // Only the stretches around what the view changed can hold a finding the text before it did not.
+    for (const [from, to] of changedWindows(current, view.text, map)) {
+      scan(view.text.slice(from, to), hits, (s, e) => viewBack(s + from, e + from))
+    }
+    back = viewBack
     current = view.text
-    scan(current, hits, back)
   }
   if (depth >= MAX_DECODE_DEPTH) return
   for (const run of decodedRuns(current)) {
