@@ -2,9 +2,10 @@
  * Views of a text for the credential detector: the same text with evasions undone, each with a map from its
  * offsets back to the original, so a finding is reported where the writer put it.
  *
- * - `normalizedView`: Unicode NFKC (fullwidth and mathematical letters become ASCII), zero-width, bidi and
+ * - `characterView`: Unicode NFKC (fullwidth and mathematical letters become ASCII), zero-width, bidi and
  *   combining characters removed, Cyrillic and Greek look-alikes mapped to the Latin letters they imitate, shell
- *   continuation lines (`\` at the end of a line) joined, and a long token cut at a line break rejoined.
+ *   continuation lines (`\` at the end of a line) joined.
+ * - `joinedView`: a long token cut at a line break rejoined (not when the next line starts a new setting).
  * - `percentView`: percent-encoded ASCII (`%67%68%70%5F`) decoded in place, so a token keeps the name before it.
  * - `decodedRuns`: base64 runs, decoded when they decode to text.
  * Pure, no I/O; linear in the text.
@@ -65,20 +66,30 @@ const tokenTail = (s: string, end: number): boolean => {
 
 const NON_ASCII = /[^\x00-\x7f]/
 
-/** Anything a normalised view would change: non-ASCII, a continuation line, a line break inside a token. */
-const needsView = (text: string): boolean => {
-  if (NON_ASCII.test(text)) return true
-  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) {
-    const before = text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
-    if (text.charCodeAt(before - 1) === 92) return true
-    if (isTokenChar(text.charCodeAt(nl + 1)) && tokenTail(text, before)) return true
-  }
+/** A line break inside a token: a long mixed run of token characters before it, a token character after it, and
+ * not the start of a new setting (`name: ...`, `name=...`) after it. */
+const cutAt = (text: string, nl: number): boolean => {
+  const before = text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
+  return isTokenChar(text.charCodeAt(nl + 1)) && tokenTail(text, before) && !NEW_SETTING.test(text.slice(nl + 1, nl + 66))
+}
+const NEW_SETTING = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]?[:=]/
+
+/** Anything the character view would change: non-ASCII, a continuation line. */
+const needsCharacterView = (text: string): boolean => NON_ASCII.test(text) || /\\\r?\n/.test(text)
+
+/** Any line break inside a token. */
+const needsJoinedView = (text: string): boolean => {
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) if (cutAt(text, nl)) return true
   return false
 }
 
-/** The normalised view, or undefined when it would equal the text. */
-export const normalizedView = (text: string): View | undefined => {
-  if (!needsView(text)) return undefined
+/** The character view (NFKC, invisible characters dropped, look-alikes mapped, continuation lines joined), or undefined when it would equal the text. */
+export const characterView = (text: string): View | undefined => (needsCharacterView(text) ? buildView(text, false) : undefined)
+
+/** The text with each token cut by a line break rejoined, or undefined when it has none. */
+export const joinedView = (text: string): View | undefined => (needsJoinedView(text) ? buildView(text, true) : undefined)
+
+const buildView = (text: string, join: boolean): View | undefined => {
   const n = text.length
   const parts: Array<string> = []
   let map = new Int32Array(n + 64)
@@ -106,16 +117,16 @@ export const normalizedView = (text: string): View | undefined => {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i)
     if (c < 0x80) {
-      if (c === 92 /* \ */ && (text.charCodeAt(i + 1) === 10 || (text.charCodeAt(i + 1) === 13 && text.charCodeAt(i + 2) === 10))) {
+      if (!join && c === 92 /* \ */ && (text.charCodeAt(i + 1) === 10 || (text.charCodeAt(i + 1) === 13 && text.charCodeAt(i + 2) === 10))) {
         // A continuation line: drop the backslash, the line break and the next line's indentation.
         flush(i)
         i += text.charCodeAt(i + 1) === 13 ? 2 : 1
         while (i + 1 < n && (text.charCodeAt(i + 1) === 32 || text.charCodeAt(i + 1) === 9)) i++
         from = i + 1
         changed = true
-      } else if (c === 10 || (c === 13 && text.charCodeAt(i + 1) === 10)) {
+      } else if (join && (c === 10 || (c === 13 && text.charCodeAt(i + 1) === 10))) {
         const nl = c === 13 ? i + 1 : i
-        if (isTokenChar(text.charCodeAt(nl + 1)) && tokenTail(text, i)) {
+        if (cutAt(text, nl)) {
           // A token cut at the line break: rejoin its halves.
           flush(i)
           i = nl
@@ -125,6 +136,7 @@ export const normalizedView = (text: string): View | undefined => {
       }
       continue
     }
+    if (join) continue
     const cp = text.codePointAt(i)!
     const width = cp > 0xffff ? 2 : 1
     const original = width === 2 ? text.slice(i, i + 2) : text[i]!

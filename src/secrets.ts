@@ -1,5 +1,5 @@
 import { PROVIDER_RULES, type ProviderKind, type ProviderRule } from "./secretProviders.ts"
-import { decodedRuns, normalizedView, percentView, TEXT_PATTERNS } from "./secretText.ts"
+import { characterView, decodedRuns, joinedView, percentView, TEXT_PATTERNS } from "./secretText.ts"
 
 /**
  * The credential detector: finds what looks like a secret in text bound for memory (background writes, the main
@@ -1012,7 +1012,7 @@ const collect = (text: string, depth: number, hits: Array<Hit>): void => {
   let current = text
   let back = identity
   // Percent-decoding twice undoes a doubly encoded value (`%252D` is `-`).
-  for (const make of [normalizedView, percentView, percentView]) {
+  for (const make of [characterView, joinedView, percentView, percentView]) {
     const view = make(current)
     if (view === undefined) continue
     const map = view.map!

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { detectSecrets, secretRefusalReason, type SecretKind } from "../../src/secrets.ts"
-import { decodedRuns, normalizedView } from "../../src/secretText.ts"
+import { characterView, decodedRuns, joinedView } from "../../src/secretText.ts"
 import { EVASION_SHARE, EVASIONS, FORMATS, generatedClean, generatedCredentials } from "./generatedCorpus.ts"
 
 const kinds = (text: string): ReadonlyArray<SecretKind> => detectSecrets(text).map((f) => f.kind)
@@ -104,10 +104,12 @@ describe("evasions are undone, and findings are reported where the text as writt
   })
 
   it("rejoins a line break after 8 mixed token characters, not after 7", () => {
-    expect(normalizedView("Ab12cd3\nef")).toBeUndefined()
-    expect(normalizedView("Ab12cd34\nef")?.text).toBe("Ab12cd34ef")
-    // Lowercase prose cut with a hyphen is not a token.
-    expect(normalizedView("the environ-\nment")).toBeUndefined()
+    expect(joinedView("Ab12cd3\nef")).toBeUndefined()
+    expect(joinedView("Ab12cd34\nef")?.text).toBe("Ab12cd34ef")
+    // Lowercase prose cut with a hyphen is not a token, and a line starting a new setting is not its second half.
+    expect(joinedView("the environ-\nment")).toBeUndefined()
+    expect(joinedView("KEY=Ab12cd34\npay=ef")).toBeUndefined()
+    expect(characterView("Ab12cd34\nef")).toBeUndefined()
   })
 
   it("a line of ordinary non-ASCII prose changes nothing and finds nothing", () => {
