@@ -89,29 +89,62 @@ export const characterView = (text: string): View | undefined => (needsCharacter
 /** The text with each token cut by a line break rejoined, or undefined when it has none. */
 export const joinedView = (text: string): View | undefined => (needsJoinedView(text) ? buildView(text, true) : undefined)
 
+/** What a non-ASCII code point reads as, or undefined when it stays itself. Cached: texts repeat their letters. */
+const replacements = new Map<number, string | undefined>()
+const replacementOf = (cp: number): string | undefined => {
+  if (replacements.has(cp)) return replacements.get(cp)
+  let replacement: string | undefined
+  if (isInvisible(cp)) replacement = ""
+  else {
+    const confusable = CONFUSABLES.get(cp)
+    if (confusable !== undefined) replacement = confusable
+    else {
+      const original = String.fromCodePoint(cp)
+      const folded = original.normalize("NFKC")
+      // NFKC can yield a look-alike letter too (a fullwidth Cyrillic letter, say).
+      const again = folded.length === 1 ? CONFUSABLES.get(folded.charCodeAt(0)) : undefined
+      replacement = again ?? (folded === original ? undefined : folded)
+    }
+  }
+  if (replacements.size >= 8192) replacements.clear()
+  replacements.set(cp, replacement)
+  return replacement
+}
+
+const UTF16 = new TextDecoder("utf-16le")
+
 const buildView = (text: string, join: boolean): View | undefined => {
   const n = text.length
-  const parts: Array<string> = []
+  // The view's UTF-16 units and, for each, its offset in the text; grown together.
+  let units = new Uint16Array(n + 64)
   let map = new Int32Array(n + 64)
   let length = 0
   const room = (more: number): void => {
     if (length + more <= map.length) return
-    const bigger = new Int32Array(Math.max(map.length * 2, length + more))
-    bigger.set(map)
-    map = bigger
+    const size = Math.max(map.length * 2, length + more)
+    const biggerMap = new Int32Array(size)
+    biggerMap.set(map)
+    map = biggerMap
+    const biggerUnits = new Uint16Array(size)
+    biggerUnits.set(units)
+    units = biggerUnits
   }
   // Text is copied in unchanged runs: `from` is where the pending run starts.
   let from = 0
   const flush = (to: number): void => {
     if (to <= from) return
-    parts.push(text.slice(from, to))
     room(to - from)
-    for (let k = from; k < to; k++) map[length++] = k
+    for (let k = from; k < to; k++) {
+      units[length] = text.charCodeAt(k)
+      map[length++] = k
+    }
   }
   const emit = (s: string, at: number): void => {
-    parts.push(s)
     room(s.length)
-    for (let k = 0; k < s.length; k++) map[length++] = at
+    for (let k = 0; k < s.length; k++) {
+      units[length] = s.charCodeAt(k)
+      map[length++] = at
+    }
   }
   let changed = false
   for (let i = 0; i < n; i++) {
@@ -139,20 +172,8 @@ const buildView = (text: string, join: boolean): View | undefined => {
     if (join) continue
     const cp = text.codePointAt(i)!
     const width = cp > 0xffff ? 2 : 1
-    const original = width === 2 ? text.slice(i, i + 2) : text[i]!
-    let replacement: string
-    if (isInvisible(cp)) replacement = ""
-    else {
-      const confusable = CONFUSABLES.get(cp)
-      if (confusable !== undefined) replacement = confusable
-      else {
-        replacement = original.normalize("NFKC")
-        // NFKC can yield a look-alike letter too (a fullwidth Cyrillic letter, say).
-        const again = replacement.length === 1 ? CONFUSABLES.get(replacement.charCodeAt(0)) : undefined
-        if (again !== undefined) replacement = again
-      }
-    }
-    if (replacement !== original) {
+    const replacement = replacementOf(cp)
+    if (replacement !== undefined) {
       flush(i)
       emit(replacement, i)
       from = i + width
@@ -162,7 +183,7 @@ const buildView = (text: string, join: boolean): View | undefined => {
   }
   if (!changed) return undefined
   flush(n)
-  return { text: parts.join(""), map: map.subarray(0, length) }
+  return { text: UTF16.decode(units.subarray(0, length)), map: map.subarray(0, length) }
 }
 
 const PERCENT_ESCAPE = /%[0-7][0-9A-Fa-f]/g

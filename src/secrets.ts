@@ -975,25 +975,39 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
 const WINDOW_BEFORE = 256
 const WINDOW_AFTER = 1536
 
-/** [from, to) stretches of `view`, snapped to whole lines, around each place where it differs from `text`. */
+/** How far a window's edge moves to reach a line boundary. */
+const SNAP = 256
+
+/**
+ * [from, to) stretches of `view` around each place where it differs from `text`, widened to line boundaries within
+ * SNAP characters. Linear: a change inside the current window costs one comparison, and each widening is bounded.
+ */
 const changedWindows = (text: string, view: string, map: Int32Array): Array<[number, number]> => {
   const windows: Array<[number, number]> = []
+  let current: [number, number] | undefined
   for (let i = 0; i < map.length; i++) {
-    const same = map[i] === (i === 0 ? 0 : map[i - 1]! + 1) && view.charCodeAt(i) === text.charCodeAt(map[i]!)
-    if (same) continue
+    if (map[i] === (i === 0 ? 0 : map[i - 1]! + 1) && view.charCodeAt(i) === text.charCodeAt(map[i]!)) continue
+    if (current !== undefined && i + WINDOW_AFTER <= current[1]) continue
     let from = Math.max(0, i - WINDOW_BEFORE)
-    from = view.lastIndexOf("\n", from) + 1
-    const last = windows[windows.length - 1]
-    if (last !== undefined && from <= last[1]) {
-      from = last[0]
-      windows.pop()
+    for (let k = from; k > 0 && from - k < SNAP; k--) {
+      if (view.charCodeAt(k - 1) === 10) {
+        from = k
+        break
+      }
     }
-    let to = Math.min(view.length, i + WINDOW_AFTER)
-    const nl = view.indexOf("\n", to)
-    to = nl === -1 ? view.length : nl
-    windows.push([from, to])
-    // Everything up to `to` is covered: continue past it, checking only where a new change could start a window.
-    i = Math.max(i, to - WINDOW_AFTER)
+    // Widen by twice the margin, so a run of changes widens the window once per WINDOW_AFTER characters.
+    let to = Math.min(view.length, i + 2 * WINDOW_AFTER)
+    for (let k = to; k < view.length && k - to < SNAP; k++) {
+      if (view.charCodeAt(k) === 10) {
+        to = k
+        break
+      }
+    }
+    if (current !== undefined && from <= current[1]) current[1] = Math.max(current[1], to)
+    else {
+      current = [from, to]
+      windows.push(current)
+    }
   }
   return windows
 }
