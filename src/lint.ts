@@ -58,7 +58,7 @@ const continues = (filename: string, siblings: ReadonlyArray<string> | undefined
 const secretProblems = (filename: string, content: string): Array<LintProblem> =>
   detectSecrets(content).map((f) => ({
     code: "secret",
-    message: `${filename} line ${f.line} looks like it holds ${secretKindLabel[f.kind]}. Memory is loaded into every session: remove or redact it, and note where the secret is kept instead.`
+    message: `${filename} line ${f.line} looks like it holds ${secretKindLabel[f.kind]}. Memory is loaded into every session: remove or redact it, and describe where the credential lives instead of its value.`
   }))
 
 const baseName = (filename: string): string => filename.slice(filename.lastIndexOf("/") + 1)

@@ -202,4 +202,38 @@ describe("secret", () => {
     expect(human.stdout).toMatch(/^ {2}secret: /m)
     expect(human.stdout + human.stderr).not.toContain("Xk9mQ2pLw7")
   }, 120_000)
+
+  it("pm lint finds disguised credentials (zero-width, look-alike letters, base64, percent-encoding, a cut line) and prints no part of them", async () => {
+    ensureBuilt()
+    const dir = tempDir()
+    const github = "ghp_Zq7Lm2Xc9Vb4Nk8Rt5Wy3Hd6Jp0Gs1QaLk9M"
+    const npm = "npm_Hd6Jp0Gs1QaLk9MZq7Lm2Xc9Vb4Nk8Rt5Wy3"
+    const aws = "AKIAQ3EGRT5MZ7XJ2KPL"
+    const stripe = "sk_live_51Rt5Wy3Hd6Jp0Gs1QaLk9MZq7Lm2Xc9Vb4Nk8"
+    const slack = "xoxb-730184259637-2948571036482-Zq7Lm2Xc9Vb4Nk8Rt5Wy3Hd6"
+    const body = [
+      `ci: ${github.slice(0, 9)}\u200b${github.slice(9)}`,
+      `blob: ${Buffer.from(`NPM_TOKEN=${npm}`).toString("base64")}`,
+      `backup: \u0410KI\u0410${aws.slice(4)}`,
+      `pay=${[...stripe].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("")}`,
+      `bot ${slack.slice(0, 30)}`,
+      `${slack.slice(30)} (cut)`
+    ].join("\n")
+    writeFileAt(join(dir, "ops.md"), topicText({ name: "Ops", description: "ops notes", type: "project", body: `${body}\n` }))
+    writeFileAt(join(dir, "MEMORY.md"), "- [Ops](ops.md) - ops notes\n")
+    const r = await runPm(["lint", "--json", "--memory-dir", dir], tempAgent())
+    expect(r.code).toBe(1)
+    const out = JSON.parse(r.stdout) as Array<{ file: string; problems: Array<{ code: string; message: string }> }>
+    const messages = out.find((f) => f.file === "ops.md")!.problems.filter((p) => p.code === "secret").map((p) => p.message)
+    for (const label of ["a GitHub token", "an npm token", "an AWS access key ID", "a Stripe live key", "a Slack token"]) {
+      expect(messages.some((m) => m.includes(label)), label).toBe(true)
+    }
+    const human = await runPm(["lint", "--memory-dir", dir], tempAgent())
+    expect(human.code).toBe(1)
+    const printed = r.stdout + r.stderr + human.stdout + human.stderr
+    for (const value of [github, npm, aws, stripe, slack]) {
+      // No 8-character stretch of the value's random part, as written or decoded.
+      for (let i = 5; i + 8 <= value.length; i++) expect(printed).not.toContain(value.slice(i, i + 8))
+    }
+  }, 120_000)
 })

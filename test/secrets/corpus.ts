@@ -11,11 +11,17 @@ export interface CredentialSample {
   readonly text: string
 }
 
-export const credentialSamples = (): ReadonlyArray<CredentialSample> =>
-  readFileSync(join(dir, "credentials.jsonl"), "utf8")
+const jsonl = (file: string): Array<CredentialSample> =>
+  readFileSync(join(dir, file), "utf8")
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as CredentialSample)
+
+/** The hand-made credentials, then one generated sample for each provider kind they do not hold. */
+export const credentialSamples = (): ReadonlyArray<CredentialSample> => [
+  ...jsonl("credentials.jsonl"),
+  ...jsonl("provider-samples.jsonl")
+]
 
 /** Entries of clean.txt, separated by lines holding only `=====`; the part before the first separator is a comment. */
 export const cleanSamples = (): ReadonlyArray<string> =>

@@ -90,6 +90,30 @@ describe("background write and edit: the credential guard", () => {
   })
 })
 
+describe("background write: disguised credentials", () => {
+  it("a token hidden by zero-width characters, look-alike letters, base64 or a cut line is refused; nothing is written", async () => {
+    const { tools, memoryDir, changes } = await setup()
+    const token = githubToken()
+    const path = join(memoryDir, "ci.md")
+    const disguises = [
+      `${token.slice(0, 7)}\u200b\u2060${token.slice(7)}`,
+      `\u0261hp_${token.slice(4)}`.replace("\u0261", "\uff47"),
+      `echo ${Buffer.from(`GH_TOKEN=${token}`).toString("base64")} | base64 -d`,
+      `${token.slice(0, 20)}\n${token.slice(20)}`,
+      [...token].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("")
+    ]
+    for (const disguised of disguises) {
+      const result = await exec(tools, "write", { path, content: TOPIC("CI", `the runner uses ${disguised} for pushes`) })
+      expect(result.isError, disguised).toBe(true)
+      expect(text(result)).toContain("a GitHub token at line 7")
+      expect(text(result)).toContain("describe where the credential lives")
+      for (let i = 4; i + 8 <= token.length; i++) expect(text(result)).not.toContain(token.slice(i, i + 8))
+      expect(existsSync(path)).toBe(false)
+    }
+    expect(changes).toEqual([])
+  })
+})
+
 describe("background reads: credential stores are never opened", () => {
   const withStores = async (adjustOf: (cwd: string) => { exceptions?: Array<string>; extraProtections?: Array<string> } = () => ({})) => {
     const s = await setup()
