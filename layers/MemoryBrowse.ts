@@ -21,7 +21,7 @@ import {
 import { ageInDays, stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, locksDirOf } from "../src/storage.ts"
 import type { MemoryType } from "../src/frontmatter.ts"
-import { FileSystem, FsReason } from "./FileSystem.ts"
+import { FileSystem, FsReason, fsReasonText } from "./FileSystem.ts"
 import { Journal } from "./Journal.ts"
 import { LockFailed, LockLost, type LockOutcome, LockService } from "./LockService.ts"
 import { MemoryStore, type Topic } from "./MemoryStore.ts"
@@ -214,7 +214,7 @@ export const makeMemoryBrowse: Effect.Effect<
   const readBytes = (path: string) =>
     fs.readRegularFile(path, READ_MAX_BYTES).pipe(
       Effect.map((r) => r.bytes as Uint8Array),
-      Effect.mapError((e) => new ForgetFailed({ reason: `${path}: ${e.reason}` }))
+      Effect.mapError((e) => new ForgetFailed({ reason: `${path}: ${fsReasonText(e.reason, e.detail)}` }))
     )
 
   const forget = Effect.fn("MemoryBrowse.forget")(function*(request: ForgetRequest) {
