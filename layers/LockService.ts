@@ -207,7 +207,14 @@ const ourStartTime = (): string | undefined => {
   return ourStart
 }
 
-let holderKind = "a pm process"
+/** `pm forget` when this process is the pm CLI (its script is pm, pm.js...), else "a pm process" until set. */
+const defaultKind = (): string => {
+  const script = (process.argv[1] ?? "").split(/[\\/]/).pop() ?? ""
+  if (!/^pm(\.[cm]?[jt]s)?$/.test(script)) return "a pm process"
+  const command = process.argv.slice(2).find((a) => /^[a-z][a-z-]*$/.test(a))
+  return command === undefined ? "pm" : `pm ${command}`
+}
+let holderKind = defaultKind()
 /** What this process is, recorded in every lock it takes unless the caller names a kind ("pm forget", "a pi session"). */
 export const setLockHolderKind = (kind: string): void => {
   holderKind = kind
@@ -367,6 +374,18 @@ export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig =
       }
     })
 
+  /** Removes temp files of creates killed between their write and their link (older than the grace). Best effort. */
+  const sweepTemps = (name: LockName, path: string, now: number): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      const dir = join(path, "..")
+      const entries = yield* fs.readDirectory(dir)
+      for (const e of entries) {
+        if (!e.name.startsWith(`${name}.`) || !e.name.endsWith(".tmp")) continue
+        const info = yield* fs.stat(join(dir, e.name))
+        if (now - info.mtimeMs > graceMs) yield* fs.unlink(join(dir, e.name))
+      }
+    }).pipe(Effect.catchAll(() => Effect.void))
+
   /** Takes over a lock judged stale, arbitrated by `<name>.recover`. */
   const recover = (name: LockName, path: string, judged: ExistingLock, kind: string): Effect.Effect<Attempt, LockFailed> =>
     Effect.gen(function*() {
@@ -385,6 +404,7 @@ export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig =
           const stillStale = sameLock(judged, current) && judge(current, now, timeoutOf(name)) === "stale"
           if (!stillStale) return busy(name, current, now)
           yield* Effect.logDebug(`taking over stale lock ${name}`, current.record)
+          yield* sweepTemps(name, path, now)
           yield* fs.unlink(path).pipe(
             Effect.catchIf((e) => e.reason === "NotFound", () => Effect.void),
             Effect.mapError(failed(name, "unlink"))

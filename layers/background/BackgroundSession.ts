@@ -48,6 +48,12 @@ export { formatRun, formatUsage, type RunRecord } from "../../src/background/run
 export const UPDATE_MESSAGE = "pm-memory-update"
 export const STATUS_KEY = "pm-memory"
 export const SHUTDOWN_WAIT_MS = 60_000
+/**
+ * How long an extraction waits for `extract.lock` held by another process before giving up (its messages then stay
+ * after the cursor for the next run). At `session_shutdown` the shorter SHUTDOWN_WAIT_MS bounds it, as it bounds a
+ * running extraction.
+ */
+export const EXTRACT_LOCK_WAIT_MS = 10 * 60_000
 
 /** What only the background side needs from Pi beyond Host. */
 export interface BackgroundHostShape {
@@ -291,13 +297,24 @@ export const makeBackgroundSession = Effect.gen(function*() {
           onChange,
           onUsage,
           codemode: yield* safe(bgHost.codemode, undefined),
-          onStart: bgHost.setStatus("memory: extracting")
+          lockWaitMs: EXTRACT_LOCK_WAIT_MS,
+          onStart: Effect.zipRight(Ref.set(started, true), bgHost.setStatus("memory: extracting"))
         })
       })
+      const started = yield* Ref.make(false)
       // Interrupted from outside (invalidation, shutdown): the record is written on the way out, the cursor stays.
-      const recordStopped = Ref.get(usage).pipe(
-        Effect.flatMap((spent) =>
-          saveRun(a, { ...base, at: Date.now(), outcome: "stopped", detail: "interrupted", turns: spent.requests, usage: spent })
+      const recordStopped = Effect.all([Ref.get(usage), Ref.get(started)]).pipe(
+        Effect.flatMap(([spent, ran]) =>
+          saveRun(a, {
+            ...base,
+            at: Date.now(),
+            outcome: "stopped",
+            detail: ran
+              ? "interrupted"
+              : "interrupted while waiting for extract.lock (another process held it); these messages are extracted by the next run in this session",
+            turns: spent.requests,
+            usage: spent
+          })
         )
       )
       const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus(undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
@@ -307,7 +324,12 @@ export const makeBackgroundSession = Effect.gen(function*() {
           o.status === "skipped"
             ? { ...base, at: Date.now(), outcome: "skipped", detail: skipText[o.reason] ?? o.reason }
             : o.status === "busy"
-            ? { ...base, at: Date.now(), outcome: "busy", detail: "extract.lock is held" }
+            ? {
+              ...base,
+              at: Date.now(),
+              outcome: "busy",
+              detail: `extract.lock was held by ${o.holder} for all of the ${Math.round(o.waitedMs / 1000)} s waited; these messages are extracted by the next run in this session`
+            }
             : {
               ...base,
               at: Date.now(),

@@ -163,8 +163,10 @@ export const makeExtractor = Effect.gen(function*() {
         request.check.pipe(
           Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
         )
-      ))
-    return outcome._tag === "Busy" ? ({ status: "busy" } satisfies ExtractionOutcome) : outcome.value
+      ), { maxWaitMs: request.lockWaitMs ?? 0, kind: "extraction in a pi session" })
+    return outcome._tag === "Busy"
+      ? ({ status: "busy", holder: outcome.description, waitedMs: request.lockWaitMs ?? 0 } satisfies ExtractionOutcome)
+      : outcome.value
   })
 
   return { extract } satisfies ExtractorShape

@@ -71,7 +71,7 @@ export const formatRun = (kind: BackgroundKind, r: RunRecord | undefined): strin
   const what = r.outcome === "skipped"
     ? `skipped (${r.detail})`
     : r.outcome === "busy"
-    ? `skipped (another session was ${kind === "dream" ? "dreaming" : "extracting"})`
+    ? kind === "dream" ? "skipped (another session was dreaming)" : `not run yet: ${r.detail}`
     : r.outcome === "ran"
     ? `${r.filesChanged.length === 0 ? "no files changed" : `changed ${r.filesChanged.join(", ")}`} (${r.detail})`
     : `${r.outcome === "stopped" ? "stopped" : "failed"}: ${r.detail}`
