@@ -115,6 +115,10 @@ export const makeProjectLocator = Effect.gen(function* () {
   const claim = (cwd: string, dir: string, root: string) =>
     Effect.gen(function* () {
       const marker = join(dir, PROJECT_ROOT_MARKER)
+      // A marker already in place is only read: locating a project that is set up writes nothing (a full or
+      // read-only disk does not stop it).
+      const present = yield* markerAllows(dir, root).pipe(Effect.option)
+      if (present._tag === "Some") return present.value
       yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError((e) => fail(cwd, e.message)))
       yield* sweepTemps(fs, dir, { olderThanMs: TEMP_STALE_MS, recursive: false })
       // Published whole and only if absent: never seen empty or half written, never replacing another root's claim.
