@@ -298,18 +298,19 @@ export const makeBackgroundSession = Effect.gen(function*() {
           onUsage,
           codemode: yield* safe(bgHost.codemode, undefined),
           lockWaitMs: EXTRACT_LOCK_WAIT_MS,
-          onStart: Effect.zipRight(Ref.set(started, true), bgHost.setStatus("memory: extracting"))
+          onLockWait: () => Ref.set(waited, true),
+          onStart: Effect.zipRight(Ref.set(waited, false), bgHost.setStatus("memory: extracting"))
         })
       })
-      const started = yield* Ref.make(false)
+      const waited = yield* Ref.make(false)
       // Interrupted from outside (invalidation, shutdown): the record is written on the way out, the cursor stays.
-      const recordStopped = Effect.all([Ref.get(usage), Ref.get(started)]).pipe(
-        Effect.flatMap(([spent, ran]) =>
+      const recordStopped = Effect.all([Ref.get(usage), Ref.get(waited)]).pipe(
+        Effect.flatMap(([spent, waiting]) =>
           saveRun(a, {
             ...base,
             at: Date.now(),
             outcome: "stopped",
-            detail: ran
+            detail: !waiting
               ? "interrupted"
               : "interrupted while waiting for extract.lock (another process held it); these messages are extracted by the next run in this session",
             turns: spent.requests,
@@ -329,6 +330,16 @@ export const makeBackgroundSession = Effect.gen(function*() {
               at: Date.now(),
               outcome: "busy",
               detail: `extract.lock was held by ${o.holder} for all of the ${Math.round(o.waitedMs / 1000)} s waited; these messages are extracted by the next run in this session`
+            }
+            : (o.writeFailures?.length ?? 0) > 0
+            ? {
+              ...base,
+              at: Date.now(),
+              outcome: "failed",
+              detail: `${o.writeFailures!.length} write${o.writeFailures!.length === 1 ? "" : "s"} failed, so memory was not saved: ${o.writeFailures![0]}`,
+              filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
+              turns: o.turns,
+              usage: spent
             }
             : {
               ...base,

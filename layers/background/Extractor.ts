@@ -69,6 +69,8 @@ export interface ExtractionRequest {
   readonly sessionId?: string
   /** How long to wait for `extract.lock` held by another process (another session's extraction, a pm forget). */
   readonly lockWaitMs?: number
+  /** Called while it waits for `extract.lock`, every few seconds, with who holds it. */
+  readonly onLockWait?: (holder: string) => Effect.Effect<void>
 }
 
 export type ExtractionOutcome =
@@ -83,6 +85,8 @@ export type ExtractionOutcome =
     readonly filesChanged: ReadonlyArray<string>
     readonly finalText: string
     readonly errorMessage: string | undefined
+    /** Writes that failed for a reason of the system (a full disk): what the model meant to save was not saved. */
+    readonly writeFailures?: ReadonlyArray<string>
     readonly advanceTo: string
   }
 

@@ -144,6 +144,7 @@ export const makeExtractor = Effect.gen(function*() {
           filesChanged,
           finalText: result.finalText,
           errorMessage: result.errorMessage,
+          writeFailures: tools.writeFailures(),
           advanceTo
         } satisfies ExtractionOutcome
       }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
@@ -163,7 +164,11 @@ export const makeExtractor = Effect.gen(function*() {
         request.check.pipe(
           Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
         )
-      ), { maxWaitMs: request.lockWaitMs ?? 0, kind: "extraction in a pi session" })
+      ), {
+      maxWaitMs: request.lockWaitMs ?? 0,
+      kind: "extraction in a pi session",
+      ...(request.onLockWait === undefined ? {} : { onWaiting: (busy) => request.onLockWait!(busy.description) })
+    })
     return outcome._tag === "Busy"
       ? ({ status: "busy", holder: outcome.description, waitedMs: request.lockWaitMs ?? 0 } satisfies ExtractionOutcome)
       : outcome.value

@@ -1,7 +1,7 @@
 /** Shared by the fault tests: a project with topics on a chosen storage root, tmpfs mounts, and planted locks. */
 import { execFileSync } from "node:child_process"
-import { mkdirSync, rmdirSync, utimesSync, writeFileSync } from "node:fs"
-import { hostname } from "node:os"
+import { mkdirSync, mkdtempSync, realpathSync, rmdirSync, utimesSync, writeFileSync } from "node:fs"
+import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect } from "vitest"
 import { machineOf, processStartOf } from "../../layers/LockService.ts"
@@ -39,14 +39,23 @@ export const project = async (agentDir: string, names: ReadonlyArray<string>): P
 
 /** A tmpfs of `kib` KiB at a fresh directory; `release` unmounts it and removes the directory. */
 export const tmpfs = (kib: number): { readonly path: string; readonly remountReadOnly: () => void; readonly release: () => void } => {
-  const path = tempDir("pm-tmpfs-")
+  // Not one of the test's temporary folders: those are removed recursively after the file, mounted or not.
+  const path = realpathSync(mkdtempSync(join(tmpdir(), "pm-tmpfs-")))
   execFileSync("mount", ["-t", "tmpfs", "-o", `size=${kib}k,mode=0755`, "tmpfs", path])
   return {
     path,
     remountReadOnly: () => void execFileSync("mount", ["-o", "remount,ro", path]),
     release: () => {
-      execFileSync("umount", ["-l", path])
-      rmdirSync(path)
+      try {
+        execFileSync("umount", [path], { stdio: "ignore" })
+      } catch {
+        execFileSync("umount", ["-l", path]) // still open somewhere: detached now, freed when closed
+      }
+      try {
+        rmdirSync(path)
+      } catch {
+        // a lazily detached mount point is removed with the test's temporary folders
+      }
     }
   }
 }
