@@ -18,7 +18,7 @@ const SESSIONS = 4
 
 const runPi = (prompt: string, cwd: string, env: Record<string, string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(piBin, ["--no-session", "-e", provider, "-e", join(repoRoot, "dist", "extension.js"), "--model", "faux/faux-1", "-p", prompt], {
+    const child = spawn(piBin, ["--no-session", "-e", provider, "-e", join(repoRoot, "dist", "extension.ts"), "--model", "faux/faux-1", "-p", prompt], {
       cwd,
       env: { ...process.env, ...env, PI_OFFLINE: "1", NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"]
