@@ -65,8 +65,14 @@ export const logOptions = {
   ...commonOptions,
   limit: Options.integer("limit").pipe(Options.withDescription("Show at most this many tasks (newest first)"), Options.optional)
 }
+/** How long forget and undo wait for the background locks (a live holder's; a dead holder's is taken at once). */
+const waitOption = Options.integer("wait").pipe(
+  Options.withDescription("Seconds to wait for a background task that holds memory's locks (default 120); progress goes to stderr"),
+  Options.optional
+)
 export const undoOptions = {
   ...commonOptions,
+  wait: waitOption,
   task: Args.text({ name: "task" }).pipe(Args.withDescription("The task to undo (default: the newest not yet undone)"), Args.optional)
 }
 export const listOptions = { ...commonOptions, memoryDir: browseMemoryDirOption }
@@ -82,6 +88,7 @@ export const searchOptions = {
 }
 export const forgetOptions = {
   ...commonOptions,
+  wait: waitOption,
   names: Args.text({ name: "NAME" }).pipe(
     Args.withDescription("Topics to delete: file names with or without .md, or frontmatter names"),
     Args.atLeast(1)

@@ -5,13 +5,14 @@ import { netChanges } from "../src/journal.ts"
 import { Journal } from "../layers/Journal.ts"
 import { undoUnderLocks } from "../layers/MemoryUndo.ts"
 import type { logOptions, Parsed, undoOptions } from "./commandLine.ts"
-import { locate, orFail } from "./locate.ts"
+import { inspect, locate, orFail, waitOf } from "./locate.ts"
 import { EXIT_PROBLEMS, printJson, printLine, setExit, table } from "./output.ts"
 
 export const log = ({ cwd, json, limit }: Parsed<typeof logOptions>) =>
   orFail(
     Effect.gen(function* () {
-      const location = yield* locate(cwd)
+      // Reading only: nothing is claimed or created, so a read-only store can be logged.
+      const location = yield* inspect(cwd)
       const listing = yield* (yield* Journal).read(
         { rootDir: location.memoryRootDir },
         Option.isSome(limit) ? { limit: Math.max(0, limit.value) } : undefined
@@ -35,14 +36,15 @@ export const log = ({ cwd, json, limit }: Parsed<typeof logOptions>) =>
     })
   )
 
-export const undo = ({ cwd, json, task }: Parsed<typeof undoOptions>) =>
+export const undo = ({ cwd, json, task, wait }: Parsed<typeof undoOptions>) =>
   orFail(
     Effect.gen(function* () {
       const location = yield* locate(cwd)
       const result = yield* undoUnderLocks(location, {
         ...(Option.isSome(task) ? { task: task.value } : {}),
         session: null,
-        model: null
+        model: null,
+        ...waitOf(wait)
       })
       const out = { task: result.task, restored: result.restored, refused: result.refused }
       if (json) yield* printJson(out)

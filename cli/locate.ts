@@ -39,8 +39,19 @@ const existingMemoryDir = (dir: string) =>
     }
   })
 
+/**
+ * The memory directory a reading command looks at: `--memory-dir`, or the project's, located without writing
+ * (a read-only store can be scanned, linted and logged; a project without memory yet reads as empty).
+ */
 export const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
-  Option.isSome(override) ? existingMemoryDir(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
+  Option.isSome(override) ? existingMemoryDir(resolve(override.value)) : inspect(cwd).pipe(Effect.map((l) => l.memoryDir))
 
 export const orFail = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.catchAll((e) => fail(e.message)))
+
+/** Progress while a person's command waits for a lock someone else holds. */
+const waitingOnStderr = (line: string) => Effect.sync(() => void process.stderr.write(`pm: ${line}\n`))
+
+/** `--wait SECONDS` (forget, undo) as the services take it, with progress on stderr. */
+export const waitOf = (wait: Option.Option<number>) =>
+  Option.isSome(wait) ? { maxWaitMs: Math.max(0, wait.value) * 1000, onWaiting: waitingOnStderr } : { onWaiting: waitingOnStderr }

@@ -4,12 +4,22 @@ import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
 import type { forgetOptions, listOptions, Parsed, searchOptions, showOptions } from "./commandLine.ts"
-import { locate } from "./locate.ts"
+import { existsSync } from "node:fs"
+import { inspect, locate, waitOf } from "./locate.ts"
 import { age, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
 
-/** For list, show and search the browse service reports a missing or unreadable directory itself. */
+/**
+ * For list, show and search the browse service reports a missing or unreadable directory itself. The project's
+ * directory is located without writing; only when it does not exist yet is it set up (`locate`), so a read-only
+ * store with memory in it is read as it is.
+ */
 const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
-  Option.isSome(override) ? Effect.succeed(resolve(override.value)) : locate(cwd).pipe(Effect.map((l) => l.memoryDir))
+  Option.isSome(override)
+    ? Effect.succeed(resolve(override.value))
+    : inspect(cwd).pipe(
+      Effect.flatMap((l) => (existsSync(l.memoryDir) ? Effect.succeed(l) : locate(cwd))),
+      Effect.map((l) => l.memoryDir)
+    )
 
 /** Any failure is a one-line error with exit 2, except a refused name: exit 1 (DECISIONS D9). */
 const run = <E extends { readonly _tag: string; readonly message: string }, R>(effect: Effect.Effect<void, E, R>) =>
@@ -77,7 +87,7 @@ export const search = ({ cwd, json, memoryDir, query }: Parsed<typeof searchOpti
     })
   )
 
-export const forget = ({ cwd, json, names }: Parsed<typeof forgetOptions>) =>
+export const forget = ({ cwd, json, names, wait }: Parsed<typeof forgetOptions>) =>
   run(
     Effect.gen(function*() {
       const option = names.find((n) => n.startsWith("-"))
@@ -87,7 +97,8 @@ export const forget = ({ cwd, json, names }: Parsed<typeof forgetOptions>) =>
         memoryDir: location.memoryDir,
         rootDir: location.memoryRootDir,
         names,
-        session: null
+        session: null,
+        ...waitOf(wait)
       })
       if (json) return yield* printJson(result)
       yield* printLine(`Forgot ${result.forgotten.join(", ")}; ${result.indexLinesRemoved} index line${result.indexLinesRemoved === 1 ? "" : "s"} removed.`)

@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { LOCK_TIMEOUTS_MS, type LockName } from "../src/limits.ts"
+import type { LockJudgement } from "../src/lockFile.ts"
 import { locksDirOf } from "../src/storage.ts"
 import { decodeBackgroundConfig } from "../src/background/config.ts"
 import { eligibleAt } from "../src/background/dreamSchedule.ts"
@@ -19,7 +19,18 @@ import { findPi } from "./piHost.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 
-const LOCK_NAMES = Object.keys(LOCK_TIMEOUTS_MS) as ReadonlyArray<LockName>
+/** One lock as `pm status` shows it. */
+const lockLine = (l: { name: string; holder: string; ageMs: number; judgement: string }): string => {
+  const state = l.judgement === "fresh"
+    ? "held"
+    : l.judgement === "stale"
+    ? "stale: its holder is gone, the next task takes it over"
+    : l.judgement === "holder-alive"
+    ? "overdue: past its timeout, holder still alive"
+    : "unreadable"
+  return `${l.name}: ${l.holder}; last heartbeat ${Math.round(l.ageMs / 1000)} s ago (${state})`
+}
+const CLEAR_HINT = "To clear a lock: let its holder finish, or stop it (kill PID); a lock whose holder is gone is taken over by the next task, or remove its file (pm doctor names it)."
 
 /** The version of the Pi that `pm` would use (cli/piHost.ts); never loads it. */
 const piVersion = (): string | null => findPi()?.version ?? null
@@ -53,16 +64,36 @@ const gather = (cwd: string) =>
       .read({ rootDir: location.memoryRootDir, legacyFile: location.legacyStatePath })
       .pipe(Effect.either)
     const lockService = yield* LockService
-    const locks = yield* Effect.forEach(LOCK_NAMES, (name) =>
-      lockService.inspect(locksDirOf(location.memoryRootDir), name).pipe(
-        Effect.map((s) =>
-          s === undefined
-            ? undefined
-            : { name, pid: s.holder?.pid ?? null, acquiredAt: s.holder?.acquiredAt ?? null, ageMs: Math.round(s.ageMs), judgement: s.judgement }
-        ),
-        Effect.orElseSucceed(() => ({ name, pid: null, acquiredAt: null, ageMs: 0, judgement: "unreadable" as const }))
-      )
-    ).pipe(Effect.map((xs) => xs.filter((x) => x !== undefined)))
+    const locksDir = locksDirOf(location.memoryRootDir)
+    // Every file in the locks directory, known or not: a lock nobody reports is a lock nobody clears.
+    const locks = yield* lockService.inspectAll(locksDir).pipe(
+      Effect.map((all) =>
+        all.map((s) => ({
+          name: s.name,
+          path: join(locksDir, s.name),
+          pid: s.holder?.pid ?? null,
+          host: s.holder?.host ?? null,
+          kind: s.holder?.kind ?? null,
+          acquiredAt: s.holder?.acquiredAt ?? null,
+          heldForMs: Math.round(s.heldForMs),
+          ageMs: Math.round(s.ageMs),
+          judgement: s.judgement as LockJudgement | "unreadable",
+          holder: s.description
+        }))
+      ),
+      Effect.orElseSucceed(() => [{
+        name: "locks/",
+        path: locksDir,
+        pid: null,
+        host: null,
+        kind: null,
+        acquiredAt: null,
+        heldForMs: 0,
+        ageMs: 0,
+        judgement: "unreadable" as const,
+        holder: "the locks directory cannot be read"
+      }])
+    )
     const readText = (path: string): string | undefined => {
       try {
         return readFileSync(path, "utf8")
@@ -121,7 +152,12 @@ export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
           for (const r of [...s.background.recent].reverse()) yield* printLine(formatHistoryLine(r))
         }
         yield* printLine(`Next dream: eligible ${s.dream.eligibleAt === null || s.dream.eligibleAt <= now ? "now" : new Date(s.dream.eligibleAt).toISOString()}, once ${s.dream.minSessions} other sessions of this project have been active since the last one`)
-        yield* printLine(`Locks:      ${s.locks.length === 0 ? "none held" : s.locks.map((l) => `${l.name} by pid ${l.pid ?? "?"} for ${Math.round(l.ageMs / 1000)}s (${l.judgement})`).join("; ")}`)
+        if (s.locks.length === 0) yield* printLine("Locks:      none held")
+        else {
+          yield* printLine("Locks:")
+          for (const l of s.locks) yield* printLine(`  ${lockLine(l)}`)
+          if (s.locks.some((l) => l.judgement !== "fresh")) yield* printLine(`  ${CLEAR_HINT}`)
+        }
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
         yield* printLine(`Versions:   node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
         // Configuration problems are shown here too, not only by `pm doctor`.
@@ -143,8 +179,13 @@ export const doctor = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         if (!s.enabled) problems.push({ code: "memory-off", message: "Project memory is switched off (config.json enabled: false; /memory on)." })
         if (s.stateSource === "corrupt" || s.stateSource === "unreadable") problems.push({ code: "state-unreadable", message: `${s.location.memoryRootDir}/state.json cannot be read; the next write replaces it.` })
         for (const l of s.locks) {
-          if (l.judgement === "stale") problems.push({ code: "lock-stale", message: `${l.name} is held by pid ${l.pid ?? "?"}, which is gone; the next task takes it over.` })
-          if (l.judgement === "holder-alive") problems.push({ code: "lock-overdue", message: `${l.name} is older than its timeout but pid ${l.pid} is still alive; it is never taken from a live process.` })
+          if (l.judgement === "stale") {
+            problems.push({ code: "lock-stale", message: `${l.name}: held by ${l.holder}, which is gone; the next task takes it over at once, or remove ${l.path}.` })
+          }
+          if (l.judgement === "holder-alive") {
+            problems.push({ code: "lock-overdue", message: `${l.name}: held by ${l.holder}, past its timeout and still alive; it is never taken from a live process. Stop that process (kill ${l.pid}) to free it, or, if it is not one of ours, remove ${l.path}.` })
+          }
+          if (l.judgement === "unreadable") problems.push({ code: "lock-unreadable", message: `${l.path}: ${l.holder}.` })
         }
         for (const sk of s.skipped) problems.push({ code: "topic-skipped", message: `${sk.filename}: ${sk.reason}` })
         if (s.index.truncated) problems.push({ code: "index-truncated", message: "MEMORY.md is over 200 lines or 25,000 characters: only its start is loaded." })

@@ -11,7 +11,7 @@ import { basename, dirname, join, resolve } from "node:path"
 import { decodeConfig, defaultConfig, type DecodedConfig, parseConfigObject } from "../src/config.ts"
 import { configPathOf, storageRootOf } from "../src/storage.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "./AtomicPublish.ts"
-import { FileSystem, FsReason } from "./FileSystem.ts"
+import { FileSystem, FsReason, fsReasonText } from "./FileSystem.ts"
 
 /** `setKey` changed nothing: the existing file could not be read or is not a JSON object, or the write failed. */
 export class ConfigWriteFailed extends Schema.TaggedError<ConfigWriteFailed>()("ConfigWriteFailed", {
@@ -72,7 +72,7 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
             ? { config: defaultConfig, warnings: [] }
             : {
                 config: defaultConfig,
-                warnings: [{ file: configPath, key: "(file)", message: `${configPath} could not be read (${e.reason}); using defaults.` }]
+                warnings: [{ file: configPath, key: "(file)", message: `${configPath} could not be read (${fsReasonText(e.reason, e.detail)}); using defaults.` }]
               }
         )
       )

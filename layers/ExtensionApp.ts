@@ -10,6 +10,7 @@ import { BashGuard } from "./BashGuard.ts"
 import type { ConfigEnvironment } from "./ConfigService.ts"
 import { type CoreReplacements, makeCore } from "./Core.ts"
 import { FileSystem } from "./FileSystem.ts"
+import { setLockHolderKind } from "./LockService.ts"
 import type { Host } from "./Host.ts"
 import { BackgroundHost, BackgroundSession, makeBackgroundSession } from "./background/BackgroundSession.ts"
 import { Dream } from "./background/Dream.ts"
@@ -48,6 +49,8 @@ export interface HostPieces {
  */
 const makeExtension = (env: ConfigEnvironment, replace: CoreReplacements) =>
   Effect.gen(function* () {
+    // What this process's locks say holds them (pm status, a waiting pm forget).
+    setLockHolderKind("a pi session")
     const core = yield* makeCore(env, replace)
     const withHost = Context.merge(core, yield* Effect.context<Host | ModelRegistry | BackgroundHost | PiToolkit>())
     const withSelector = Context.add(withHost, Selector, yield* Effect.provide(makeSelector, withHost))

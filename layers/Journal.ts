@@ -34,7 +34,7 @@ import {
   undoEntry,
   undoTarget
 } from "../src/journal.ts"
-import { FileSystem, type FileSystemShape, FsReason } from "./FileSystem.ts"
+import { FileSystem, type FileSystemShape, FsReason, fsReasonText } from "./FileSystem.ts"
 import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "./LockService.ts"
 
 /** Largest journal file read (well above what the retention policy lets it reach). */
@@ -49,7 +49,7 @@ export class JournalFailed extends Data.TaggedError("JournalFailed")<{
   readonly detail: string
 }> {
   override get message(): string {
-    return `journal ${this.op} ${this.path}: ${this.reason}${this.detail ? ` (${this.detail})` : ""}`
+    return `journal ${this.op} ${this.path}: ${fsReasonText(this.reason, this.detail)}`
   }
 }
 

@@ -21,16 +21,17 @@ import {
 import { ageInDays, stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, locksDirOf } from "../src/storage.ts"
 import type { MemoryType } from "../src/frontmatter.ts"
-import { FileSystem, FsReason } from "./FileSystem.ts"
+import { FileSystem, FsReason, fsReasonText } from "./FileSystem.ts"
 import { Journal } from "./Journal.ts"
-import { LockFailed, LockLost, type LockOutcome, LockService } from "./LockService.ts"
+import { LockFailed, LockLost, LockService } from "./LockService.ts"
+import { holdingBackgroundLocks, MemoryBusy, PERSON_LOCK_WAIT_MS, type PersonWait } from "./MemoryUndo.ts"
 import { MemoryStore, type Topic } from "./MemoryStore.ts"
 import { MemoryWriter } from "./MemoryWriter.ts"
 
 /** Largest topic file `show` and `search` read whole. */
 const READ_MAX_BYTES = 4 * 1024 * 1024
 /** How long `forget` waits for a background writer to finish. */
-export const FORGET_LOCK_WAIT_MS = 10_000
+export const FORGET_LOCK_WAIT_MS = PERSON_LOCK_WAIT_MS
 
 /** The memory directory is missing or cannot be read: an error of the command, not an empty memory. */
 export class MemoryDirUnreadable extends Schema.TaggedError<MemoryDirUnreadable>()("MemoryDirUnreadable", {
@@ -99,7 +100,7 @@ export interface ForgetResult {
   readonly task: string
 }
 
-export interface ForgetRequest {
+export interface ForgetRequest extends PersonWait {
   readonly memoryDir: string
   /** `memory-roots/<hash>/`: the journal and the locks live there. */
   readonly rootDir: string
@@ -214,7 +215,7 @@ export const makeMemoryBrowse: Effect.Effect<
   const readBytes = (path: string) =>
     fs.readRegularFile(path, READ_MAX_BYTES).pipe(
       Effect.map((r) => r.bytes as Uint8Array),
-      Effect.mapError((e) => new ForgetFailed({ reason: `${path}: ${e.reason}` }))
+      Effect.mapError((e) => new ForgetFailed({ reason: `${path}: ${fsReasonText(e.reason, e.detail)}` }))
     )
 
   const forget = Effect.fn("MemoryBrowse.forget")(function*(request: ForgetRequest) {
@@ -258,16 +259,16 @@ export const makeMemoryBrowse: Effect.Effect<
       return { forgotten: chosen.map((t) => t.filename), indexLinesRemoved: next.removed, task } satisfies ForgetResult
     })
     // The locks of both background writers, as undo takes them: no task publishes into memory meanwhile.
-    const holding = <A, E, R>(name: "extract.lock" | "dream.lock", inner: Effect.Effect<A, E, R>) =>
-      locks.withLock(locksDirOf(request.rootDir), name, () => inner, { maxWaitMs: FORGET_LOCK_WAIT_MS }).pipe(
-        Effect.mapError((e) => (e instanceof LockFailed || e instanceof LockLost ? new ForgetFailed({ reason: e.message }) : e)),
-        Effect.flatMap((outcome: LockOutcome<A>) =>
-          outcome._tag === "Busy"
-            ? Effect.fail(new ForgetFailed({ reason: `a background task is writing memory (${name} held for ${Math.round(outcome.ageMs / 1000)} s); try again shortly` }))
-            : Effect.succeed(outcome.value)
-        )
+    return yield* holdingBackgroundLocks(request.rootDir, body, request).pipe(
+      Effect.provideService(LockService, locks),
+      Effect.mapError((e) =>
+        e instanceof LockFailed || e instanceof LockLost
+          ? new ForgetFailed({ reason: e.message })
+          : e instanceof MemoryBusy
+          ? new ForgetFailed({ reason: e.message })
+          : e
       )
-    return yield* holding("extract.lock", holding("dream.lock", body))
+    )
   })
 
   const names = (memoryDir: string) =>

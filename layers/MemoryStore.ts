@@ -120,6 +120,11 @@ const describeReason = (reason: FsReason): string =>
     NotADirectory: "a path segment is not a directory",
     TooManyLinks: "symlink loop",
     Busy: "busy",
+    NoSpace: "no space left on the device",
+    ReadOnly: "read-only file system",
+    QuotaExceeded: "disk quota exceeded",
+    TooManyOpenFiles: "too many open files",
+    InputOutput: "input/output error",
     Unknown: "unreadable"
   })[reason]
 

@@ -9,37 +9,69 @@ import { locksDirOf, type ProjectLocation } from "../src/storage.ts"
 import { Journal, type UndoResult } from "./Journal.ts"
 import { LockService } from "./LockService.ts"
 
-/** How long an undo waits for a running background task to finish. */
-export const UNDO_LOCK_WAIT_MS = 30_000
+/**
+ * How long an undo or a forget waits for the background locks. A dead holder's lock is taken over at once (its pid
+ * is gone), so this wait is only ever spent behind a live process, reported on the way (`onWaiting`).
+ */
+export const PERSON_LOCK_WAIT_MS = 120_000
+export const UNDO_LOCK_WAIT_MS = PERSON_LOCK_WAIT_MS
 
 export class MemoryBusy extends Schema.TaggedError<MemoryBusy>()("MemoryBusy", {
   lock: Schema.String,
-  waitedMs: Schema.Number
+  waitedMs: Schema.Number,
+  /** Who holds it, in words ("extraction in a pi session, pid 4242 on box, for 95 s"). */
+  holder: Schema.String
 }) {
   override get message(): string {
-    return `a background memory task still holds ${this.lock} after ${this.waitedMs / 1000} s; try again when it has finished`
+    return `memory is busy: ${this.lock} is held by ${this.holder}; gave up after waiting ${Math.round(this.waitedMs / 1000)} s. ` +
+      "Try again when it has finished; `pm status` shows every lock and how to clear one."
   }
 }
 
-export interface UndoOptions {
+export interface PersonWait {
+  /** Default PERSON_LOCK_WAIT_MS. */
+  readonly maxWaitMs?: number
+  /** Told every few seconds while waiting, in words: for stderr. */
+  readonly onWaiting?: (line: string) => Effect.Effect<void>
+}
+
+/**
+ * Runs `body` under `extract.lock` then `dream.lock`, as the background tasks take them, so no task publishes into
+ * memory meanwhile. Shared by undo and forget.
+ */
+export const holdingBackgroundLocks = <A, E, R>(rootDir: string, body: Effect.Effect<A, E, R>, wait: PersonWait = {}) =>
+  Effect.gen(function*() {
+    const locks = yield* LockService
+    const locksDir = locksDirOf(rootDir)
+    const maxWaitMs = wait.maxWaitMs ?? PERSON_LOCK_WAIT_MS
+    const onWaiting = wait.onWaiting
+    const holding = <B, E2, R2>(name: LockName, inner: Effect.Effect<B, E2, R2>) =>
+      locks.withLock(locksDir, name, () => inner, {
+        maxWaitMs,
+        ...(onWaiting === undefined ? {} : {
+          onWaiting: (busy, waitedMs) => onWaiting(`waiting for ${name}: held by ${busy.description} (waited ${Math.round(waitedMs / 1000)} s)`)
+        })
+      }).pipe(
+        Effect.flatMap((o) =>
+          o._tag === "Done" ? Effect.succeed(o.value) : Effect.fail(new MemoryBusy({ lock: name, waitedMs: maxWaitMs, holder: o.description }))
+        )
+      )
+    return yield* holding("extract.lock", holding("dream.lock", body))
+  })
+
+export interface UndoOptions extends PersonWait {
   /** The task to undo; default: the newest task not yet undone. */
   readonly task?: string
   readonly session: string | null
   readonly model: string | null
 }
 
-export const undoUnderLocks = (location: ProjectLocation, options: UndoOptions, maxWaitMs = UNDO_LOCK_WAIT_MS) =>
+export const undoUnderLocks = (location: ProjectLocation, options: UndoOptions) =>
   Effect.gen(function*() {
-    const locks = yield* LockService
     const journal = yield* Journal
-    const locksDir = locksDirOf(location.memoryRootDir)
-    const holding = <A, E, R>(name: LockName, body: Effect.Effect<A, E, R>) =>
-      locks.withLock(locksDir, name, () => body, { maxWaitMs }).pipe(
-        Effect.flatMap((o) => (o._tag === "Done" ? Effect.succeed(o.value) : Effect.fail(new MemoryBusy({ lock: name, waitedMs: maxWaitMs }))))
-      )
     const undo = journal.undo(
       { rootDir: location.memoryRootDir, memoryDir: location.memoryDir },
       { ...(options.task === undefined ? {} : { task: options.task }), session: options.session, model: options.model }
     )
-    return yield* holding("extract.lock", holding("dream.lock", undo))
+    return yield* holdingBackgroundLocks(location.memoryRootDir, undo, options)
   }) satisfies Effect.Effect<UndoResult, unknown, Journal | LockService>

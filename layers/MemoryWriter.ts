@@ -46,7 +46,7 @@ import {
   type Replacement
 } from "../src/readBaseline.ts"
 import { isTempName, newTempName, publishFile, removeTemp, sweepTemps as sweepTempFiles, TEMP_STALE_MS } from "./AtomicPublish.ts"
-import { type FileInfo, type FsError, FileSystem, type FileSystemShape, FsReason } from "./FileSystem.ts"
+import { type FileInfo, type FsError, FileSystem, type FileSystemShape, FsReason, fsReasonText } from "./FileSystem.ts"
 
 export class WriteRejected extends Schema.TaggedError<WriteRejected>()("WriteRejected", {
   rule: Schema.Literal(
@@ -119,7 +119,7 @@ export class PublishFailed extends Schema.TaggedError<PublishFailed>()("PublishF
   detail: Schema.String
 }) {
   override get message(): string {
-    return `Could not ${this.op} ${this.path}: ${this.reason}${this.detail ? ` (${this.detail})` : ""}. The file is unchanged.`
+    return `Could not ${this.op} ${this.path}: ${fsReasonText(this.reason, this.detail)}. The file is unchanged.`
   }
 }
 

@@ -12,7 +12,7 @@ import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../src/projectKey.ts"
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../src/storage.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "./AtomicPublish.ts"
 import { ConfigService } from "./ConfigService.ts"
-import { FileSystem, type FsError } from "./FileSystem.ts"
+import { FileSystem, type FsError, fsReasonText } from "./FileSystem.ts"
 
 export class ProjectLocateError extends Schema.TaggedError<ProjectLocateError>()("ProjectLocateError", {
   cwd: Schema.String,
@@ -78,7 +78,7 @@ export const makeProjectLocator = Effect.gen(function* () {
 
   const fail = (cwd: string, message: string) => new ProjectLocateError({ cwd, message })
   const real = (cwd: string, path: string) =>
-    fs.realpath(path).pipe(Effect.mapError((e) => fail(cwd, `cannot resolve ${path}: ${e.reason}`)))
+    fs.realpath(path).pipe(Effect.mapError((e) => fail(cwd, `cannot resolve ${path}: ${fsReasonText(e.reason, e.detail)}`)))
 
   /**
    * Concurrent identical queries share one git process: at session start the memory side and the background side
@@ -115,14 +115,18 @@ export const makeProjectLocator = Effect.gen(function* () {
   const claim = (cwd: string, dir: string, root: string) =>
     Effect.gen(function* () {
       const marker = join(dir, PROJECT_ROOT_MARKER)
+      // A marker already in place is only read: locating a project that is set up writes nothing (a full or
+      // read-only disk does not stop it).
+      const present = yield* markerAllows(dir, root).pipe(Effect.option)
+      if (present._tag === "Some") return present.value
       yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError((e) => fail(cwd, e.message)))
       yield* sweepTemps(fs, dir, { olderThanMs: TEMP_STALE_MS, recursive: false })
       // Published whole and only if absent: never seen empty or half written, never replacing another root's claim.
       const outcome = yield* publishFile(fs, { dir, name: PROJECT_ROOT_MARKER, content: `${root}\n`, mode: "create", durable: true }).pipe(
-        Effect.mapError((e: FsError) => fail(cwd, `cannot write ${marker}: ${e.reason}`))
+        Effect.mapError((e: FsError) => fail(cwd, `cannot write ${marker}: ${fsReasonText(e.reason, e.detail)}`))
       )
       if (outcome._tag === "Published") return true
-      return yield* markerAllows(dir, root).pipe(Effect.mapError((e) => fail(cwd, `cannot read ${marker}: ${e.reason}`)))
+      return yield* markerAllows(dir, root).pipe(Effect.mapError((e) => fail(cwd, `cannot read ${marker}: ${fsReasonText(e.reason, e.detail)}`)))
     })
 
   /** Whether `dir`'s marker lets `root` use it. An empty marker (an older writer crashed) names no root: it does. */
@@ -169,7 +173,7 @@ export const makeProjectLocator = Effect.gen(function* () {
     const configured = cfg.autoMemoryDirectory
     const wanted = configured ?? join(projectDir, "memory")
     yield* fs.makeDirectory(wanted, { recursive: true }).pipe(
-      Effect.mapError((e) => fail(cwd, `cannot create the memory directory ${wanted}: ${e.reason}`))
+      Effect.mapError((e) => fail(cwd, `cannot create the memory directory ${wanted}: ${fsReasonText(e.reason, e.detail)}`))
     )
     return locationOf(projectRoot, projectKey, wanted, yield* real(cwd, wanted))
   })

@@ -25,7 +25,7 @@ import {
   type StateSnapshot
 } from "../src/state.ts"
 import { publishFile, sweepTemps } from "./AtomicPublish.ts"
-import { FileSystem, type FileSystemShape, FsError, FsReason } from "./FileSystem.ts"
+import { FileSystem, type FileSystemShape, FsError, FsReason, fsReasonText } from "./FileSystem.ts"
 import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "./LockService.ts"
 
 export const STATE_FILE = "state.json"
@@ -56,7 +56,7 @@ export class StateFailed extends Data.TaggedError("StateFailed")<{
   readonly detail: string
 }> {
   override get message(): string {
-    return `state ${this.op} ${this.path}: ${this.reason}${this.detail ? ` (${this.detail})` : ""}`
+    return `state ${this.op} ${this.path}: ${fsReasonText(this.reason, this.detail)}`
   }
 }
 

@@ -51,6 +51,13 @@ export const LOCK_TIMEOUTS_MS = {
   "journal.lock": 60_000
 } as const
 export type LockName = keyof typeof LOCK_TIMEOUTS_MS
+/**
+ * An empty or unparseable lock file older than this is stale: its writer crashed between creating and filling it, or
+ * the disk was full. A live writer fills it within microseconds.
+ */
+export const LOCK_UNREADABLE_GRACE_MS = 5_000
+/** A lock's mtime this far ahead of our clock is set back to now by the first process that sees it. */
+export const LOCK_FUTURE_TOLERANCE_MS = 2_000
 
 /** Background read window (Pi's native read). */
 export const BACKGROUND_READ_MAX_LINES = 2_000

@@ -33,6 +33,15 @@ export const decodeTarget = (target: string): string => {
 export const indexLinkedFiles = (index: string): ReadonlySet<string> => new Set(indexLinkTargets(index).map(decodeTarget))
 
 /**
+ * Topic files a new index links that the old one did not and that do not exist: an index line for a topic that was
+ * never written (its write failed or was refused). Links elsewhere (URLs, anchors) are not topics.
+ */
+export const newDanglingLinks = (before: string, after: string, exists: (file: string) => boolean): ReadonlyArray<string> => {
+  const old = indexLinkedFiles(before)
+  return [...indexLinkedFiles(after)].filter((f) => !old.has(f) && f.endsWith(".md") && !f.includes("://") && !f.startsWith("/") && !exists(f))
+}
+
+/**
  * NAME is a file name with or without `.md`, or a frontmatter name (case-insensitive when nothing matches exactly).
  * A name that leaves the memory directory (absolute, `..`) is refused with a reason, as is the index itself.
  */

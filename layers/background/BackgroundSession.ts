@@ -54,6 +54,12 @@ export const STATUS_KEY = "pm-memory"
 export const SHUTDOWN_WAIT_MS = 60_000
 /** The most compaction waits for extraction (the running one and the final one together). */
 export const COMPACTION_WAIT_MS = 60_000
+/**
+ * How long an extraction waits for `extract.lock` held by another process before giving up (its messages then stay
+ * after the cursor for the next run). At `session_shutdown` the shorter SHUTDOWN_WAIT_MS bounds it, as it bounds a
+ * running extraction.
+ */
+export const EXTRACT_LOCK_WAIT_MS = 10 * 60_000
 
 /** What only the background side needs from Pi beyond Host. */
 export interface BackgroundHostShape {
@@ -383,13 +389,25 @@ export const makeBackgroundSession = Effect.gen(function*() {
           onChange,
           onUsage,
           codemode: yield* safe(bgHost.codemode, undefined),
-          onStart: bgHost.setStatus("memory: extracting")
+          lockWaitMs: EXTRACT_LOCK_WAIT_MS,
+          onLockWait: () => Ref.set(waited, true),
+          onStart: Effect.zipRight(Ref.set(waited, false), bgHost.setStatus("memory: extracting"))
         })
       })
+      const waited = yield* Ref.make(false)
       // Interrupted from outside (invalidation, shutdown): the record is written on the way out, the cursor stays.
-      const recordStopped = Ref.get(usage).pipe(
-        Effect.flatMap((spent) =>
-          saveRun(a, { ...base, at: Date.now(), outcome: "stopped", detail: "interrupted", turns: spent.requests, usage: spent })
+      const recordStopped = Effect.all([Ref.get(usage), Ref.get(waited)]).pipe(
+        Effect.flatMap(([spent, waiting]) =>
+          saveRun(a, {
+            ...base,
+            at: Date.now(),
+            outcome: "stopped",
+            detail: !waiting
+              ? "interrupted"
+              : "interrupted while waiting for extract.lock (another process held it); these messages are extracted by the next run in this session",
+            turns: spent.requests,
+            usage: spent
+          })
         )
       )
       const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus(undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
@@ -399,9 +417,24 @@ export const makeBackgroundSession = Effect.gen(function*() {
           o.status === "skipped"
             ? { ...base, at: Date.now(), outcome: "skipped", detail: skipText[o.reason] ?? o.reason }
             : o.status === "busy"
-            ? { ...base, at: Date.now(), outcome: "busy", detail: "extract.lock is held" }
+            ? {
+              ...base,
+              at: Date.now(),
+              outcome: "busy",
+              detail: `extract.lock was held by ${o.holder} for all of the ${Math.round(o.waitedMs / 1000)} s waited; these messages are extracted by the next run in this session`
+            }
             : o.stop === "too-large" && o.turns === 0
             ? { ...base, at: Date.now(), outcome: "skipped", detail: o.errorMessage ?? "the request does not fit the model's context window" }
+            : (o.writeFailures?.length ?? 0) > 0
+            ? {
+              ...base,
+              at: Date.now(),
+              outcome: "failed",
+              detail: `${o.writeFailures!.length} write${o.writeFailures!.length === 1 ? "" : "s"} failed, so memory was not saved: ${o.writeFailures![0]}`,
+              filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
+              turns: o.turns,
+              usage: spent
+            }
             : {
               ...base,
               at: Date.now(),

@@ -168,7 +168,7 @@ export const makeDreamAttempt = Effect.gen(function*() {
       if (end === "aborted") return yield* Effect.interrupt
       return { _tag: "Failed", end, reason, rolledBack } satisfies DreamRunOutcome<A>
     })
-    return locks.withLock(join(request.paths.rootDir, "locks"), "dream.lock", () => attempt).pipe(
+    return locks.withLock(join(request.paths.rootDir, "locks"), "dream.lock", () => attempt, { kind: "dream in a pi session" }).pipe(
       Effect.map((outcome): DreamRunOutcome<A> => (outcome._tag === "Done" ? outcome.value : { _tag: "Busy" })),
       Effect.catchTags({ LockFailed: (e) => Effect.fail(reasonOf(e)), LockLost: (e) => Effect.fail(reasonOf(e)) })
     )

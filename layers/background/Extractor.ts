@@ -2,7 +2,8 @@
  * Extractor: after a settled turn, a background agent saves what the conversation taught into memory.
  *
  * One extraction: the cursor machine decides (skip and advance, or run over the messages after the cursor); a run
- * takes `extract.lock` (busy: skip, cursor unchanged), opens a MemoryWriter task and the six restricted tools, builds
+ * takes `extract.lock` (busy: it waits its turn, up to `lockWaitMs`; still busy then: cursor unchanged, so the same
+ * messages are extracted by the next run; see docs/concurrency.md), opens a MemoryWriter task and the six restricted tools, builds
  * a fork of the parent's request when it is compatible (else an independent request), and runs the tool loop. The
  * cursor advances to the end of the snapshot when the task returns (API error and `maxTurns` included) and stays on
  * a throw, an interruption or invalidation: the caller applies `advanceTo` only from a returned outcome.
@@ -69,11 +70,16 @@ export interface ExtractionRequest {
   readonly onStart?: Effect.Effect<void>
   /** The Pi session the messages come from, for the change journal. */
   readonly sessionId?: string
+  /** How long to wait for `extract.lock` held by another process (another session's extraction, a pm forget). */
+  readonly lockWaitMs?: number
+  /** Called while it waits for `extract.lock`, every few seconds, with who holds it. */
+  readonly onLockWait?: (holder: string) => Effect.Effect<void>
 }
 
 export type ExtractionOutcome =
   | { readonly status: "skipped"; readonly reason: SkipReason; readonly advanceTo: string | undefined }
-  | { readonly status: "busy" }
+  /** `holder`: who held extract.lock when the wait ran out, in words. */
+  | { readonly status: "busy"; readonly holder: string; readonly waitedMs: number }
   | {
     readonly status: "ran"
     readonly stop: StopReason
@@ -82,6 +88,8 @@ export type ExtractionOutcome =
     readonly filesChanged: ReadonlyArray<string>
     readonly finalText: string
     readonly errorMessage: string | undefined
+    /** Writes that failed for a reason of the system (a full disk): what the model meant to save was not saved. */
+    readonly writeFailures?: ReadonlyArray<string>
     readonly advanceTo: string
     /** Changes the task tried and could not make. */
     readonly unsaved?: ReadonlyArray<UnsavedChange>

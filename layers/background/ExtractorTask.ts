@@ -197,6 +197,7 @@ export const makeExtractor = Effect.gen(function*() {
           errorMessage: result.errorMessage,
           advanceTo,
           unsaved: tools.unsaved?.() ?? [],
+          writeFailures: tools.writeFailures(),
           ...(shortened === undefined ? {} : { shortened })
         } as ExtractionOutcome
       }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
@@ -216,8 +217,14 @@ export const makeExtractor = Effect.gen(function*() {
         request.check.pipe(
           Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
         )
-      ))
-    return outcome._tag === "Busy" ? ({ status: "busy" } satisfies ExtractionOutcome) : outcome.value
+      ), {
+      maxWaitMs: request.lockWaitMs ?? 0,
+      kind: "extraction in a pi session",
+      ...(request.onLockWait === undefined ? {} : { onWaiting: (busy) => request.onLockWait!(busy.description) })
+    })
+    return outcome._tag === "Busy"
+      ? ({ status: "busy", holder: outcome.description, waitedMs: request.lockWaitMs ?? 0 } satisfies ExtractionOutcome)
+      : outcome.value
   })
 
   return { extract } satisfies ExtractorShape

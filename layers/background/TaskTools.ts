@@ -22,6 +22,7 @@ import { basename, dirname, join, relative, resolve } from "node:path"
 import { decodeConfig } from "../../src/config.ts"
 import { deleteAllowed, deleteCapReason, deleteLimit } from "../../src/deleteCap.ts"
 import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../../src/protectedPaths.ts"
+import { newDanglingLinks } from "../../src/memoryQuery.ts"
 import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
 import { detectSecrets, secretRefusalReason } from "../../src/secrets.ts"
 import { configPathOf, storageRootOf } from "../../src/storage.ts"
@@ -136,6 +137,8 @@ export interface TaskToolSet {
   /** What the model may call: the six, plus `codemode` in "on" mode, or `codemode` alone in "only" mode. */
   readonly tools: ReadonlyArray<TaskTool>
   readonly byName: (name: string) => TaskTool | undefined
+  /** The messages of writes and edits that failed for a reason of the system (PublishFailed), in order. */
+  readonly writeFailures: () => ReadonlyArray<string>
   /** The delete cap's figures so far (undefined when the cap is off), for the task's status. */
   readonly deleteCapStatus?: () => DeleteCapStatus | undefined
   /** Files whose last `write` or `edit` in this task failed, with the error's first line (the run record's). */
@@ -243,8 +246,12 @@ export const commandWords = (command: string, home: string): Array<string> => {
   return words
 }
 
-const run = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>): Promise<A> =>
-  Effect.runPromise(Effect.mapError(effect, (e) => new Error(e.message)))
+/** Runs a writer effect for Pi's tool; the error keeps its tag (`PublishFailed`: the disk, not the model, failed). */
+const run = async <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>): Promise<A> => {
+  const result = await Effect.runPromise(Effect.either(effect))
+  if (result._tag === "Right") return result.right
+  throw Object.assign(new Error(result.left.message), { tag: (result.left as { _tag?: string })._tag })
+}
 
 export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskToolSet> => {
   const { pi, cwd, memoryDir, writer } = options
@@ -253,6 +260,31 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   let dead: string | undefined
 
   const changed = (change: MemoryChange) => Effect.runPromise(options.onChange(change))
+  /**
+   * Writes that failed for a reason of the system (full disk, read-only, I/O), in publishing or in journaling: the
+   * run failed to save memory. Refusals of the model's request (a stale read, a path outside memory) are not these.
+   */
+  const writeFailures: Array<string> = []
+  const SYSTEM_FAILURES = new Set(["PublishFailed", "JournalFailed", "LockFailed"])
+  const noteFailure = (e: unknown): never => {
+    if (SYSTEM_FAILURES.has((e as { tag?: string }).tag ?? "")) writeFailures.push((e as Error).message)
+    throw e
+  }
+  const indexPath = join(memoryDir, "MEMORY.md")
+  /**
+   * The index may not gain a line for a topic that does not exist: when the topic's write failed (a full disk) or
+   * was refused, its index line is refused too, so MEMORY.md never links memory that was not saved.
+   */
+  const refuseDanglingIndex = async (absolutePath: string, content: string): Promise<void> => {
+    if (resolve(absolutePath) !== indexPath) return
+    const before = await readFile(indexPath, "utf8").catch(() => "")
+    const dangling = newDanglingLinks(before, content, (file) => existsSync(join(memoryDir, file)))
+    if (dangling.length === 0) return
+    throw new Error(
+      `MEMORY.md was not changed: it would link ${dangling.join(", ")}, which ${dangling.length === 1 ? "does" : "do"} not exist. ` +
+        "Write the topic file first (if its write failed, say so and stop); then add its line."
+    )
+  }
 
   /**
    * Journal first, then publish. When the publish fails, the reversal (attempted content back to what the file holds
@@ -300,7 +332,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       writeFile: async (absolutePath, content) => {
         refuseUnfitContent(memoryDir, absolutePath, content)
         refuseCredentials(memoryDir, absolutePath, content)
-        const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () => run(writer.write(absolutePath, content)))
+        await refuseDanglingIndex(absolutePath, content)
+        const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () => run(writer.write(absolutePath, content))).catch(noteFailure)
         await changed({ op: "write", path: result.path })
       }
     }
@@ -319,6 +352,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       writeFile: async (absolutePath, content) => {
         refuseUnfitContent(memoryDir, absolutePath, content)
         refuseCredentials(memoryDir, absolutePath, content)
+        await refuseDanglingIndex(absolutePath, content)
         const before = editSeen.get(absolutePath)
         const edits = pendingEdits.get(absolutePath) ?? []
         const exact = before === undefined ? undefined : applyEdits(before, edits)
@@ -327,7 +361,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () =>
           exact?._tag === "Applied" && exact.content === content
             ? run(writer.edit(absolutePath, edits))
-            : run(writer.write(absolutePath, content)))
+            : run(writer.write(absolutePath, content))).catch(noteFailure)
         await changed({ op: "edit", path: result.path })
       }
     }
@@ -574,6 +608,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     tools: exposed,
     byName: (name) => exposed.find((t) => t.name === name),
     unsaved: () => [...failedChanges].map(([file, reason]) => ({ file, reason })),
+    writeFailures: () => [...writeFailures],
     deleteCapStatus: () =>
       options.deleteCap === undefined
         ? undefined

@@ -37,6 +37,7 @@ const setup = (replies: Array<AssistantMessage | Error>) => {
   const tools: TaskToolSet = {
     tools: [tool("read"), tool("write")],
     byName: (n) => (n === "read" || n === "write" ? tool(n) : undefined),
+    writeFailures: () => [],
     close: async () => undefined
   }
   return { registry, contexts, executed, tools }

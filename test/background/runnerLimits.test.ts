@@ -32,7 +32,8 @@ const setup = (reply: (signal: AbortSignal) => Promise<AssistantMessage>, readTe
   const tools: TaskToolSet = {
     tools: [{ name: "read", declaration: { name: "read", description: "read", parameters: { type: "object" } as any }, execute: async () => ({ content: [{ type: "text", text: readText }], details: undefined }) }],
     byName: (n) => (n === "read" ? tools.tools[0] : undefined),
-    close: async () => undefined
+    close: async () => undefined,
+    writeFailures: () => []
   }
   return { registry, sent, aborted, tools }
 }

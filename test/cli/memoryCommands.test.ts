@@ -4,6 +4,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { existsSync, readFileSync, utimesSync } from "node:fs"
+import { hostname } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { FileSystem } from "../../layers/FileSystem.ts"
@@ -206,9 +207,11 @@ describe("pm forget while a background task writes", () => {
     )
     expect(held._tag).toBe("Acquired")
     try {
-      const refused = await runPm(["forget", "build", "--cwd", s.repo], s)
+      const refused = await runPm(["forget", "build", "--wait", "3", "--cwd", s.repo], s)
       expect(refused.code).toBe(2)
-      expect(refused.stderr).toMatch(/^pm: forget failed: a background task is writing memory \(dream\.lock held/)
+      // The holder is named (this test process: live, so never taken over), with progress while it waited.
+      expect(refused.stderr).toContain(`pm: waiting for dream.lock: held by a pm process, pid ${process.pid} on ${hostname()}`)
+      expect(refused.stderr).toMatch(new RegExp(`^pm: forget failed: memory is busy: dream\\.lock is held by a pm process, pid ${process.pid} on .*; gave up after waiting 3 s\\.`, "m"))
       expect(existsSync(join(s.memoryDir, "build.md"))).toBe(true)
       expect(readFileSync(join(s.memoryDir, "MEMORY.md"), "utf8")).toBe(before)
     } finally {

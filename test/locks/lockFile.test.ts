@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { backoffMs, decodeLockRecord, encodeLockRecord, judgeLock, sameLock } from "../../src/lockFile.ts"
+import { backoffMs, decodeLockRecord, describeHolder, encodeLockRecord, heldForMs, type HolderState, judgeLock, lockAgeMs, sameLock, startTimeOfStat } from "../../src/lockFile.ts"
 
 const record = { pid: 4242, token: "t-1", acquiredAt: 1_000 }
-const alive = () => true
-const dead = () => false
 
 describe("lock records", () => {
   it("round-trips and refuses half-written or foreign content", () => {
@@ -18,26 +16,54 @@ describe("lock records", () => {
   })
 })
 
-describe("judgeLock at the timeout edge", () => {
+describe("judgeLock: the holder first, then the age", () => {
   const timeoutMs = 1_000
-  const at = (ageMs: number, isAlive: typeof alive, r: typeof record | null = record) =>
-    judgeLock({ existing: { record: r ?? undefined, mtimeMs: 10_000 }, now: 10_000 + ageMs, timeoutMs, isAlive })
+  const unreadableGraceMs = 5_000
+  const at = (ageMs: number, state: HolderState, r: typeof record | null = record) =>
+    judgeLock({ existing: { record: r ?? undefined, mtimeMs: 10_000 }, now: 10_000 + ageMs, timeoutMs, unreadableGraceMs, holder: () => state })
 
-  it("is fresh below and at the timeout, whoever the holder", () => {
-    expect(at(999, dead)).toBe("fresh")
-    expect(at(1_000, dead)).toBe("fresh")
-    expect(at(1_000, dead, null)).toBe("fresh")
+  it("a holder proven gone frees the lock at any age, even a future one", () => {
+    expect(at(0, "gone")).toBe("stale")
+    expect(at(-60_000, "gone")).toBe("stale")
+    expect(at(999, "gone")).toBe("stale")
   })
-  it("is stale above the timeout only when the holder is gone", () => {
-    expect(at(1_001, dead)).toBe("stale")
-    expect(at(1_001, alive)).toBe("holder-alive")
-    expect(at(60_000, alive)).toBe("holder-alive")
+  it("a holder proven alive keeps it: fresh up to the timeout, then overdue but never taken", () => {
+    expect(at(1_000, "alive")).toBe("fresh")
+    expect(at(1_001, "alive")).toBe("holder-alive")
+    expect(at(3_600_000, "alive")).toBe("holder-alive")
   })
-  it("judges an unreadable file by its age alone", () => {
-    expect(at(1_001, alive, null)).toBe("stale")
+  it("an unverified holder is judged by age first, then by its pid", () => {
+    expect(at(999, "gone-unverified")).toBe("fresh")
+    expect(at(1_000, "gone-unverified")).toBe("fresh")
+    expect(at(1_001, "gone-unverified")).toBe("stale")
+    expect(at(1_001, "alive-unverified")).toBe("holder-alive")
   })
-  it("a clock behind the file's mtime counts as age 0", () => {
-    expect(at(-5_000, dead)).toBe("fresh")
+  it("an unreadable file is stale once older than the grace, whatever the timeout", () => {
+    expect(at(4_999, "alive", null)).toBe("fresh")
+    expect(at(5_000, "alive", null)).toBe("fresh")
+    expect(at(5_001, "alive", null)).toBe("stale")
+  })
+  it("a time in the future counts as now (age 0)", () => {
+    expect(lockAgeMs({ record, mtimeMs: 20_000 }, 10_000)).toBe(0)
+    expect(heldForMs({ record: { ...record, acquiredAt: 50_000 }, mtimeMs: 0 }, 10_000)).toBe(0)
+    expect(at(-5_000, "gone-unverified")).toBe("fresh")
+  })
+})
+
+describe("startTimeOfStat", () => {
+  it("reads field 22 even when the command name holds spaces and parentheses", () => {
+    const rest = Array.from({ length: 30 }, (_, i) => String(i + 3)).join(" ")
+    expect(startTimeOfStat(`4242 (pm) ${rest.split(" ").slice(0, 10).join(" ")}`)).toBeUndefined() // cut short
+    expect(startTimeOfStat(`4242 (a) b) c) ${rest}`)).toBe("22")
+    expect(startTimeOfStat("garbage")).toBeUndefined()
+  })
+})
+
+describe("describeHolder", () => {
+  it("names the kind, pid, host and how long it has been held", () => {
+    const r = { ...record, kind: "pm forget", host: "box", acquiredAt: 0 }
+    expect(describeHolder({ record: r, mtimeMs: 0 }, 12_400)).toBe("pm forget, pid 4242 on box, for 12 s")
+    expect(describeHolder({ record: undefined, mtimeMs: 0 }, 3_000)).toBe("an unreadable lock file (last touched 3 s ago)")
   })
 })
 

@@ -1,10 +1,11 @@
 /** LockService in one process, on real files: scope, heartbeat, loss, takeover rules and arbitration. */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, TestClock } from "effect"
-import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { hostname } from "node:os"
 import { join } from "node:path"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { type LockServiceConfig, LockService } from "../../layers/LockService.ts"
+import { FileSystem, FsError } from "../../layers/FileSystem.ts"
+import { type LockServiceConfig, LockService, machineOf, processStartOf } from "../../layers/LockService.ts"
 import { clockedLocks, expectEvent, T0, untilSleeping } from "./clocked.ts"
 import { tempDir } from "./processes.ts"
 
@@ -33,6 +34,10 @@ const plant = (dir: string, name: string, content: string, ageMs: number) => {
   utimesSync(join(dir, name), t, t)
 }
 const record = (pid: number, token = "theirs") => JSON.stringify({ pid, token, acquiredAt: Date.now() - 10_000 })
+/** A record written on this machine, as a current release writes it. */
+const ours = (pid: number, start: string, token = "theirs") =>
+  JSON.stringify({ pid, token, acquiredAt: NOW - 10_000, host: hostname(), machine: machineOf(), start, kind: "pm forget" })
+const GRACE = 5_000
 
 describe("LockService", () => {
   it.live("acquires, reports Busy to a second caller, and releases when the scope closes", () =>
@@ -45,7 +50,9 @@ describe("LockService", () => {
         expect(first._tag).toBe("Acquired")
         const content = JSON.parse(readFileSync(path, "utf8"))
         expect(content).toMatchObject({ pid: process.pid })
-        expect(Object.keys(content).sort()).toEqual(["acquiredAt", "pid", "token"])
+        // The holder's identity: host, process table and start time, so a dead holder is recognised at once.
+        expect(content).toMatchObject({ host: hostname(), machine: machineOf(), start: processStartOf(process.pid), kind: "a pm process" })
+        expect(Object.keys(content).sort()).toEqual(["acquiredAt", "host", "kind", "machine", "pid", "start", "token"])
         const second = yield* Effect.scoped(locks.acquire(join(dir.path, "locks"), "extract.lock"))
         expect(second).toMatchObject({ _tag: "Busy", holder: { pid: process.pid } })
       }))
@@ -160,7 +167,7 @@ describe("LockService", () => {
       expect((yield* Effect.scoped(locks.acquire(locksDir, "extract.lock")))._tag).toBe("Busy")
     }).pipe(Effect.provide(withService())))
 
-  it.effect("unreadable lock files are judged by age", () =>
+  it.effect("unreadable and empty lock files are stale once older than the grace, not the lock's timeout", () =>
     Effect.gen(function*() {
       yield* clockAtNow
       using dir = tempDir("lock")
@@ -168,11 +175,124 @@ describe("LockService", () => {
       const locksDir = join(dir.path, "locks")
       mkdirSync(locksDir, { recursive: true })
       const tryOnce = Effect.scoped(Effect.map(locks.acquire(locksDir, "dream.lock"), (r) => r))
-      plant(locksDir, "dream.lock", "{\"pid\":12", TIMEOUT - 150)
+      plant(locksDir, "dream.lock", "{\"pid\":12", GRACE - 1)
       expect(yield* tryOnce).toMatchObject({ _tag: "Busy", holder: undefined })
-      plant(locksDir, "dream.lock", "", TIMEOUT + 150)
+      plant(locksDir, "dream.lock", "{\"pid\":12", GRACE + 1)
       expect((yield* tryOnce)._tag).toBe("Acquired")
+      plant(locksDir, "dream.lock", "", GRACE - 1)
+      expect((yield* tryOnce)._tag).toBe("Busy")
+      plant(locksDir, "dream.lock", "", GRACE + 1)
+      expect((yield* tryOnce)._tag).toBe("Acquired")
+    }).pipe(Effect.provide(withService({ timeouts: { "dream.lock": 3_600_000 } }))))
+
+  it.effect("a holder on this machine is judged by its pid and start time before the lock's age", () =>
+    Effect.gen(function*() {
+      yield* clockAtNow
+      using dir = tempDir("lock")
+      const locks = yield* LockService
+      const locksDir = join(dir.path, "locks")
+      mkdirSync(locksDir, { recursive: true })
+      const tryOnce = Effect.scoped(Effect.map(locks.acquire(locksDir, "dream.lock"), (r) => r))
+      const parent = { pid: process.ppid, start: processStartOf(process.ppid)! }
+      // Fresh (1 s of an hour), but the pid is gone: taken at once.
+      plant(locksDir, "dream.lock", ours(DEAD_PID, "1"), 1_000)
+      expect((yield* tryOnce)._tag).toBe("Acquired")
+      // Fresh, the pid exists but started at another time: a reused pid, the holder is gone.
+      plant(locksDir, "dream.lock", ours(parent.pid, `${Number(parent.start) + 1}`), 1_000)
+      expect((yield* tryOnce)._tag).toBe("Acquired")
+      // The real live process: busy, and past its timeout still never taken.
+      plant(locksDir, "dream.lock", ours(parent.pid, parent.start), 1_000)
+      expect(yield* tryOnce).toMatchObject({ _tag: "Busy", holder: { pid: parent.pid } })
+      plant(locksDir, "dream.lock", ours(parent.pid, parent.start), 7_200_000)
+      expect((yield* tryOnce)._tag).toBe("Busy")
+      expect(yield* locks.inspect(locksDir, "dream.lock")).toMatchObject({ judgement: "holder-alive" })
+      // Another machine's record: the age decides first, as before.
+      plant(locksDir, "dream.lock", JSON.stringify({ ...JSON.parse(ours(DEAD_PID, "1")), machine: "elsewhere" }), 1_000)
+      expect((yield* tryOnce)._tag).toBe("Busy")
+    }).pipe(Effect.provide(withService({ timeouts: { "dream.lock": 3_600_000 } }))))
+
+  it.effect("a time stamped in the future counts as now, and a dead holder's future lock is taken at once", () =>
+    Effect.gen(function*() {
+      yield* clockAtNow
+      using dir = tempDir("lock")
+      const locks = yield* LockService
+      const locksDir = join(dir.path, "locks")
+      mkdirSync(locksDir, { recursive: true })
+      const tryOnce = Effect.scoped(Effect.map(locks.acquire(locksDir, "dream.lock"), (r) => r._tag))
+      plant(locksDir, "dream.lock", ours(DEAD_PID, "1"), -3_600_000) // an hour ahead
+      expect(yield* tryOnce).toBe("Acquired")
+      // Garbage stamped an hour ahead: busy now, its mtime set back to now, and stale once the grace has passed.
+      plant(locksDir, "dream.lock", "garbage", -3_600_000)
+      expect(yield* tryOnce).toBe("Busy")
+      expect(Math.round(statSync(join(locksDir, "dream.lock")).mtimeMs)).toBe(NOW)
+      const status = yield* locks.inspect(locksDir, "dream.lock")
+      expect(status).toMatchObject({ judgement: "fresh" })
+      expect(Math.round(status!.ageMs)).toBe(0)
+      yield* TestClock.adjust(GRACE + 1)
+      expect(yield* tryOnce).toBe("Acquired")
+    }).pipe(Effect.provide(withService({ timeouts: { "dream.lock": 3_600_000 } }))))
+
+  it.effect("an acquirer whose clock runs an hour behind still takes over a dead holder's lock", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW - 3_600_000)
+      using dir = tempDir("lock")
+      const locks = yield* LockService
+      const locksDir = join(dir.path, "locks")
+      mkdirSync(locksDir, { recursive: true })
+      plant(locksDir, "extract.lock", ours(DEAD_PID, "1"), 0)
+      expect((yield* Effect.scoped(locks.acquire(locksDir, "extract.lock")))._tag).toBe("Acquired")
     }).pipe(Effect.provide(withService())))
+
+  it.effect("Busy names the holder's kind, pid, host and time held", () =>
+    Effect.gen(function*() {
+      yield* clockAtNow
+      using dir = tempDir("lock")
+      const locks = yield* LockService
+      const locksDir = join(dir.path, "locks")
+      yield* Effect.scoped(Effect.gen(function*() {
+        expect((yield* locks.acquire(locksDir, "extract.lock", { kind: "pm forget" }))._tag).toBe("Acquired")
+        yield* TestClock.adjust(12_000)
+        const second = yield* Effect.scoped(locks.acquire(locksDir, "extract.lock"))
+        expect(second).toMatchObject({ _tag: "Busy", description: `pm forget, pid ${process.pid} on ${hostname()}, for 12 s` })
+      }))
+    }).pipe(Effect.provide(withService({ timeouts: { "extract.lock": 3_600_000 } }))))
+
+  it.effect("inspectAll reports every file in the locks directory, known or not, judged", () =>
+    Effect.gen(function*() {
+      yield* clockAtNow
+      using dir = tempDir("lock")
+      const locks = yield* LockService
+      const locksDir = join(dir.path, "locks")
+      expect(yield* locks.inspectAll(locksDir)).toEqual([])
+      mkdirSync(locksDir, { recursive: true })
+      plant(locksDir, "dream.lock", ours(DEAD_PID, "1"), 1_000)
+      plant(locksDir, "journal.lock", "", GRACE + 1)
+      plant(locksDir, "journal.lock.recover", "", 10)
+      plant(locksDir, "future.lock", ours(process.ppid, processStartOf(process.ppid)!), 1_000)
+      plant(locksDir, "extract.lock.123.tmp", "", 10) // a create in progress: not a lock
+      const all = yield* locks.inspectAll(locksDir)
+      expect(all.map((l) => [l.name, l.judgement])).toEqual([
+        ["dream.lock", "stale"],
+        ["future.lock", "fresh"],
+        ["journal.lock", "stale"],
+        ["journal.lock.recover", "fresh"]
+      ])
+    }).pipe(Effect.provide(withService())))
+
+  it.effect("a full disk fails the acquisition with its reason and leaves no lock file behind", () =>
+    Effect.gen(function*() {
+      using dir = tempDir("lock")
+      const locksDir = join(dir.path, "locks")
+      mkdirSync(locksDir, { recursive: true })
+      const full = FileSystem.layerWith({
+        writeFile: (path) => Effect.fail(new FsError({ op: "write", path, reason: "NoSpace", detail: "ENOSPC" }))
+      })
+      const locks = yield* Effect.provide(LockService, LockService.layer.pipe(Layer.provide(full)))
+      const exit = yield* Effect.exit(Effect.scoped(locks.acquire(locksDir, "dream.lock")))
+      expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "LockFailed", reason: "NoSpace" } } })
+      expect(String((exit as { cause: { error: Error } }).cause.error.message)).toContain("no space left on the device (ENOSPC)")
+      expect(readdirSync(locksDir)).toEqual([])
+    }))
 
   it.effect("a live .recover blocks recovery; a stale one whose creator is gone is cleared", () =>
     Effect.gen(function*() {

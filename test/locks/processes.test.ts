@@ -25,22 +25,17 @@ describe("locks across processes", () => {
     expect(new Set(lines.map((l) => l.split(" ")[1])).size).toBe(10)
   })
 
-  it("a SIGKILLed holder is taken over by a waiter, but only after the timeout", async () => {
+  it("a SIGKILLed holder is taken over by a waiter at once: its pid is gone, whatever the lock's timeout", async () => {
     using dir = tempDir("takeover")
-    const timeoutMs = 1_500
-    const common = { locksDir: join(dir.path, "locks"), name: "dream.lock", timeoutMs, heartbeatMs: 100 }
+    // An hour's timeout: the waiter can only get the lock by judging the holder, never by waiting out its age.
+    const common = { locksDir: join(dir.path, "locks"), name: "dream.lock", timeoutMs: 3_600_000, heartbeatMs: 100 }
     const holder = startWorker("hold", common)
     const holderToken = (await holder.waitFor((l) => l["acquired"] === true))["token"]
-    const waiter = startWorker("hold", { ...common, maxWaitMs: 15_000, holdMs: 0 })
-    await waiter.waitFor((l) => l["trying"] === true) // the waiter is up and about to poll
+    const waiter = startWorker("hold", { ...common, maxWaitMs: 3_600_000, holdMs: 0 })
+    await waiter.waitFor((l) => l["trying"] === true) // the waiter is up and polling
     holder.child.kill("SIGKILL")
     expect(await holder.exited).toBe("SIGKILL")
-    const lastHeartbeat = statSync(join(dir.path, "locks", "dream.lock")).mtimeMs
-
-    const acquired = await waiter.waitFor((l) => l["acquired"] === true)
-    const at = acquired["at"] as number
-    // Never before the timeout. How soon after it is a figure, not a property: it depends on the machine's load.
-    expect(at - lastHeartbeat).toBeGreaterThan(timeoutMs)
+    const acquired = await waiter.waitFor((l) => l["acquired"] === true, 60_000)
     expect(acquired["token"]).not.toBe(holderToken)
     expect(await waiter.exited).toBe(0)
   })

@@ -1,0 +1,123 @@
+/**
+ * Locks left by dead processes never block a person's command: real `pm forget` processes SIGKILLed at random
+ * points, a holder killed while it holds the background locks, and damaged, empty and future-stamped lock files.
+ * "Proceeds within seconds" is observed, not timed: a forget that waits prints a progress line on stderr after 2 s,
+ * and these must print none.
+ */
+import { spawn } from "node:child_process"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import { startWorker } from "../locks/processes.ts"
+import { ensureBuilt, pmPath, runPm } from "../support/pm.ts"
+import { tempDir } from "../support/tmp.ts"
+import { DEAD_PID, holderRecord, plantLock, project } from "./support.ts"
+
+beforeAll(() => ensureBuilt(), 120_000)
+
+const NAMES = Array.from({ length: 10 }, (_, i) => `fact-${i}`)
+
+/** `pm forget` started and SIGKILLed after `delayMs`, or earlier if it finished first. */
+const killedForget = (p: { agentDir: string; home: string; repo: string }, name: string, delayMs: number) =>
+  new Promise<string>((resolve) => {
+    const child = spawn(process.execPath, [pmPath, "forget", name, "--cwd", p.repo], {
+      env: { ...process.env, PI_CODING_AGENT_DIR: p.agentDir, HOME: p.home, NO_COLOR: "1" },
+      stdio: "ignore"
+    })
+    const timer = setTimeout(() => child.kill("SIGKILL"), delayMs)
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer)
+      resolve(signal ?? String(code))
+    })
+  })
+
+describe("a killed pm forget never blocks the next one", () => {
+  it("SIGKILL at random points: the next forget proceeds without waiting, and what was forgotten can be undone", async () => {
+    const p = await project(join(tempDir("pm-agent-"), "agent"), NAMES)
+    const original = Object.fromEntries(NAMES.map((n) => [n, readFileSync(join(p.memoryDir, `${n}.md`), "utf8")]))
+    const outcomes: Array<string> = []
+    for (let i = 0; i < NAMES.length; i += 2) {
+      // Node starts in ~100-400 ms here, then the forget takes its locks: delays spread over that whole life.
+      outcomes.push(await killedForget(p, NAMES[i]!, Math.floor(Math.random() * 700)))
+      const next = await runPm(["forget", NAMES[i + 1]!, "--cwd", p.repo], p)
+      expect(next.code, next.stderr).toBe(0)
+      expect(next.stderr).not.toContain("waiting for")
+    }
+    expect(outcomes.some((o) => o === "SIGKILL"), outcomes.join(",")).toBe(true)
+    // Nothing lost: every topic is either still there or brought back, byte for byte, by undo.
+    for (let undone = 0; undone < NAMES.length; undone++) {
+      const r = await runPm(["undo", "--cwd", p.repo], p)
+      if (r.code !== 0) break
+      expect(r.stderr).not.toContain("waiting for")
+    }
+    for (const n of NAMES) expect(readFileSync(join(p.memoryDir, `${n}.md`), "utf8")).toBe(original[n])
+    const status = JSON.parse((await runPm(["status", "--json", "--cwd", p.repo], p)).stdout)
+    expect(status.locks).toEqual([])
+  }, 90_000)
+
+  it("a holder killed while it holds the background locks: status names it stale, the next forget takes over at once", async () => {
+    const p = await project(join(tempDir("pm-agent-"), "agent"), ["kept", "gone"])
+    const holder = startWorker("hold", { locksDir: p.locksDir, name: "dream.lock", timeoutMs: 3_600_000 })
+    await holder.waitFor((l) => l["acquired"] === true)
+    holder.child.kill("SIGKILL")
+    expect(await holder.exited).toBe("SIGKILL")
+    const status = await runPm(["status", "--cwd", p.repo], p)
+    expect(status.stdout).toMatch(new RegExp(`dream\\.lock: a pm process, pid ${holder.pid} on .*\\(stale: its holder is gone`))
+    expect(status.stdout).toContain("To clear a lock:")
+    const doctor = await runPm(["doctor", "--cwd", p.repo], p)
+    expect(doctor.stdout).toMatch(/^lock-stale: dream\.lock: held by a pm process, pid \d+ .*which is gone; the next task takes it over at once, or remove /m)
+    const r = await runPm(["forget", "gone", "--cwd", p.repo], p)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).not.toContain("waiting for")
+    expect(existsSync(join(p.memoryDir, "gone.md"))).toBe(false)
+    expect(readdirSync(p.locksDir)).toEqual([])
+  }, 60_000)
+})
+
+describe("damaged, empty and future-stamped locks", () => {
+  it("doctor reports every one with its holder; forget and undo go through without waiting", async () => {
+    const p = await project(join(tempDir("pm-agent-"), "agent"), ["a", "b"])
+    // As a full disk or a crash between create and write leaves them, and a dead holder whose clock ran an hour ahead.
+    plantLock(p.locksDir, "extract.lock", "", 10_000)
+    plantLock(p.locksDir, "dream.lock", holderRecord(DEAD_PID, "pm forget", { acquiredAt: Date.now() + 3_600_000 }), -3_600_000)
+    plantLock(p.locksDir, "journal.lock", "{\"pid\":12", 10_000)
+    plantLock(p.locksDir, "journal.lock.recover", "", 10_000)
+    const doctor = await runPm(["doctor", "--json", "--cwd", p.repo], p)
+    const problems = JSON.parse(doctor.stdout).problems.filter((x: { code: string }) => x.code.startsWith("lock-"))
+    expect(problems.map((x: { code: string; message: string }) => `${x.code} ${x.message.split(":")[0]}`).sort()).toEqual([
+      "lock-stale dream.lock",
+      "lock-stale extract.lock",
+      "lock-stale journal.lock",
+      "lock-stale journal.lock.recover"
+    ])
+    const status = JSON.parse((await runPm(["status", "--json", "--cwd", p.repo], p)).stdout)
+    const dream = status.locks.find((l: { name: string }) => l.name === "dream.lock")
+    // A time in the future counts as now: held for 0 s, heartbeat 0 s ago, and stale because its pid is gone.
+    expect(dream).toMatchObject({ pid: DEAD_PID, kind: "pm forget", heldForMs: 0, ageMs: 0, judgement: "stale" })
+    const r = await runPm(["forget", "a", "--cwd", p.repo], p)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).not.toContain("waiting for")
+    plantLock(p.locksDir, "extract.lock", "garbage", 6_000)
+    const u = await runPm(["undo", "--cwd", p.repo], p)
+    expect(u.code, u.stderr).toBe(0)
+    expect(u.stderr).not.toContain("waiting for")
+    expect(existsSync(join(p.memoryDir, "a.md"))).toBe(true)
+    expect(readdirSync(p.locksDir)).toEqual([])
+  }, 60_000)
+
+  it("a live holder is named in the wait and in the error, and never robbed", async () => {
+    const p = await project(join(tempDir("pm-agent-"), "agent"), ["a"])
+    const holder = startWorker("hold", { locksDir: p.locksDir, name: "extract.lock", timeoutMs: 1_000 })
+    await holder.waitFor((l) => l["acquired"] === true)
+    try {
+      const r = await runPm(["forget", "a", "--wait", "3", "--cwd", p.repo], p)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(new RegExp(`^pm: waiting for extract\\.lock: held by a pm process, pid ${holder.pid} on .*, for \\d+ s \\(waited \\d+ s\\)$`, "m"))
+      expect(r.stderr).toMatch(/^pm: forget failed: memory is busy: extract\.lock is held by a pm process, pid \d+ .*gave up after waiting 3 s\. .*pm status/m)
+      expect(existsSync(join(p.memoryDir, "a.md"))).toBe(true)
+    } finally {
+      holder.child.kill("SIGKILL")
+      await holder.exited
+    }
+  }, 60_000)
+})
