@@ -23,13 +23,15 @@ describe("inspection commands", () => {
     }
   })
 
-  it("report the location that scanning (which creates the directory) then uses", async () => {
+  it("report the location that scanning then uses, and scanning creates nothing", async () => {
     const agent = tempAgent()
     const repo = gitRepo()
     const env = { PI_CODING_AGENT_DIR: agent.agentDir, HOME: agent.home }
     const before = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { env })).stdout)
-    expect((await runPm(["scan", "--cwd", repo], { env })).code).toBe(0)
-    expect(existsSync(before.memoryDir)).toBe(true)
+    const scan = await runPm(["scan", "--json", "--cwd", repo], { env })
+    expect(scan.code).toBe(0)
+    expect(JSON.parse(scan.stdout).memoryDir).toBe(before.memoryDir)
+    expect(existsSync(before.memoryDir)).toBe(false)
     const after = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { env })).stdout)
     expect(after).toEqual(before)
   })

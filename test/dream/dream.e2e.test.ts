@@ -170,7 +170,9 @@ describe("the dream in the real host", () => {
 describe("/memory dream by hand", () => {
   it("runs without the thresholds, reports an index over 160 lines, and skips while another process holds dream.lock", async () => {
     const base = freshBase()
-    h = await startHarness({ base, sessionDir: join(base, "sessions"), memory: { "MEMORY.md": INDEX } })
+    // 161 topics, so that an index linking each of them is over 160 lines (an index line must link a topic that exists).
+    const topics = Object.fromEntries(Array.from({ length: 161 }, (_, i) => [`t${i}.md`, topic(`Topic ${i}`, `hook ${i}`)]))
+    h = await startHarness({ base, sessionDir: join(base, "sessions"), memory: { "MEMORY.md": INDEX, ...topics } })
     const dir = h.memoryDir
     const longIndex = Array.from({ length: 161 }, (_, i) => `- [Topic ${i}](t${i}.md) - hook`).join("\n") + "\n"
     h.background = (r) => {

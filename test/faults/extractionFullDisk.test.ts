@@ -33,13 +33,14 @@ describe.skipIf(!mountable)("extraction on a full disk", () => {
     mount = tmpfs(4096)
     h = await startHarness({ base: mount.path, memory: { "MEMORY.md": INDEX, "old.md": topic("Old", "an older memory") } })
     const dir = h.memoryDir
-    // A topic far larger than the space left: its write fails; the small index edit alone would fit.
-    const big = topic("Deploys", `deploys happen on Fridays only\n${"x".repeat(200_000)}`)
+    // A topic larger than the space left (but within the 32 KiB a background write may put in one file): its write
+    // fails; the small index edit alone would fit.
+    const big = topic("Deploys", "deploys happen on Fridays only", "project", "x".repeat(30_000))
     let filler: string | undefined
     h.background = (r) => {
       const turn = taskTurn(r)
       if (turn === 0) {
-        // Fill the disk now, leaving 16 pages (64 KiB): the session has started, the task is about to write.
+        // Fill the disk now, leaving 4 pages (16 KiB): the session has started, the task is about to write.
         filler = join(mount!.path, "filler")
         const fd = openSync(filler, "w")
         let size = 0
@@ -48,7 +49,7 @@ describe.skipIf(!mountable)("extraction on a full disk", () => {
         } catch {
           // ENOSPC: full
         }
-        ftruncateSync(fd, Math.max(0, size - 16 * 4096))
+        ftruncateSync(fd, Math.max(0, size - 4 * 4096))
         closeSync(fd)
         return call("read", { path: join(dir, "MEMORY.md") })
       }
