@@ -11,6 +11,8 @@ import { LockService } from "../../layers/LockService.ts"
 import {
   decodeJournal,
   encodeEntry,
+  encodeOutcome,
+  groupByTask,
   JOURNAL_KEEP_MS,
   JOURNAL_KEEP_TASKS,
   JOURNAL_MAX_CONTENT_BYTES,
@@ -43,7 +45,7 @@ describe("journal lines", () => {
     const line = encodeEntry(e)
     expect(line.endsWith("\n")).toBe(true)
     expect(line.indexOf("\n")).toBe(line.length - 1)
-    expect(decodeJournal(line + encodeEntry(entry("t2", NOW)))).toEqual({ entries: [e, entry("t2", NOW)], invalidLines: 0, tornTail: false })
+    expect(decodeJournal(line + encodeEntry(entry("t2", NOW)))).toEqual({ entries: [e, entry("t2", NOW)], outcomes: new Map(), invalidLines: 0, tornTail: false })
   })
 
   it("skips a torn last line, and keeps a complete last entry whose newline was lost", () => {
@@ -54,7 +56,7 @@ describe("journal lines", () => {
     const noNewline = whole + encodeEntry(entry("t3", NOW)).trimEnd()
     expect(decodeJournal(noNewline)).toMatchObject({ tornTail: false })
     expect(decodeJournal(noNewline).entries.map((e) => e.task)).toEqual(["t1", "t2", "t3"])
-    expect(decodeJournal("")).toEqual({ entries: [], invalidLines: 0, tornTail: false })
+    expect(decodeJournal("")).toEqual({ entries: [], outcomes: new Map(), invalidLines: 0, tornTail: false })
   })
 
   it("counts a bad line in the middle and goes on", () => {
@@ -71,10 +73,11 @@ describe("planPrune", () => {
 
   it("keeps the last 20 tasks when older ones are past 30 days", () => {
     const entries = Array.from({ length: 25 }, (_, i) => one(i, NOW - 100 * DAY + i))
-    const plan = planPrune(entries, NOW, entries.map((_, i) => blobOf(i)), size(10))
+    const plan = planPrune(entries, NOW, size(10))
     expect(plan.keep.map((e) => e.task)).toEqual(entries.slice(5).map((e) => e.task))
     expect(plan.dropped).toBe(5)
-    expect(plan.deleteBlobs).toEqual([0, 1, 2, 3, 4].map(blobOf))
+    expect([0, 1, 2, 3, 4].map(blobOf).some((b) => plan.keptBlobs.has(b))).toBe(false)
+    expect(plan.keptBlobs.size).toBe(20)
     expect(JOURNAL_KEEP_TASKS).toBe(20)
   })
 
@@ -82,7 +85,7 @@ describe("planPrune", () => {
     const old = one(0, NOW - JOURNAL_KEEP_MS - 1)
     const edge = one(1, NOW - JOURNAL_KEEP_MS)
     const recent = Array.from({ length: 30 }, (_, i) => one(i + 2, NOW - DAY + i))
-    const plan = planPrune([old, edge, ...recent], NOW, [], size(1))
+    const plan = planPrune([old, edge, ...recent], NOW, size(1))
     expect(plan.keep.map((e) => e.task)).toEqual([edge, ...recent].map((e) => e.task))
     expect(plan.dropped).toBe(1)
   })
@@ -91,31 +94,50 @@ describe("planPrune", () => {
     const entries = [one(0, NOW - 3), one(1, NOW - 2), one(2, NOW - 1)]
     const sizes = new Map([[blobOf(0), 1], [blobOf(1), JOURNAL_MAX_CONTENT_BYTES / 2], [blobOf(2), JOURNAL_MAX_CONTENT_BYTES / 2 - 1]])
     // The newest task stays whatever its size: its change may be about to be published.
-    const huge = planPrune(entries, NOW, [], (s) => (s === blobOf(2) ? JOURNAL_MAX_CONTENT_BYTES + 1 : 1))
+    const huge = planPrune(entries, NOW, (s) => (s === blobOf(2) ? JOURNAL_MAX_CONTENT_BYTES + 1 : 1))
     expect(huge.keep.map((e) => e.task)).toEqual(["t2"])
-    const at = planPrune(entries, NOW, [...sizes.keys()], (s) => sizes.get(s))
+    const at = planPrune(entries, NOW, (s) => sizes.get(s))
     expect([at.keep.length, at.keptBytes]).toEqual([3, JOURNAL_MAX_CONTENT_BYTES])
     sizes.set(blobOf(0), 2)
-    const over = planPrune(entries, NOW, [...sizes.keys()], (s) => sizes.get(s))
+    const over = planPrune(entries, NOW, (s) => sizes.get(s))
     expect(over.keep.map((e) => e.task)).toEqual(["t1", "t2"])
-    expect(over.deleteBlobs).toEqual([blobOf(0)])
+    expect(over.keptBlobs.has(blobOf(0))).toBe(false)
   })
 
   it("counts a blob shared by two entries once", () => {
     const shared = h("shared")
     const a = entry("a", NOW - 2, [{ file: "x.md", op: "update", before: shared, after: h("y") }])
     const b = entry("b", NOW - 1, [{ file: "x.md", op: "update", before: shared, after: h("z") }])
-    expect(planPrune([a, b], NOW, [shared], () => 100).keptBytes).toBe(100)
+    expect(planPrune([a, b], NOW, () => 100).keptBytes).toBe(100)
   })
 })
 
 describe("undoTarget and planUndo", () => {
   it("picks the newest task not undone and not an undo; an explicit task may be anything", () => {
-    const entries = [entry("t1", 1), entry("t2", 2), entry("u1", 3, [], { kind: "undo", undoes: "t2" })]
+    const c = (n: string): JournalEntry["changes"] => [{ file: "a.md", op: "update", before: h(n), after: h(`${n}'`) }]
+    const entries = [entry("t1", 1, c("1")), entry("t2", 2, c("2")), entry("u1", 3, [], { kind: "undo", undoes: "t2", finished: true })]
     expect(undoTarget(entries)?.task).toBe("t1")
     expect(undoTarget(entries, "u1")?.task).toBe("u1")
     expect(undoTarget(entries, "nope")).toBeUndefined()
-    expect(undoTarget([entry("t1", 1), entry("u", 2, [], { kind: "undo", undoes: "t1" })])).toBeUndefined()
+    expect(undoTarget([entry("t1", 1, c("1")), entry("u", 2, [], { kind: "undo", undoes: "t1", finished: true })])).toBeUndefined()
+    // An undo killed before its end leaves its task to be undone again.
+    expect(undoTarget([entry("t1", 1, c("1")), entry("u", 2, [], { kind: "undo", undoes: "t1" })])?.task).toBe("t1")
+  })
+
+  it("passes over a task that changed no bytes (journaled, never published) to reach the one before", () => {
+    const published = entry("t1", 1, [{ file: "a.md", op: "update", before: h("1"), after: h("2") }])
+    const intent = (id: string, extra: Partial<JournalEntry> = {}) =>
+      entry("t2", 2, [{ file: "a.md", op: "update", before: h("2"), after: h("3") }], { id, ...extra })
+    const failed = decodeJournal(
+      encodeEntry(published) + encodeEntry(intent("i1")) + encodeOutcome({ v: 1, id: "i1", task: "t2", outcome: "failed" })
+    )
+    expect(undoTarget(groupByTask(failed.entries, failed.outcomes))?.task).toBe("t1")
+    const done = decodeJournal(encodeEntry(published) + encodeEntry(intent("i1")) + encodeOutcome({ v: 1, id: "i1", task: "t2", outcome: "done" }))
+    expect(undoTarget(groupByTask(done.entries, done.outcomes))?.task).toBe("t2")
+    // Pending (no outcome yet): not a change until undo settles it.
+    const pending = decodeJournal(encodeEntry(published) + encodeEntry(intent("i1")))
+    expect(groupByTask(pending.entries, pending.outcomes)[1]!.changes[0]!.status).toBe("pending")
+    expect(undoTarget(groupByTask(pending.entries, pending.outcomes))?.task).toBe("t1")
   })
 
   it("restores, removes, leaves alone or refuses each file by its current hash", () => {
@@ -137,9 +159,9 @@ describe("undoTarget and planUndo", () => {
     }
     const plan = planUndo(e, (f) => current[f] ?? null, (sha) => sha !== h("lost"))
     expect(plan.actions).toEqual([
-      { file: "upd.md", action: "restore", blob: h("old"), current: h("new") },
-      { file: "new.md", action: "remove", current: h("made") },
-      { file: "gone.md", action: "restore", blob: h("was"), current: null },
+      { file: "upd.md", action: "restore", blob: h("old"), expect: h("new"), mode: undefined },
+      { file: "new.md", action: "remove", expect: h("made") },
+      { file: "gone.md", action: "restore", blob: h("was"), expect: null, mode: undefined },
       { file: "never.md", action: "none" }
     ])
     expect(plan.refused.map((r) => r.file)).toEqual(["moved-on.md", "pruned.md"])
