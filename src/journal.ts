@@ -335,7 +335,10 @@ export const planUndo = (
     const current = currentHash(file)
     if (current === before) actions.push({ file, action: "none" })
     else if (current !== after) {
-      refused.push({ file, reason: current === null ? "it was deleted after this task" : CHANGED_SINCE })
+      refused.push({
+        file,
+        reason: current === null ? "it was deleted after this task" : after === null ? "it was created again after this task" : CHANGED_SINCE
+      })
     } else if (before === null) actions.push({ file, action: "remove", expect: current! })
     else if (!blobExists(before)) refused.push({ file, reason: "its previous content is no longer kept (history pruned)" })
     else actions.push({ file, action: "restore", blob: before, expect: current, mode: net.mode })

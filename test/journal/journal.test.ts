@@ -4,7 +4,7 @@ import { spawn } from "node:child_process"
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { FileSystem } from "../../layers/FileSystem.ts"
 import { Journal, type FileChange, type JournalPaths } from "../../layers/Journal.ts"
 import { LockService } from "../../layers/LockService.ts"
@@ -23,6 +23,7 @@ import {
   undoTarget
 } from "../../src/journal.ts"
 import { tempDir } from "../support/tmp.ts"
+import { bundleWorker, freshMemory, memoryFiles, runWorker } from "./crashSupport.ts"
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.parse("2026-06-30T12:00:00.000Z")
@@ -234,10 +235,10 @@ describe("Journal layer", () => {
     const listing = await run((j) => j.read(env.paths))
     expect(listing.entries.map((e) => [e.task, e.kind])).toEqual([["t2", "dream"], ["t1", "extract"]])
     expect(listing.entries[1]!.changes).toEqual([
-      { file: "a.md", op: "update", before: h("A1\n"), after: h("A2\n") },
-      { file: "b.md", op: "create", before: null, after: h("B1\n") }
+      { file: "a.md", op: "update", before: h("A1\n"), after: h("A2\n"), status: "done" },
+      { file: "b.md", op: "create", before: null, after: h("B1\n"), status: "done" }
     ])
-    expect(listing.entries[0]!.changes).toEqual([{ file: "a.md", op: "delete", before: h("A2\n"), after: null }])
+    expect(listing.entries[0]!.changes).toEqual([{ file: "a.md", op: "delete", before: h("A2\n"), after: null, status: "done" }])
     expect(listing.entries[0]!.at).toBe(new Date(NOW - 1).toISOString())
     expect((await run((j) => j.read(env.paths, { limit: 1 }))).entries.map((e) => e.task)).toEqual(["t2"])
     expect(existsSync(join(env.rootDir, "locks", "journal.lock"))).toBe(false)
@@ -297,14 +298,22 @@ describe("Journal layer", () => {
     expect(undoEntry.changes.map((c) => c.file)).toEqual(["a.md"])
   })
 
-  it("leaves files alone when the task was journaled but never published (a crash in between)", async () => {
+  it("a change journaled whose publish failed is never the newest undo: undo reaches the task before it", async () => {
     const env = setup()
     writeFileSync(join(env.memoryDir, "a.md"), "A1\n")
-    await run((j) =>
-      j.record(env.paths, { task: "t1", kind: "extract", session: null, model: null, changes: [{ file: "a.md", before: Buffer.from("A1\n"), after: Buffer.from("A2\n") }, { file: "n.md", before: null, after: Buffer.from("N\n") }] })
+    await task(env, "t1", "extract", [{ file: "a.md", after: "A2\n" }])
+    const hook = await run((j) => Effect.succeed(j.forWriter(env.paths, { task: "t2", kind: "extract", session: null, model: null })))
+    const refused = await Effect.runPromise(
+      hook.around(
+        (intend) => intend({ file: "a.md", before: Buffer.from("A2\n"), after: Buffer.from("A3\n") }).pipe(Effect.zipRight(Effect.fail("read-only" as const))),
+        () => "failed"
+      ).pipe(Effect.either)
     )
+    expect(refused).toMatchObject({ _tag: "Left", left: "read-only" })
+    const log = (await run((j) => j.read(env.paths))).entries
+    expect(log.map((e) => [e.task, e.changes.map((c) => c.status)])).toEqual([["t2", ["failed"]], ["t1", ["done"]]])
     const result = await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
-    expect(result).toEqual({ task: "t1", undoTask: undefined, restored: ["a.md", "n.md"], refused: [] })
+    expect(result).toMatchObject({ task: "t1", files: [{ file: "a.md", outcome: "restored" }] })
     expect(snapshot(env.memoryDir)).toEqual({ "a.md": "A1\n" })
   })
 
@@ -333,11 +342,14 @@ describe("Journal layer", () => {
     expect(again.entries.map((e) => e.task)).toEqual(["t3", "t1"])
   })
 
-  it("prunes to the retention policy on every record, and removes blobs no kept entry needs", async () => {
+  it("prunes to the retention policy, by whole tasks, and removes blobs no kept task needs", async () => {
     const env = setup()
     writeFileSync(join(env.memoryDir, "a.md"), "v0\n")
     const longAgo = Date.now() - 90 * DAY
     for (let i = 1; i <= 24; i++) await task(env, `t${i}`, "extract", [{ file: "a.md", after: `v${i}\n` }], longAgo + i)
+    // Recording prunes only when the journal has grown by half (or the content passed its cap): nothing went yet.
+    expect((await run((j) => j.read(env.paths))).entries).toHaveLength(24)
+    expect(await run((j) => j.prune(env.paths))).toMatchObject({ kept: 20, dropped: 4, deletedBlobs: 4 })
     const listing = await run((j) => j.read(env.paths))
     expect(listing.entries.map((e) => e.task)).toEqual(Array.from({ length: 20 }, (_, i) => `t${24 - i}`))
     expect(readdirSync(join(env.rootDir, "journal", "blobs")).sort()).toEqual(Array.from({ length: 20 }, (_, i) => h(`v${i + 4}\n`)).sort())
@@ -345,37 +357,52 @@ describe("Journal layer", () => {
     // An undo is a task too: it is journaled, and the oldest old task makes room for it.
     await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
     expect(readFileSync(join(env.memoryDir, "a.md"), "utf8")).toBe("v23\n")
+    await run((j) => j.prune(env.paths))
     const after = (await run((j) => j.read(env.paths))).entries
     expect([after.length, after[0]!.kind, after.at(-1)!.task]).toEqual([20, "undo", "t6"])
   })
 })
 
-describe("a crash between journal and publish", () => {
-  it("SIGKILL after record: the task is in the log, the lock is free, and undo leaves the unpublished files alone", async () => {
-    const env = setup()
-    writeFileSync(join(env.memoryDir, "a.md"), "A1\n")
-    const child = spawn(process.execPath, [fileURLToPath(new URL("./recordWorker.ts", import.meta.url)), env.rootDir, env.memoryDir], {
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    let stderr = ""
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+describe("a crash between journal and publish (real processes)", () => {
+  let worker = ""
+  beforeAll(async () => {
+    worker = await bundleWorker()
+  }, 60_000)
+
+  it("SIGKILL after the intent, before the publish: log shows it pending, undo settles it as not published and reaches the task before", async () => {
+    const env = freshMemory()
+    const paths = { rootDir: env.rootDir }
+    await run((j) => j.record(paths, { task: "t0", kind: "forget", session: null, model: null, changes: [{ file: "b.md", before: null, after: Buffer.from("B-old\n") }] }))
+    writeFileSync(join(env.memoryDir, "a.md"), "A-old\n")
+    const child = spawn(process.execPath, [worker, JSON.stringify({ ...env, scenario: "intent-only", killAt: null })], { stdio: ["ignore", "pipe", "pipe"] })
     await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => d.toString().includes("recorded") && resolve())
-      child.on("exit", (code) => reject(new Error(`worker exited ${code} before recording: ${stderr}`)))
+      child.stdout.on("data", (d: Buffer) => d.toString().includes("intended") && resolve())
+      child.on("exit", (code) => reject(new Error(`worker exited ${code} before its intent`)))
     })
     const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)))
     child.kill("SIGKILL")
     expect(await exited).toBe("SIGKILL")
-    const listing = await run((j) => j.read(env.paths))
-    expect(listing.entries.map((e) => [e.task, e.changes.map((c) => c.op)])).toEqual([["crash-1", ["update", "create"]]])
-    expect(listing.tornTail).toBe(false)
-    expect(existsSync(join(env.rootDir, "locks", "journal.lock"))).toBe(false)
-    expect(await run((j) => j.undo(env.undoPaths, { session: null, model: null }))).toEqual({
-      task: "crash-1",
-      undoTask: undefined,
-      restored: ["a.md", "b.md"],
-      refused: []
-    })
-    expect(snapshot(env.memoryDir)).toEqual({ "a.md": "A1\n" })
+    const listing = await run((j) => j.read(paths))
+    expect(listing.entries.map((e) => [e.task, e.changes.map((c) => c.status)])).toEqual([["t-crash", ["pending"]], ["t0", ["done"]]])
+    // The killed writer held journal.lock (its recovery is the lock service's): gone with its holder.
+    rmSync(join(env.rootDir, "locks"), { recursive: true, force: true })
+    const undone = await run((j) => j.undo({ ...paths, memoryDir: env.memoryDir }, { session: null, model: null }))
+    expect(undone).toMatchObject({ task: "t0", files: [{ file: "b.md", outcome: "deleted" }] })
+    expect(memoryFiles(env.memoryDir)).toEqual({ "a.md": "A-old\n" })
+    const settled = (await run((j) => j.read(paths))).entries.find((e) => e.task === "t-crash")!
+    expect(settled.changes.map((c) => c.status)).toEqual(["failed"])
+  })
+
+  it("SIGKILL right after the rename, before its outcome: undo settles it as published and restores it", async () => {
+    const env = freshMemory()
+    const killed = await runWorker(worker, { ...env, scenario: "task", killAt: null, killAfterRenameTo: "/a.md" })
+    expect(killed.signal).toBe("SIGKILL")
+    expect(memoryFiles(env.memoryDir)).toEqual({ "a.md": "A-new\n", "b.md": "B-old\n" })
+    const listing = await run((j) => j.read({ rootDir: env.rootDir }))
+    expect(listing.entries[0]!.changes.map((c) => [c.file, c.status])).toEqual([["a.md", "pending"]])
+    rmSync(join(env.rootDir, "locks"), { recursive: true, force: true })
+    const undone = await run((j) => j.undo({ rootDir: env.rootDir, memoryDir: env.memoryDir }, { session: null, model: null }))
+    expect(undone).toMatchObject({ task: "t-crash", files: [{ file: "a.md", outcome: "restored" }] })
+    expect(memoryFiles(env.memoryDir)).toEqual({ "a.md": "A-old\n", "b.md": "B-old\n" })
   })
 })
