@@ -1,7 +1,7 @@
 /** The change journal: pure rules (src/journal.ts) and the layer on real files (layers/Journal.ts). */
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
@@ -404,5 +404,76 @@ describe("a crash between journal and publish (real processes)", () => {
     const undone = await run((j) => j.undo({ rootDir: env.rootDir, memoryDir: env.memoryDir }, { session: null, model: null }))
     expect(undone).toMatchObject({ task: "t-crash", files: [{ file: "a.md", outcome: "restored" }] })
     expect(memoryFiles(env.memoryDir)).toEqual({ "a.md": "A-old\n", "b.md": "B-old\n" })
+  })
+})
+
+describe("retention by whole task", () => {
+  const OLD_AT = Date.now() - 90 * DAY
+  const manyChanges = async (env: ReturnType<typeof setup>) => {
+    writeFileSync(join(env.memoryDir, "a.md"), "v0\n")
+    // A background task journals each of its 25 changes as its own line, all under one id.
+    for (let i = 1; i <= 25; i++) await task(env, "big", "dream", [{ file: "a.md", after: `v${i}\n` }], OLD_AT + i)
+  }
+  const others = async (env: ReturnType<typeof setup>, count: number) => {
+    for (let i = 1; i <= count; i++) await task(env, `o${i}`, "extract", [{ file: `o${i}.md`, after: `o${i}\n` }], OLD_AT + 100 + i)
+  }
+
+  it("a 25-change task among the last 20 tasks is kept whole, and undoing it restores its first state", async () => {
+    const env = setup()
+    await manyChanges(env)
+    await others(env, 19)
+    expect(await run((j) => j.prune(env.paths))).toMatchObject({ kept: 20, dropped: 0 })
+    const big = (await run((j) => j.read(env.paths))).entries.find((e) => e.task === "big")!
+    expect(big.changes).toHaveLength(25)
+    const result = await run((j) => j.undo(env.undoPaths, { task: "big", session: null, model: null }))
+    expect(result.files).toEqual([{ file: "a.md", outcome: "restored" }])
+    expect(readFileSync(join(env.memoryDir, "a.md"), "utf8")).toBe("v0\n")
+  })
+
+  it("one task more and the 25-change task goes whole: no line of it and none of its blobs stay", async () => {
+    const env = setup()
+    await manyChanges(env)
+    await others(env, 20)
+    expect(await run((j) => j.prune(env.paths))).toMatchObject({ kept: 20, dropped: 1, deletedBlobs: 25 })
+    expect(readFileSync(join(env.rootDir, "journal", "journal.jsonl"), "utf8")).not.toContain('"task":"big"')
+    expect(existsSync(join(env.rootDir, "journal", "blobs"))).toBe(true)
+    expect(readdirSync(join(env.rootDir, "journal", "blobs"))).toEqual([])
+    expect((await runExit((j) => j.undo(env.undoPaths, { task: "big", session: null, model: null })))._tag).toBe("Left")
+  })
+
+  it("a journal past 64 MiB is pruned from all of it: the newest change survives and undo reaches it", async () => {
+    const env = setup()
+    const journalDir = join(env.rootDir, "journal")
+    mkdirSync(journalDir, { recursive: true })
+    // Filler: old one-change tasks, no blobs, well past the old 64 MiB read cap.
+    const line = (i: number) => encodeEntry(entry(`filler-${i}`, OLD_AT + i, [{ file: `f${i % 50}.md`, op: "create", before: null, after: h(String(i)) }]))
+    const chunk = Array.from({ length: 20_000 }, (_, i) => line(i)).join("")
+    const times = Math.ceil((65 * 1024 * 1024) / chunk.length)
+    for (let k = 0; k < times; k++) appendFileSync(join(journalDir, "journal.jsonl"), chunk)
+    writeFileSync(join(env.memoryDir, "new.md"), "N0\n")
+    await task(env, "newest", "extract", [{ file: "new.md", after: "N1\n" }])
+    expect((await run((j) => j.prune(env.paths))).kept).toBe(20)
+    const listing = await run((j) => j.read(env.paths))
+    expect(listing.entries[0]!.task).toBe("newest")
+    const result = await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
+    expect(result).toMatchObject({ task: "newest", files: [{ file: "new.md", outcome: "restored" }] })
+    expect(readFileSync(join(env.memoryDir, "new.md"), "utf8")).toBe("N0\n")
+  }, 60_000)
+})
+
+describe("crash leftovers", () => {
+  it("temp files of a killed process in journal/ and blobs/ are swept once old, a fresh one is left", async () => {
+    const env = setup()
+    writeFileSync(join(env.memoryDir, "a.md"), "A1\n")
+    await task(env, "t1", "extract", [{ file: "a.md", after: "A2\n" }])
+    const journalDir = join(env.rootDir, "journal")
+    const stale = [join(journalDir, ".pm-00000000-0000-4000-8000-000000000001.tmp"), join(journalDir, "blobs", ".pm-00000000-0000-4000-8000-000000000002.tmp")]
+    const fresh = join(journalDir, "blobs", ".pm-00000000-0000-4000-8000-000000000003.tmp")
+    for (const p of [...stale, fresh]) writeFileSync(p, "partial")
+    const longAgo = (Date.now() - 10 * 60_000) / 1000
+    for (const p of stale) utimesSync(p, longAgo, longAgo)
+    await run((j) => j.prune(env.paths))
+    expect(stale.map(existsSync)).toEqual([false, false])
+    expect(existsSync(fresh)).toBe(true)
   })
 })
