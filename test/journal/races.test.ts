@@ -41,6 +41,22 @@ const beforeRenameOnto = (suffix: string, hook: () => void): FileSystemShape => 
   }
 }
 
+/** The real file system, with `hook` run once right before the writer gives `suffix` its second name (a hard link). */
+const beforeBackupOf = (suffix: string, hook: () => void): FileSystemShape => {
+  let fired = false
+  return {
+    ...real,
+    link: (existing, newPath) =>
+      Effect.suspend(() => {
+        if (!fired && existing.endsWith(suffix) && newPath.includes(".pm-")) {
+          fired = true
+          hook()
+        }
+        return real.link(existing, newPath)
+      })
+  }
+}
+
 const journalWith = (fs: FileSystemShape) =>
   Effect.runSync(Effect.map(Journal, (j) => j).pipe(Effect.provide(Journal.layer.pipe(Layer.provide(LockService.layer), Layer.provide(Layer.succeed(FileSystem, fs))))))
 
@@ -83,6 +99,17 @@ describe("undo is a compare-and-swap per file", () => {
     // The undo's own change is journaled as not published, so nothing claims the agent's write.
     const log = await Effect.runPromise(journalWith(real).read({ rootDir: env.rootDir }))
     expect(log.entries[0]!.changes.map((c) => [c.file, c.status])).toEqual([["a.md", "failed"]])
+  })
+
+  it("a main-agent write landing after undo's plan and before the writer reads the file: checked again, left alone", async () => {
+    const env = setup()
+    const a = join(env.memoryDir, "a.md")
+    writeFileSync(a, "A1\n")
+    await Effect.runPromise(rewrite(real, env, "t1", "a.md", "A2\n"))
+    const racing = beforeBackupOf("/a.md", () => foreignWrite(a, "A3 by the main agent\n"))
+    const result = await Effect.runPromise(journalWith(racing).undo({ rootDir: env.rootDir, memoryDir: env.memoryDir }, { session: null, model: null }))
+    expect(readFileSync(a, "utf8")).toBe("A3 by the main agent\n")
+    expect(result.files).toEqual([{ file: "a.md", outcome: "left", reason: expect.stringContaining("changed after this task") }])
   })
 
   it("a task write racing a foreign write: the foreign bytes stay, the write fails as stale, the journal blames no one", async () => {
