@@ -73,7 +73,11 @@ const waitOption = Options.integer("wait").pipe(
 export const undoOptions = {
   ...commonOptions,
   wait: waitOption,
-  task: Args.text({ name: "task" }).pipe(Args.withDescription("The task to undo (default: the newest not yet undone)"), Args.optional)
+  task: Args.text({ name: "task" }).pipe(Args.withDescription("The task to undo (default: the newest not yet undone)"), Args.optional),
+  to: Options.text("to").pipe(
+    Options.withDescription("Write the task's previous bytes of each file under this folder instead of changing memory"),
+    Options.optional
+  )
 }
 export const listOptions = { ...commonOptions, memoryDir: browseMemoryDirOption }
 export const showOptions = {

@@ -1,9 +1,10 @@
 /** `pm log` and `pm undo`: the change journal of the project's memory. */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { resolve } from "node:path"
 import { netChanges } from "../src/journal.ts"
 import { Journal } from "../layers/Journal.ts"
-import { undoUnderLocks } from "../layers/MemoryUndo.ts"
+import { describeUndo, undoUnderLocks } from "../layers/MemoryUndo.ts"
 import type { logOptions, Parsed, undoOptions } from "./commandLine.ts"
 import { inspect, locate, orFail, waitOf } from "./locate.ts"
 import { EXIT_PROBLEMS, printJson, printLine, setExit, table } from "./output.ts"
@@ -24,7 +25,9 @@ export const log = ({ cwd, json, limit }: Parsed<typeof logOptions>) =>
         at: e.at,
         session: e.session,
         model: e.model,
-        changes: netChanges(e).map((c) => ({ file: c.file, op: c.op, before: c.before, after: c.after }))
+        changes: netChanges(e).map((c) => ({ file: c.file, op: c.op, before: c.before, after: c.after })),
+        /** Changes journaled whose publish is not known yet (the writer was killed): settled by the next undo. */
+        pending: e.changes.filter((c) => c.status === "pending").map((c) => c.file)
       }))
       if (json) return yield* printJson(tasks)
       if (tasks.length === 0) return yield* printLine("No changes recorded.")
@@ -32,26 +35,38 @@ export const log = ({ cwd, json, limit }: Parsed<typeof logOptions>) =>
         yield* printLine(`${t.at}  ${t.kind}  ${t.task}  model ${t.model ?? "-"}  session ${t.session ?? "-"}`)
         const rows = t.changes.map((c) => ["", c.op, c.file])
         yield* printLine(rows.length === 0 ? "    (no net change)" : table(["", "", ""], rows).split("\n").slice(1).join("\n"))
+        if (t.pending.length > 0) yield* printLine(`    interrupted (not known whether published): ${t.pending.join(", ")}`)
       }
     })
   )
 
-export const undo = ({ cwd, json, task, wait }: Parsed<typeof undoOptions>) =>
+export const undo = ({ cwd, json, task, wait, to }: Parsed<typeof undoOptions>) =>
   orFail(
     Effect.gen(function* () {
       const location = yield* locate(cwd)
+      if (Option.isSome(to)) {
+        const dir = resolve(to.value)
+        const exported = yield* (yield* Journal).exportTask(
+          { rootDir: location.memoryRootDir },
+          { ...(Option.isSome(task) ? { task: task.value } : {}), dir }
+        )
+        if (json) yield* printJson(exported)
+        else {
+          yield* printLine(`Previous bytes of ${exported.task}, written under ${dir} (memory unchanged):`)
+          for (const f of exported.files) yield* printLine(f.path !== undefined ? `  wrote      ${f.path}` : `  skipped    ${f.file}: ${f.note}`)
+        }
+        if (exported.files.some((f) => f.path === undefined && f.note?.startsWith("it did not exist") !== true)) yield* setExit(EXIT_PROBLEMS)
+        return
+      }
       const result = yield* undoUnderLocks(location, {
         ...(Option.isSome(task) ? { task: task.value } : {}),
         session: null,
         model: null,
         ...waitOf(wait)
       })
-      const out = { task: result.task, restored: result.restored, refused: result.refused }
+      const out = { task: result.task, undoTask: result.undoTask ?? null, files: result.files, restored: result.restored, refused: result.refused }
       if (json) yield* printJson(out)
-      else {
-        yield* printLine(`Undid ${result.task}: ${result.restored.length} file(s) restored${result.refused.length > 0 ? `, ${result.refused.length} refused` : ""}.`)
-        for (const r of result.refused) yield* printLine(`  refused ${r.file}: ${r.reason}`)
-      }
+      else for (const line of describeUndo(result)) yield* printLine(line)
       if (result.refused.length > 0) yield* setExit(EXIT_PROBLEMS)
     })
   )

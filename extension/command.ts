@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import { writeSync } from "node:fs"
 import type { BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import type { UndoResult } from "../layers/Journal.ts"
+import { describeUndo } from "../layers/MemoryUndo.ts"
 import type { ListedTopic, MemoryBrowse } from "../layers/MemoryBrowse.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
@@ -89,11 +90,7 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
 }
 
 /** What `/memory undo` reports: the task, what came back, what was left alone and why. */
-export const undoReport = (r: UndoResult): string =>
-  [
-    `Undid ${r.task}: ${r.restored.length} file(s) restored${r.refused.length > 0 ? `, ${r.refused.length} left alone` : ""}.`,
-    ...r.refused.map((f) => `- ${f.file}: ${f.reason}`)
-  ].join("\n")
+export const undoReport = (r: UndoResult): string => describeUndo(r).join("\n")
 
 export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground, runBrowse?: RunBrowse) => ({
   description: MEMORY_COMMAND_DESCRIPTION,

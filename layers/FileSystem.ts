@@ -128,6 +128,12 @@ export interface FileSystemShape {
   readonly readDirectories: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Each<ReadonlyArray<DirEntry>>>>
   readonly readLink: (path: string) => Effect.Effect<string, FsError>
   readonly writeFile: (path: string, data: string | Uint8Array, options?: WriteOptions) => Effect.Effect<void, FsError>
+  /**
+   * Appends `data` with one write (O_APPEND, created when missing), first adding a newline when the file ends without
+   * one (a line cut short by a crash); fsynced when `durable`. Returns the file's size after. Reads only the last
+   * byte, whatever the file's length.
+   */
+  readonly appendLine: (path: string, data: string, options?: { readonly durable?: boolean }) => Effect.Effect<number, FsError>
   readonly rename: (from: string, to: string) => Effect.Effect<void, FsError>
   /** Hard link: publishes a complete file under a new name only if that name is free (AlreadyExists otherwise). */
   readonly link: (existing: string, newPath: string) => Effect.Effect<void, FsError>
@@ -320,6 +326,27 @@ const openDirectory = (path: string): Effect.Effect<number, FsError> =>
 const closeDescriptor = (fd: number): Effect.Effect<void> =>
   Effect.async<void>((resume) => fs.close(fd, () => resume(Effect.void)))
 
+const appendLine = (path: string, data: string, options?: { readonly durable?: boolean }): Effect.Effect<number, FsError> =>
+  Effect.acquireUseRelease(
+    attempt("open", path, () => fsp.open(path, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600)),
+    (handle) =>
+      attempt("append", path, async () => {
+        const { size } = await handle.stat()
+        let text = data
+        if (size > 0) {
+          const last = Buffer.alloc(1)
+          await handle.read(last, 0, 1, size - 1)
+          if (last[0] !== 0x0a) text = `\n${data}`
+        }
+        const bytes = Buffer.from(text, "utf8")
+        let written = 0
+        while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten
+        if (options?.durable === true) await handle.sync()
+        return size + bytes.length
+      }),
+    (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+  )
+
 const syncDirectory = (path: string): Effect.Effect<void, FsError> =>
   Effect.acquireUseRelease(
     attempt("open", path, () => fsp.open(path, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)),
@@ -348,6 +375,7 @@ export const makeNodeFileSystem = (): FileSystemShape => ({
         ...(options?.flush === true ? { flush: true } : {})
       })
     ),
+  appendLine,
   rename: (from, to) => attempt("rename", from, () => fsp.rename(from, to)),
   link: (existing, newPath) => attempt("link", newPath, () => fsp.link(existing, newPath)),
   unlink: (path) => attempt("unlink", path, () => fsp.unlink(path)),

@@ -1,8 +1,9 @@
 /**
  * MemoryBrowse: list, show, search and forget topics of one memory directory, as `pm` and `/memory` offer them.
  * Reads go through MemoryStore and FileSystem and never create anything (no index backfill). `forget` deletes
- * through MemoryWriter's safe delete path and rewrites the index through a writer task, holding `extract.lock` and `dream.lock`
- * (the lock background writers hold while they change memory) and journaling the change first so it can be undone.
+ * through MemoryWriter's safe delete path and rewrites the index through a writer task, holding `extract.lock` and
+ * `dream.lock` (the locks background writers hold while they change memory); the writer journals each change, from
+ * the bytes it removes or replaces, under the forget's task id, so `pm undo` brings it all back.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -212,12 +213,6 @@ export const makeMemoryBrowse: Effect.Effect<
     return searchDocuments(query, documents)
   })
 
-  const readBytes = (path: string) =>
-    fs.readRegularFile(path, READ_MAX_BYTES).pipe(
-      Effect.map((r) => r.bytes as Uint8Array),
-      Effect.mapError((e) => new ForgetFailed({ reason: `${path}: ${fsReasonText(e.reason, e.detail)}` }))
-    )
-
   const forget = Effect.fn("MemoryBrowse.forget")(function*(request: ForgetRequest) {
     const { memoryDir } = request
     yield* checkDir(memoryDir)
@@ -230,27 +225,17 @@ export const makeMemoryBrowse: Effect.Effect<
         const topic = yield* resolveName(name, topics)
         if (!chosen.includes(topic)) chosen.push(topic)
       }
-      const befores = yield* Effect.forEach(chosen, (t) => readBytes(t.path))
       const index = yield* rawIndex(memoryDir)
       const next = removeIndexLinks(index.text, chosen.map((t) => t.filename))
       const task = `forget-${randomUUID()}`
-      const indexChange = index.exists && next.removed > 0
-        ? [{ file: INDEX_FILE, before: index.bytes, after: new TextEncoder().encode(next.text) }]
-        : []
-      yield* journal.record({ rootDir: request.rootDir }, {
-        task,
-        kind: "forget",
-        session: request.session,
-        model: null,
-        changes: [...chosen.map((t, i) => ({ file: t.filename, before: befores[i]!, after: null })), ...indexChange]
-      }).pipe(Effect.mapError((e) => new ForgetFailed({ reason: e.message })))
+      const journaled = journal.forWriter({ rootDir: request.rootDir }, { task, kind: "forget", session: request.session, model: null })
       for (const t of chosen) {
-        yield* writer.remove(t.filename, { memoryDir, cwd: memoryDir, byPerson: true }).pipe(
+        yield* writer.remove(t.filename, { memoryDir, cwd: memoryDir, byPerson: true, journal: journaled }).pipe(
           Effect.mapError((e) => new ForgetFailed({ reason: e.message }))
         )
       }
-      if (indexChange.length > 0) {
-        const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir })
+      if (index.exists && next.removed > 0) {
+        const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
         yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { content: index.text, mtimeMs: index.mtimeMs })
         yield* writeTask.write(INDEX_FILE, next.text).pipe(
           Effect.mapError((e) => new ForgetFailed({ reason: `the topics are gone but the index was not updated: ${e.message}` }))

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { LockName } from "../src/limits.ts"
 import { locksDirOf, type ProjectLocation } from "../src/storage.ts"
-import { Journal, type UndoResult } from "./Journal.ts"
+import { Journal, type UndoneFile, type UndoResult } from "./Journal.ts"
 import { LockService } from "./LockService.ts"
 
 /**
@@ -66,7 +66,31 @@ export interface UndoOptions extends PersonWait {
   readonly model: string | null
 }
 
-export const undoUnderLocks = (location: ProjectLocation, options: UndoOptions) =>
+/** What an undo did, a line per file, then the totals; for a file left alone, how to get its previous bytes. */
+export const describeUndo = (r: UndoResult, command = "pm undo"): Array<string> => {
+  const count = (o: UndoneFile["outcome"]) => r.files.filter((f) => f.outcome === o).length
+  const lines = [`Undid ${r.task}:`]
+  for (const f of r.files) {
+    lines.push(
+      f.outcome === "restored"
+        ? `  restored   ${f.file}`
+        : f.outcome === "deleted"
+        ? `  deleted    ${f.file} (this task had created it)`
+        : f.outcome === "unchanged"
+        ? `  unchanged  ${f.file} (already at its previous bytes)`
+        : `  left alone ${f.file}: ${f.reason ?? "unknown reason"}`
+    )
+  }
+  if (r.files.length === 0) lines.push("  (no file to change)")
+  const left = count("left")
+  lines.push(
+    `${count("restored")} restored, ${count("deleted")} deleted, ${count("unchanged")} unchanged, ${left} left alone.` +
+      (left > 0 ? ` The previous bytes of every file of this task: ${command} ${r.task} --to DIR` : "")
+  )
+  return lines
+}
+
+export const undoUnderLocks = (location: ProjectLocation, options: UndoOptions, maxWaitMs = UNDO_LOCK_WAIT_MS) =>
   Effect.gen(function*() {
     const journal = yield* Journal
     const undo = journal.undo(

@@ -12,9 +12,19 @@
  * (descriptor anchoring, `/proc/self/fd/N/...`, where Linux offers it; a path-and-verify fallback elsewhere), and the
  * directory is re-verified before and after the change, which is undone when the directory left memory meanwhile.
  * See docs/concurrency.md, "Concurrent renames and symlink swaps".
+ *
+ * Journaling happens here, inside the file's queue: given a WriteJournal, the writer journals each change right before
+ * its rename or unlink, from the bytes it is about to replace (read through a hard link to the very file being
+ * replaced, and compared with what the task's check saw), under the real path relative to the real memory directory,
+ * and says afterwards whether the bytes were published. After the rename the replaced file is read again: a writer
+ * that changed it in place meanwhile (the main agent takes no lock) gets its file back and this change fails as
+ * stale. `restore` is undo's compare-and-swap: it replaces or removes a file only if its sha256 is still the expected
+ * one at that moment.
  */
+import { PublishFailed } from "./PublishFailed.ts"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -34,6 +44,7 @@ import {
   segmentsInside,
   type Violation
 } from "../src/containment.ts"
+import { sha256Hex } from "../src/journal.ts"
 import { type LintProblem, lintIndex, lintTopic } from "../src/lint.ts"
 import {
   applyEdits,
@@ -112,16 +123,35 @@ export class TaskInvalid extends Schema.TaggedError<TaskInvalid>()("TaskInvalid"
   }
 }
 
-export class PublishFailed extends Schema.TaggedError<PublishFailed>()("PublishFailed", {
-  path: Schema.String,
-  op: Schema.String,
-  reason: FsReason,
-  detail: Schema.String
-}) {
-  override get message(): string {
-    return `Could not ${this.op} ${this.path}: ${fsReasonText(this.reason, this.detail)}. The file is unchanged.`
-  }
+export { PublishFailed } from "./PublishFailed.ts"
+
+/** One change as the writer is about to make it; the path is relative to the real memory directory. */
+export interface IntendedChange {
+  readonly file: string
+  /** The bytes being replaced (null: the file is created) and the new ones (null: it is deleted). */
+  readonly before: Uint8Array | null
+  readonly after: Uint8Array | null
+  /** Permission bits of the file being replaced. */
+  readonly mode?: number
 }
+
+/** What became of a journaled change: published, not published, or not known (a step after the rename failed). */
+export type PublishState = "done" | "failed" | "unknown"
+
+/**
+ * The writer's journal hook: `around` runs one publish while holding whatever the journal needs (its lock); the
+ * publish calls `intend` right before its rename or unlink (a failure there publishes nothing), and `settle` says,
+ * from the publish's exit, what to record as its outcome.
+ */
+export interface WriteJournal {
+  readonly around: <A, E>(
+    publish: (intend: (change: IntendedChange) => Effect.Effect<void, PublishFailed>) => Effect.Effect<A, E>,
+    settle: (exit: Exit.Exit<A, E>) => PublishState
+  ) => Effect.Effect<A, E | PublishFailed>
+}
+
+/** Publishes without journaling. */
+const unjournaled: WriteJournal = { around: (publish) => publish(() => Effect.void) }
 
 export type WriteError = WriteRejected | BaselineMissing | StaleBaseline | TaskInvalid | PublishFailed
 export type EditError = WriteError | EditFailed | FileMissing
@@ -153,6 +183,8 @@ export interface TaskOptions {
   readonly cwd: string
   /** Task validity, run right before each publish. Default: always valid. */
   readonly check?: Effect.Effect<void, TaskInvalid>
+  /** Where the task's changes are journaled. Default: not journaled. */
+  readonly journal?: WriteJournal
 }
 
 export interface RemoveOptions {
@@ -167,7 +199,25 @@ export interface RemoveOptions {
    * allowed, since such files were made by hand. Containment and the dot-directory rule still apply.
    */
   readonly byPerson?: boolean
+  readonly journal?: WriteJournal
 }
+
+/** Undo's compare-and-swap of one file (see `restore`). */
+export interface RestoreSpec {
+  readonly memoryDir: string
+  /** The sha256 the file must have right before it is replaced or removed; null: it must not exist. */
+  readonly expect: string | null
+  /** The bytes to put back; null: remove the file. */
+  readonly content: Uint8Array | null
+  /** Permission bits for the restored file (default: the current file's). */
+  readonly mode?: number
+  readonly journal?: WriteJournal
+}
+
+export type RestoreOutcome =
+  | { readonly _tag: "Restored" | "Created" | "Removed" }
+  /** Nothing was changed, and why. */
+  | { readonly _tag: "Left"; readonly reason: string }
 
 export interface MemoryTask {
   /** Report a `read` of `path` in this task; records or clears its baseline. Never fails. */
@@ -182,6 +232,11 @@ export interface MemoryWriterShape {
   readonly openTask: (options: TaskOptions) => Effect.Effect<MemoryTask>
   /** Delete without a task (the restricted bash delete path): an absolute path unless `cwd` is given. */
   readonly remove: (path: string, options: RemoveOptions) => Effect.Effect<RemoveResult, RemoveError>
+  /**
+   * Puts `file` (relative to memory) back to `spec.content`, or removes it, only if its sha256 is `spec.expect` right
+   * before the rename or unlink; a file changed since, a link, or a file outside memory is left alone with a reason.
+   */
+  readonly restore: (file: string, spec: RestoreSpec) => Effect.Effect<RestoreOutcome, WriteRejected | PublishFailed>
   /**
    * Removes temp files (`.pm-*.tmp`) older than `olderThanMs` left in the memory directory by a killed process.
    * Skips dot-directories. Returns how many were removed. Never fails. `openTask` runs it with TEMP_STALE_MS.
@@ -453,13 +508,47 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
    * when a racing creator got the name first. A replaced file is kept under a temp name (a hard link) until the
    * directory is verified after publishing, so an undo puts the old file back instead of leaving none.
    */
+  const fileOf = (resolved: Resolved): string =>
+    (segmentsInside(resolved.memoryDir, resolved.target) ?? [basename(resolved.target)]).join("/")
+  const sameBytes = (a: Uint8Array | null, b: Uint8Array | null): boolean =>
+    a === null || b === null ? a === b : Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)
+  const stale = (shown: string) => new StaleBaseline({ path: shown, reason: "modified" })
+
+  interface PublishOptions {
+    readonly journal?: WriteJournal | undefined
+    /** Whether the bytes about to be replaced (null: none) are the ones the caller's check saw. */
+    readonly expectBefore?: ((bytes: Uint8Array | null) => boolean) | undefined
+    readonly fileMode?: number | undefined
+  }
+
   const publish = (
     resolved: Resolved,
-    content: string,
-    check: Effect.Effect<void, TaskInvalid>
-  ): Effect.Effect<FileInfo | undefined, PublishFailed | WriteRejected | TaskInvalid> =>
+    content: string | Uint8Array,
+    check: Effect.Effect<void, TaskInvalid>,
+    options: PublishOptions = {}
+  ): Effect.Effect<FileInfo | undefined, PublishFailed | WriteRejected | TaskInvalid | StaleBaseline> => {
+    let renamed = false
+    let rolledBack = false
+    return (options.journal ?? unjournaled).around(
+      (intend) => publishOnce(resolved, content, check, options, intend, () => void (renamed = true), () => void (rolledBack = true)),
+      (exit) =>
+        Exit.isSuccess(exit) ? (exit.value === undefined ? "failed" : "done") : renamed && !rolledBack ? "unknown" : "failed"
+    )
+  }
+
+  const publishOnce = (
+    resolved: Resolved,
+    content: string | Uint8Array,
+    check: Effect.Effect<void, TaskInvalid>,
+    options: PublishOptions,
+    intend: (change: IntendedChange) => Effect.Effect<void, PublishFailed>,
+    onRenamed: () => void,
+    onRolledBack: () => void
+  ): Effect.Effect<FileInfo | undefined, PublishFailed | WriteRejected | TaskInvalid | StaleBaseline> =>
     Effect.scoped(Effect.gen(function*() {
       const { target, shown } = resolved
+      const after = typeof content === "string" ? new TextEncoder().encode(content) : content
+      let before: Uint8Array | null = null
       const segments = segmentsInside(resolved.memoryDir, dirname(target)) ?? []
       const anchor = yield* pin(resolved.memoryDir, segments, resolved.createParent !== undefined, shown).pipe(
         // A directory that existed at the check and is gone now.
@@ -476,7 +565,11 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
           content,
           mode: resolved.info === undefined ? "create" : "replace",
           durable: true,
-          ...(resolved.info === undefined ? {} : { fileMode: resolved.info.mode & 0o777 }),
+          ...(options.fileMode !== undefined
+            ? { fileMode: options.fileMode & 0o777 }
+            : resolved.info === undefined
+            ? {}
+            : { fileMode: resolved.info.mode & 0o777 }),
           beforePublish: () =>
             Effect.gen(function*() {
               yield* check
@@ -484,20 +577,52 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
               if (resolved.info !== undefined) {
                 // Without hard links there is no backup, and an undo can only remove what we published.
                 backedUp = yield* fs.link(placed, backup).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+                // The bytes being replaced, read through the link to the very file the rename will replace.
+                const read = yield* fs.readRegularFile(backedUp ? backup : placed).pipe(
+                  Effect.mapError((e) => (e.reason === "NotFound" ? changed(shown, "the file") : ioFailed(target, "read")(e)))
+                )
+                before = read.bytes
+                if (backedUp) {
+                  const there = yield* fs.lstat(placed).pipe(Effect.option)
+                  if (there._tag === "None" || !sameFile(there.value, read.info)) return yield* Effect.fail(stale(shown))
+                }
               }
+              if (options.expectBefore !== undefined && !options.expectBefore(before)) return yield* Effect.fail(stale(shown))
+              yield* intend({
+                file: fileOf(resolved),
+                before,
+                after,
+                ...(resolved.info === undefined ? {} : { mode: resolved.info.mode & 0o777 })
+              })
             })
         }).pipe(
           Effect.mapError((e) => (e._tag === "FsError" ? ioFailed(target, e.op)(e) : e))
         )
         if (outcome._tag === "Taken") return undefined
-        if (!(yield* anchor.verify)) {
-          // The directory left its place between the last check and the publish: take back exactly what we
-          // published (still the same inode), putting the replaced file back when there is one.
+        onRenamed()
+        /** Takes back exactly what we published (still the same inode), putting the replaced file back if kept. */
+        const takeBack = Effect.gen(function*() {
           const now = yield* fs.lstat(placed).pipe(Effect.option)
           if (now._tag === "Some" && sameFile(now.value, outcome.info)) {
-            yield* (backedUp ? fs.rename(backup, placed) : fs.unlink(placed)).pipe(Effect.ignore)
+            const back = yield* (backedUp ? fs.rename(backup, placed) : fs.unlink(placed)).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+            if (back) {
+              backedUp = false
+              onRolledBack()
+            }
           }
+        })
+        if (!(yield* anchor.verify)) {
+          // The directory left its place between the last check and the publish.
+          yield* takeBack
           return yield* Effect.fail(changed(shown, "the directory"))
+        }
+        if (backedUp && before !== null) {
+          // Someone wrote into the replaced file in place between our read and the rename: their bytes win.
+          const replaced = yield* fs.readRegularFile(backup).pipe(Effect.map((r) => r.bytes as Uint8Array | null), Effect.orElseSucceed(() => null))
+          if (!sameBytes(replaced, before)) {
+            yield* takeBack
+            return yield* Effect.fail(stale(shown))
+          }
         }
         return outcome.info
       }).pipe(Effect.ensuring(Effect.suspend(() => (backedUp ? removeTemp(fs, backup) : Effect.void))))
@@ -508,9 +633,9 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
     return filename === INDEX_FILE_NAME ? lintIndex(content) : lintTopic({ filename, content })
   }
 
-  const readText = (path: string): Effect.Effect<{ content: string; info: FileInfo }, PublishFailed> =>
+  const readText = (path: string): Effect.Effect<{ content: string; bytes: Uint8Array; info: FileInfo }, PublishFailed> =>
     fs.readRegularFile(path).pipe(
-      Effect.map((head) => ({ content: decoder.decode(head.bytes), info: head.info })),
+      Effect.map((head) => ({ content: decoder.decode(head.bytes), bytes: head.bytes, info: head.info })),
       Effect.mapError(ioFailed(path, "read"))
     )
 
@@ -519,7 +644,29 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
    * to a temp name in the same directory, then its identity (inode and device) is compared with the checked one;
    * a different file is put back and nothing is deleted.
    */
-  const unlinkPinned = (resolved: Resolved, shown: string, force: boolean): Effect.Effect<boolean, RemoveError> =>
+  const unlinkPinned = (
+    resolved: Resolved,
+    shown: string,
+    force: boolean,
+    options: PublishOptions = {}
+  ): Effect.Effect<boolean, RemoveError | StaleBaseline> => {
+    let renamed = false
+    let rolledBack = false
+    return (options.journal ?? unjournaled).around(
+      (intend) => unlinkOnce(resolved, shown, force, options, intend, () => void (renamed = true), () => void (rolledBack = true)),
+      (exit) => (Exit.isSuccess(exit) ? (exit.value ? "done" : "failed") : renamed && !rolledBack ? "unknown" : "failed")
+    )
+  }
+
+  const unlinkOnce = (
+    resolved: Resolved,
+    shown: string,
+    force: boolean,
+    options: PublishOptions,
+    intend: (change: IntendedChange) => Effect.Effect<void, PublishFailed>,
+    onRenamed: () => void,
+    onRolledBack: () => void
+  ): Effect.Effect<boolean, RemoveError | StaleBaseline> =>
     Effect.scoped(Effect.gen(function*() {
       const checked = resolved.info!
       const segments = segmentsInside(resolved.memoryDir, dirname(resolved.target)) ?? []
@@ -534,6 +681,15 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
       const now = yield* orUndefined(fs.lstat(entry)).pipe(Effect.mapError(ioFailed(resolved.target, "inspect")))
       if (now === undefined) return yield* gone()
       if (!sameFile(now, checked) || !(yield* anchor.verify)) return yield* Effect.fail(changed(shown, "the file"))
+      // The bytes being removed (a link is removed as a link: nothing of a file's content goes, nothing to journal).
+      const before = now.kind === "file"
+        ? yield* fs.readRegularFile(entry).pipe(
+          Effect.map((r) => r.bytes as Uint8Array),
+          Effect.mapError((e) => (e.reason === "NotFound" ? changed(shown, "the file") : ioFailed(resolved.target, "read")(e)))
+        )
+        : null
+      if (options.expectBefore !== undefined && !options.expectBefore(before)) return yield* Effect.fail(stale(shown))
+      if (before !== null) yield* intend({ file: fileOf(resolved), before, after: null, mode: now.mode & 0o777 })
       const trash = join(anchor.dir, newTempName())
       const moved = yield* fs.rename(entry, trash).pipe(
         Effect.as(true),
@@ -541,12 +697,28 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
         Effect.mapError(ioFailed(resolved.target, "delete"))
       )
       if (!moved) return yield* gone()
+      onRenamed()
+      /** Puts the moved file back under its name, never over a file someone created there meanwhile. */
+      const putBack = fs.link(trash, entry).pipe(
+        Effect.zipRight(removeTemp(fs, trash)),
+        Effect.tap(() => Effect.sync(onRolledBack)),
+        Effect.ignore
+      )
       const trashed = yield* fs.lstat(trash).pipe(Effect.option)
       if (trashed._tag === "None" || !sameFile(trashed.value, checked)) {
-        yield* fs.rename(trash, entry).pipe(Effect.ignore)
+        yield* putBack
         return yield* Effect.fail(changed(shown, "the file"))
       }
+      if (before !== null) {
+        // Written in place between our read and the rename: that writer's bytes are not ours to remove.
+        const removed = yield* fs.readRegularFile(trash).pipe(Effect.map((r) => r.bytes as Uint8Array | null), Effect.orElseSucceed(() => null))
+        if (!sameBytes(removed, before)) {
+          yield* putBack
+          return yield* Effect.fail(stale(shown))
+        }
+      }
       yield* removeTemp(fs, trash)
+      if (options.journal !== undefined) yield* fs.syncDirectory(anchor.dir).pipe(Effect.ignore)
       return true
     }))
 
@@ -562,7 +734,10 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
             return yield* Effect.fail(new FileMissing({ path: raw, op: "delete" }))
           }
           if (options.check !== undefined) yield* options.check
-          const removed = yield* unlinkPinned(resolved, raw, options.force === true)
+          const removed = yield* unlinkPinned(resolved, raw, options.force === true, { journal: options.journal }).pipe(
+            // A file written in place while it was being removed: it is no longer the file that was asked for.
+            Effect.catchTag("StaleBaseline", () => Effect.fail(changed(raw, "the file")))
+          )
           return { path: resolved.target, removed }
         })
       )
@@ -607,10 +782,13 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
     }
 
     /** The shared tail of write and edit, inside the file's queue: validity, publish, baseline, lint. */
-    const finish = (resolved: Resolved, content: string, recovered: boolean) =>
+    const finish = (resolved: Resolved, content: string, recovered: boolean, seen: Uint8Array | null) =>
       Effect.gen(function*() {
         yield* check
-        const published = yield* publish(resolved, content, check)
+        const published = yield* publish(resolved, content, check, {
+          journal: options.journal,
+          expectBefore: (bytes) => sameBytes(bytes, seen)
+        }).pipe(Effect.catchTag("StaleBaseline", (e) => Effect.fail(resolved.info === undefined ? e : new StaleBaseline({ path: resolved.shown, reason: "modified" }))))
         if (published === undefined) return yield* Effect.fail(new StaleBaseline({ path: resolved.shown, reason: "created" }))
         rememberWritten(resolved.target, content, published)
         return { path: resolved.target, created: resolved.info === undefined, recovered, findings: lint(resolved, content) }
@@ -622,16 +800,17 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
         first.target,
         Effect.gen(function*() {
           const resolved = yield* resolveTarget(raw, { ...where, purpose: "write" })
+          let seen: Uint8Array | null = null
           if (resolved.info !== undefined) {
             const baseline = baselines.get(resolved.target)
-            // The content is compared only when the mtime moved past a full read's baseline.
-            const compare = baseline?.content !== undefined && Math.floor(resolved.info.mtimeMs) > baseline.mtimeMs
-            const current = compare ? (yield* readText(resolved.target)).content : ""
-            const verdict = judgeWrite(baseline, resolved.info.mtimeMs, () => current)
+            // The bytes the check judges are the ones the publish must find in place (and the journal records).
+            const current = yield* readText(resolved.target)
+            seen = current.bytes
+            const verdict = judgeWrite(baseline, current.info.mtimeMs, () => current.content)
             if (verdict === "missing") return yield* Effect.fail(new BaselineMissing({ path: raw }))
             if (verdict === "stale") return yield* Effect.fail(new StaleBaseline({ path: raw, reason: "modified" }))
           }
-          return yield* finish(resolved, content, false)
+          return yield* finish(resolved, content, false, seen)
         })
       )
     })
@@ -652,7 +831,7 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
             if (verdict === "stale") return yield* Effect.fail(new StaleBaseline({ path: raw, reason: "modified" }))
             return yield* Effect.fail(editFailed(raw, applied.reason, applied.index, edits.length))
           }
-          return yield* finish(resolved, applied.content, verdict === "stale")
+          return yield* finish(resolved, applied.content, verdict === "stale", current.bytes)
         })
       )
     })
@@ -662,7 +841,12 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
       write,
       edit,
       remove: (raw, removeOptions) =>
-        removeWith(raw, { ...where, check, ...(removeOptions?.force === undefined ? {} : { force: removeOptions.force }) })
+        removeWith(raw, {
+          ...where,
+          check,
+          ...(options.journal === undefined ? {} : { journal: options.journal }),
+          ...(removeOptions?.force === undefined ? {} : { force: removeOptions.force })
+        })
           .pipe(
             Effect.tap((result) => Effect.sync(() => baselines.delete(result.path))),
             Effect.withSpan("MemoryWriter.task.remove")
@@ -675,7 +859,51 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
     return yield* sweepTempFiles(fs, memoryDir, { olderThanMs, recursive: true })
   })
 
-  return { openTask, remove, sweepTemps }
+  const restore = Effect.fn("MemoryWriter.restore")(function*(file: string, spec: RestoreSpec) {
+    const purpose = spec.content === null ? "remove" : "write"
+    const where = { memoryDir: spec.memoryDir, cwd: spec.memoryDir, purpose, byPerson: true } as const
+    const left = (reason: string): RestoreOutcome => ({ _tag: "Left", reason })
+    const first = yield* resolveTarget(file, where)
+    return yield* serialized(
+      first.target,
+      Effect.gen(function*(): Effect.fn.Return<RestoreOutcome, WriteRejected | PublishFailed> {
+        const resolved = yield* resolveTarget(file, where)
+        // A write would follow a link to its target: undo puts back files, never through links.
+        if (fileOf(resolved) !== file) return left(`it is now a link (to ${resolved.target})`)
+        if (resolved.info !== undefined && resolved.info.kind !== "file") return left(`it is now a ${resolved.info.kind}, not a regular file`)
+        const matches = (bytes: Uint8Array | null) => (bytes === null ? null : sha256Hex(bytes)) === spec.expect
+        const changedSince = (e: StaleBaseline | FileMissing | WriteRejected | TaskInvalid | PublishFailed) =>
+          e._tag === "StaleBaseline" || e._tag === "FileMissing" || (e._tag === "WriteRejected" && e.rule === "path-changed")
+            ? Effect.succeed(left("it was changed after this task (just now, while undo ran)"))
+            : e._tag === "TaskInvalid"
+            ? Effect.succeed(left(e.message))
+            : Effect.fail(e)
+        if (spec.content === null) {
+          if (resolved.info === undefined) return spec.expect === null ? { _tag: "Removed" } : left("it was deleted after this task")
+          const removed = yield* unlinkPinned(resolved, file, true, { journal: spec.journal, expectBefore: matches }).pipe(
+            Effect.map((done): RestoreOutcome => (done ? { _tag: "Removed" } : left("it was deleted after this task"))),
+            Effect.catchAll(changedSince)
+          )
+          return removed
+        }
+        if (resolved.info === undefined && spec.expect !== null) return left("it was deleted after this task")
+        if (resolved.info !== undefined && spec.expect === null) return left("it was created again after this task")
+        const created = resolved.info === undefined
+        return yield* publish(resolved, spec.content, Effect.void, {
+          journal: spec.journal,
+          expectBefore: matches,
+          fileMode: spec.mode
+        }).pipe(
+          Effect.map((info): RestoreOutcome =>
+            info === undefined ? left("it was created by someone else while undo ran") : { _tag: created ? "Created" : "Restored" }
+          ),
+          Effect.catchAll(changedSince)
+        )
+      })
+    )
+  })
+
+  return { openTask, remove, restore, sweepTemps }
 }
 
 const editFailed = (path: string, reason: EditFailure, index: number, total: number): EditFailed =>

@@ -8,13 +8,13 @@ import { join } from "node:path"
 import { BashGuard } from "../BashGuard.ts"
 import { FileSystem } from "../FileSystem.ts"
 import { MemoryStore } from "../MemoryStore.ts"
-import { MemoryWriter } from "../MemoryWriter.ts"
-import { Journal } from "../Journal.ts"
+import { MemoryWriter, type WriteJournal } from "../MemoryWriter.ts"
+import { Journal, taskJournalOf } from "../Journal.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
 import { runTask } from "./Runner.ts"
 import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
+import { makeTaskTools, recordingChanges } from "./TaskTools.ts"
 import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./Dream.ts"
 
 /** Far above any index the task should leave: enough to measure one that is too long. */
@@ -37,7 +37,7 @@ export const makeDream = Effect.gen(function*() {
   const pi = yield* PiToolkit
 
   /** Every change of one dream is recorded under one task id before it is published, so `pm undo` can reverse it. */
-  const taskJournal = (request: DreamTaskRequest): TaskJournal =>
+  const taskJournal = (request: DreamTaskRequest): WriteJournal =>
     taskJournalOf(journal, request.location.memoryRootDir, {
       kind: "dream",
       session: request.sessionId ?? null,
@@ -49,7 +49,7 @@ export const makeDream = Effect.gen(function*() {
       if (request.onStart !== undefined) yield* request.onStart
       const { memoryDir } = request.location
       const check = request.check
-      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check })
+      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check, journal: taskJournal(request) })
       // The topics at the start: the catalog for the prompt, and the base of the delete cap.
       const { topics } = yield* store.scanTopics(memoryDir)
       const tools = yield* Effect.tryPromise({
@@ -61,7 +61,6 @@ export const makeDream = Effect.gen(function*() {
             writer: task,
             guard,
             check,
-            journal: taskJournal(request),
             deleteCap: { topics: topics.length },
             onChange: recordingChanges(filesChanged, request.onChange)
           }),

@@ -9,15 +9,15 @@ import { memoryRulesPrompt, memoryRulesSection } from "../../src/prompts/memoryR
 import { estimateInputTokens, fittingSuffix, maxInputTokens, messageChars, requestChars, tokensOfChars } from "../../src/requestFit.ts"
 import { locksDirOf } from "../../src/storage.ts"
 import { BashGuard } from "../BashGuard.ts"
-import { Journal } from "../Journal.ts"
+import { Journal, taskJournalOf } from "../Journal.ts"
 import { LockService } from "../LockService.ts"
 import { MemoryStore } from "../MemoryStore.ts"
-import { MemoryWriter, TaskInvalid } from "../MemoryWriter.ts"
+import { MemoryWriter, TaskInvalid, type WriteJournal } from "../MemoryWriter.ts"
 import { ModelRegistry } from "../ModelRegistry.ts"
 import { offeredTools } from "./offeredTools.ts"
 import { runTask, type TaskRequest } from "./Runner.ts"
 import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges, type TaskJournal, taskJournalOf } from "./TaskTools.ts"
+import { makeTaskTools, recordingChanges } from "./TaskTools.ts"
 import { ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
 
 /** A session entry's message as the model sees it; undefined for what the model never sees. */
@@ -67,7 +67,7 @@ export const makeExtractor = Effect.gen(function*() {
   const journal = yield* Journal
   const pi = yield* PiToolkit
 
-  const taskJournal = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string): TaskJournal =>
+  const taskJournal = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string): WriteJournal =>
     taskJournalOf(journal, request.location.memoryRootDir, {
       kind: "extract",
       session: request.sessionId ?? request.parent?.sessionId ?? null,
@@ -80,7 +80,7 @@ export const makeExtractor = Effect.gen(function*() {
       if (request.onStart !== undefined) yield* request.onStart
       const { memoryDir } = request.location
       const filesChanged: Array<string> = []
-      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check })
+      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check, journal: taskJournal(request, entries, advanceTo) })
       const tools = yield* Effect.tryPromise({
         try: () =>
           makeTaskTools({
@@ -91,7 +91,6 @@ export const makeExtractor = Effect.gen(function*() {
             guard,
             check,
             codemode: request.codemode,
-            journal: taskJournal(request, entries, advanceTo),
             onChange: recordingChanges(filesChanged, request.onChange)
           }),
         catch: (e) => new ExtractionFailed({ reason: `cannot set up the task's tools: ${e instanceof Error ? e.message : String(e)}` })

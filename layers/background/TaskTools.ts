@@ -12,8 +12,6 @@ import type { AgentToolResult } from "@earendil-works/pi-agent-core"
 import type { Tool } from "@earendil-works/pi-ai"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type { JournalShape } from "../Journal.ts"
-import { randomUUID } from "node:crypto"
 import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
 import { access, glob, mkdtemp, readFile, realpath, rename, rm, stat } from "node:fs/promises"
@@ -85,8 +83,6 @@ export interface TaskToolsOptions {
   readonly onChange: (change: MemoryChange) => Effect.Effect<void>
   /** The main session's codemode, when it is on: the task gets its own codemode over the six tools. */
   readonly codemode?: CodemodeSettings | undefined
-  /** The task's change journal: each change is recorded here before it is published. None: not journaled. */
-  readonly journal?: TaskJournal
   /**
    * The dream's delete cap: with the number of topics at the start of the task, deletes beyond `deleteLimit` of them
    * (src/deleteCap.ts) are refused with a reason. Off by default.
@@ -94,29 +90,6 @@ export interface TaskToolsOptions {
   readonly deleteCap?: { readonly topics: number }
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
   readonly protection?: ProtectionOptions
-}
-
-
-/** One file's change as bytes (null before: created; null after: deleted), the path relative to memory. */
-export interface JournaledChange {
-  readonly file: string
-  readonly before: Uint8Array | null
-  readonly after: Uint8Array | null
-}
-
-export interface TaskJournal {
-  /** Records one change before it is published; a failure refuses the change (nothing unrecorded is published). */
-  readonly record: (change: JournaledChange) => Effect.Effect<void, { readonly message: string }>
-}
-
-/** A task's journal: every change it publishes is recorded first, under one task id (`kind-uuid`). */
-export const taskJournalOf = (
-  journal: JournalShape,
-  rootDir: string,
-  entry: { readonly kind: "extract" | "dream"; readonly session: string | null; readonly model: string; readonly range?: { readonly from: string; readonly to: string } | null }
-): TaskJournal => {
-  const task = `${entry.kind}-${randomUUID()}`
-  return { record: (change) => journal.record({ rootDir }, { task, ...entry, changes: [change] }).pipe(Effect.asVoid) }
 }
 
 export interface DeleteCapStatus {
@@ -286,26 +259,6 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     )
   }
 
-  /**
-   * Journal first, then publish. When the publish fails, the reversal (attempted content back to what the file holds
-   * now) is recorded under the same task, so the task's net change stays true.
-   */
-  const journaled = async <A>(absolutePath: string, after: Uint8Array | null, publish: () => Promise<A>): Promise<A> => {
-    const journal = options.journal
-    if (journal === undefined || !isInsideDir(memoryDir, absolutePath)) return publish()
-    const file = memoryLabel(memoryDir, absolutePath)
-    const current = () => readFile(absolutePath).then((b): Uint8Array | null => b, () => null)
-    const before = await current()
-    if (before === null && after === null) return publish()
-    await run(journal.record({ file, before, after }))
-    try {
-      return await publish()
-    } catch (e) {
-      const now = await current()
-      await run(journal.record({ file, before: after, after: now })).catch(() => undefined)
-      throw e
-    }
-  }
   const protection = options.protection ?? await loadProtection()
   const guardPath = (absolutePath: string) => protectedReason(absolutePath, protection)
   /** The refusal for a tool's path argument (the searched folder for find and grep, cwd by default). */
@@ -333,7 +286,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         refuseUnfitContent(memoryDir, absolutePath, content)
         refuseCredentials(memoryDir, absolutePath, content)
         await refuseDanglingIndex(absolutePath, content)
-        const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () => run(writer.write(absolutePath, content))).catch(noteFailure)
+        // Journaled by the writer (its task handle carries the journal), from the bytes it replaces.
+        const result = await run(writer.write(absolutePath, content)).catch(noteFailure)
         await changed({ op: "write", path: result.path })
       }
     }
@@ -358,10 +312,9 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         const exact = before === undefined ? undefined : applyEdits(before, edits)
         // Exact replacements go through the writer's edit (which may re-apply them to a file changed since the read);
         // anything Pi matched loosely is published as a whole-file write under the same baseline rules.
-        const result = await journaled(absolutePath, Buffer.from(content, "utf8"), () =>
-          exact?._tag === "Applied" && exact.content === content
-            ? run(writer.edit(absolutePath, edits))
-            : run(writer.write(absolutePath, content))).catch(noteFailure)
+        const result = await (exact?._tag === "Applied" && exact.content === content
+          ? run(writer.edit(absolutePath, edits))
+          : run(writer.write(absolutePath, content))).catch(noteFailure)
         await changed({ op: "edit", path: result.path })
       }
     }
@@ -564,7 +517,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
           (path, o) =>
             Effect.tryPromise({
               try: () =>
-                cappedRemove(resolve(cwd, path), () => journaled(resolve(cwd, path), null, () => run(writer.remove(path, o)))),
+                cappedRemove(resolve(cwd, path), () => run(writer.remove(path, o))),
               catch: (e) => (e instanceof Error ? e : new Error(String(e)))
             }).pipe(Effect.tap((r) => Effect.sync(() => void (r.removed && gone.push(r.path))))),
           (e) => e.message

@@ -139,9 +139,13 @@ describe("pm forget", () => {
     expect(out).toMatchObject({ forgotten: ["my notes.md"], indexLinesRemoved: 1 })
     expect(existsSync(join(s.memoryDir, "my notes.md"))).toBe(false)
     expect(readFileSync(join(s.memoryDir, "MEMORY.md"), "utf8")).toBe("# Memory\n- [Build](build.md) - how to build\n- [Gone](gone.md) - a missing file\n")
+    // One intent and one outcome per file, all under the forget's task.
     const entries = journalOf(s.rootDir)
-    expect(entries).toHaveLength(1)
-    expect(entries[0]).toMatchObject({ task: out.task, kind: "forget" })
+    expect(entries.filter((e) => "kind" in e).map((e) => [e.task, e.kind, e.changes[0].file])).toEqual([
+      [out.task, "forget", "my notes.md"],
+      [out.task, "forget", "MEMORY.md"]
+    ])
+    expect(entries.filter((e) => "outcome" in e).map((e) => e.outcome)).toEqual(["done", "done"])
     // The journal's undo puts both files back byte for byte.
     const layer = Journal.layer.pipe(Layer.provide(LockService.layer), Layer.provide(FileSystem.layer))
     const undone = await Effect.runPromise(

@@ -1,16 +1,18 @@
 /** The change journal: pure rules (src/journal.ts) and the layer on real files (layers/Journal.ts). */
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { FileSystem } from "../../layers/FileSystem.ts"
 import { Journal, type FileChange, type JournalPaths } from "../../layers/Journal.ts"
 import { LockService } from "../../layers/LockService.ts"
 import {
   decodeJournal,
   encodeEntry,
+  encodeOutcome,
+  groupByTask,
   JOURNAL_KEEP_MS,
   JOURNAL_KEEP_TASKS,
   JOURNAL_MAX_CONTENT_BYTES,
@@ -21,6 +23,7 @@ import {
   undoTarget
 } from "../../src/journal.ts"
 import { tempDir } from "../support/tmp.ts"
+import { bundleWorker, freshMemory, memoryFiles, runWorker } from "./crashSupport.ts"
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.parse("2026-06-30T12:00:00.000Z")
@@ -43,7 +46,7 @@ describe("journal lines", () => {
     const line = encodeEntry(e)
     expect(line.endsWith("\n")).toBe(true)
     expect(line.indexOf("\n")).toBe(line.length - 1)
-    expect(decodeJournal(line + encodeEntry(entry("t2", NOW)))).toEqual({ entries: [e, entry("t2", NOW)], invalidLines: 0, tornTail: false })
+    expect(decodeJournal(line + encodeEntry(entry("t2", NOW)))).toEqual({ entries: [e, entry("t2", NOW)], outcomes: new Map(), invalidLines: 0, tornTail: false })
   })
 
   it("skips a torn last line, and keeps a complete last entry whose newline was lost", () => {
@@ -54,7 +57,7 @@ describe("journal lines", () => {
     const noNewline = whole + encodeEntry(entry("t3", NOW)).trimEnd()
     expect(decodeJournal(noNewline)).toMatchObject({ tornTail: false })
     expect(decodeJournal(noNewline).entries.map((e) => e.task)).toEqual(["t1", "t2", "t3"])
-    expect(decodeJournal("")).toEqual({ entries: [], invalidLines: 0, tornTail: false })
+    expect(decodeJournal("")).toEqual({ entries: [], outcomes: new Map(), invalidLines: 0, tornTail: false })
   })
 
   it("counts a bad line in the middle and goes on", () => {
@@ -71,10 +74,11 @@ describe("planPrune", () => {
 
   it("keeps the last 20 tasks when older ones are past 30 days", () => {
     const entries = Array.from({ length: 25 }, (_, i) => one(i, NOW - 100 * DAY + i))
-    const plan = planPrune(entries, NOW, entries.map((_, i) => blobOf(i)), size(10))
+    const plan = planPrune(entries, NOW, size(10))
     expect(plan.keep.map((e) => e.task)).toEqual(entries.slice(5).map((e) => e.task))
     expect(plan.dropped).toBe(5)
-    expect(plan.deleteBlobs).toEqual([0, 1, 2, 3, 4].map(blobOf))
+    expect([0, 1, 2, 3, 4].map(blobOf).some((b) => plan.keptBlobs.has(b))).toBe(false)
+    expect(plan.keptBlobs.size).toBe(20)
     expect(JOURNAL_KEEP_TASKS).toBe(20)
   })
 
@@ -82,7 +86,7 @@ describe("planPrune", () => {
     const old = one(0, NOW - JOURNAL_KEEP_MS - 1)
     const edge = one(1, NOW - JOURNAL_KEEP_MS)
     const recent = Array.from({ length: 30 }, (_, i) => one(i + 2, NOW - DAY + i))
-    const plan = planPrune([old, edge, ...recent], NOW, [], size(1))
+    const plan = planPrune([old, edge, ...recent], NOW, size(1))
     expect(plan.keep.map((e) => e.task)).toEqual([edge, ...recent].map((e) => e.task))
     expect(plan.dropped).toBe(1)
   })
@@ -91,31 +95,50 @@ describe("planPrune", () => {
     const entries = [one(0, NOW - 3), one(1, NOW - 2), one(2, NOW - 1)]
     const sizes = new Map([[blobOf(0), 1], [blobOf(1), JOURNAL_MAX_CONTENT_BYTES / 2], [blobOf(2), JOURNAL_MAX_CONTENT_BYTES / 2 - 1]])
     // The newest task stays whatever its size: its change may be about to be published.
-    const huge = planPrune(entries, NOW, [], (s) => (s === blobOf(2) ? JOURNAL_MAX_CONTENT_BYTES + 1 : 1))
+    const huge = planPrune(entries, NOW, (s) => (s === blobOf(2) ? JOURNAL_MAX_CONTENT_BYTES + 1 : 1))
     expect(huge.keep.map((e) => e.task)).toEqual(["t2"])
-    const at = planPrune(entries, NOW, [...sizes.keys()], (s) => sizes.get(s))
+    const at = planPrune(entries, NOW, (s) => sizes.get(s))
     expect([at.keep.length, at.keptBytes]).toEqual([3, JOURNAL_MAX_CONTENT_BYTES])
     sizes.set(blobOf(0), 2)
-    const over = planPrune(entries, NOW, [...sizes.keys()], (s) => sizes.get(s))
+    const over = planPrune(entries, NOW, (s) => sizes.get(s))
     expect(over.keep.map((e) => e.task)).toEqual(["t1", "t2"])
-    expect(over.deleteBlobs).toEqual([blobOf(0)])
+    expect(over.keptBlobs.has(blobOf(0))).toBe(false)
   })
 
   it("counts a blob shared by two entries once", () => {
     const shared = h("shared")
     const a = entry("a", NOW - 2, [{ file: "x.md", op: "update", before: shared, after: h("y") }])
     const b = entry("b", NOW - 1, [{ file: "x.md", op: "update", before: shared, after: h("z") }])
-    expect(planPrune([a, b], NOW, [shared], () => 100).keptBytes).toBe(100)
+    expect(planPrune([a, b], NOW, () => 100).keptBytes).toBe(100)
   })
 })
 
 describe("undoTarget and planUndo", () => {
   it("picks the newest task not undone and not an undo; an explicit task may be anything", () => {
-    const entries = [entry("t1", 1), entry("t2", 2), entry("u1", 3, [], { kind: "undo", undoes: "t2" })]
+    const c = (n: string): JournalEntry["changes"] => [{ file: "a.md", op: "update", before: h(n), after: h(`${n}'`) }]
+    const entries = [entry("t1", 1, c("1")), entry("t2", 2, c("2")), entry("u1", 3, [], { kind: "undo", undoes: "t2", finished: true })]
     expect(undoTarget(entries)?.task).toBe("t1")
     expect(undoTarget(entries, "u1")?.task).toBe("u1")
     expect(undoTarget(entries, "nope")).toBeUndefined()
-    expect(undoTarget([entry("t1", 1), entry("u", 2, [], { kind: "undo", undoes: "t1" })])).toBeUndefined()
+    expect(undoTarget([entry("t1", 1, c("1")), entry("u", 2, [], { kind: "undo", undoes: "t1", finished: true })])).toBeUndefined()
+    // An undo killed before its end leaves its task to be undone again.
+    expect(undoTarget([entry("t1", 1, c("1")), entry("u", 2, [], { kind: "undo", undoes: "t1" })])?.task).toBe("t1")
+  })
+
+  it("passes over a task that changed no bytes (journaled, never published) to reach the one before", () => {
+    const published = entry("t1", 1, [{ file: "a.md", op: "update", before: h("1"), after: h("2") }])
+    const intent = (id: string, extra: Partial<JournalEntry> = {}) =>
+      entry("t2", 2, [{ file: "a.md", op: "update", before: h("2"), after: h("3") }], { id, ...extra })
+    const failed = decodeJournal(
+      encodeEntry(published) + encodeEntry(intent("i1")) + encodeOutcome({ v: 1, id: "i1", task: "t2", outcome: "failed" })
+    )
+    expect(undoTarget(groupByTask(failed.entries, failed.outcomes))?.task).toBe("t1")
+    const done = decodeJournal(encodeEntry(published) + encodeEntry(intent("i1")) + encodeOutcome({ v: 1, id: "i1", task: "t2", outcome: "done" }))
+    expect(undoTarget(groupByTask(done.entries, done.outcomes))?.task).toBe("t2")
+    // Pending (no outcome yet): not a change until undo settles it.
+    const pending = decodeJournal(encodeEntry(published) + encodeEntry(intent("i1")))
+    expect(groupByTask(pending.entries, pending.outcomes)[1]!.changes[0]!.status).toBe("pending")
+    expect(undoTarget(groupByTask(pending.entries, pending.outcomes))?.task).toBe("t1")
   })
 
   it("restores, removes, leaves alone or refuses each file by its current hash", () => {
@@ -137,9 +160,9 @@ describe("undoTarget and planUndo", () => {
     }
     const plan = planUndo(e, (f) => current[f] ?? null, (sha) => sha !== h("lost"))
     expect(plan.actions).toEqual([
-      { file: "upd.md", action: "restore", blob: h("old"), current: h("new") },
-      { file: "new.md", action: "remove", current: h("made") },
-      { file: "gone.md", action: "restore", blob: h("was"), current: null },
+      { file: "upd.md", action: "restore", blob: h("old"), expect: h("new"), mode: undefined },
+      { file: "new.md", action: "remove", expect: h("made") },
+      { file: "gone.md", action: "restore", blob: h("was"), expect: null, mode: undefined },
       { file: "never.md", action: "none" }
     ])
     expect(plan.refused.map((r) => r.file)).toEqual(["moved-on.md", "pruned.md"])
@@ -212,10 +235,10 @@ describe("Journal layer", () => {
     const listing = await run((j) => j.read(env.paths))
     expect(listing.entries.map((e) => [e.task, e.kind])).toEqual([["t2", "dream"], ["t1", "extract"]])
     expect(listing.entries[1]!.changes).toEqual([
-      { file: "a.md", op: "update", before: h("A1\n"), after: h("A2\n") },
-      { file: "b.md", op: "create", before: null, after: h("B1\n") }
+      { file: "a.md", op: "update", before: h("A1\n"), after: h("A2\n"), status: "done" },
+      { file: "b.md", op: "create", before: null, after: h("B1\n"), status: "done" }
     ])
-    expect(listing.entries[0]!.changes).toEqual([{ file: "a.md", op: "delete", before: h("A2\n"), after: null }])
+    expect(listing.entries[0]!.changes).toEqual([{ file: "a.md", op: "delete", before: h("A2\n"), after: null, status: "done" }])
     expect(listing.entries[0]!.at).toBe(new Date(NOW - 1).toISOString())
     expect((await run((j) => j.read(env.paths, { limit: 1 }))).entries.map((e) => e.task)).toEqual(["t2"])
     expect(existsSync(join(env.rootDir, "locks", "journal.lock"))).toBe(false)
@@ -275,14 +298,22 @@ describe("Journal layer", () => {
     expect(undoEntry.changes.map((c) => c.file)).toEqual(["a.md"])
   })
 
-  it("leaves files alone when the task was journaled but never published (a crash in between)", async () => {
+  it("a change journaled whose publish failed is never the newest undo: undo reaches the task before it", async () => {
     const env = setup()
     writeFileSync(join(env.memoryDir, "a.md"), "A1\n")
-    await run((j) =>
-      j.record(env.paths, { task: "t1", kind: "extract", session: null, model: null, changes: [{ file: "a.md", before: Buffer.from("A1\n"), after: Buffer.from("A2\n") }, { file: "n.md", before: null, after: Buffer.from("N\n") }] })
+    await task(env, "t1", "extract", [{ file: "a.md", after: "A2\n" }])
+    const hook = await run((j) => Effect.succeed(j.forWriter(env.paths, { task: "t2", kind: "extract", session: null, model: null })))
+    const refused = await Effect.runPromise(
+      hook.around(
+        (intend) => intend({ file: "a.md", before: Buffer.from("A2\n"), after: Buffer.from("A3\n") }).pipe(Effect.zipRight(Effect.fail("read-only" as const))),
+        () => "failed"
+      ).pipe(Effect.either)
     )
+    expect(refused).toMatchObject({ _tag: "Left", left: "read-only" })
+    const log = (await run((j) => j.read(env.paths))).entries
+    expect(log.map((e) => [e.task, e.changes.map((c) => c.status)])).toEqual([["t2", ["failed"]], ["t1", ["done"]]])
     const result = await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
-    expect(result).toEqual({ task: "t1", undoTask: undefined, restored: ["a.md", "n.md"], refused: [] })
+    expect(result).toMatchObject({ task: "t1", files: [{ file: "a.md", outcome: "restored" }] })
     expect(snapshot(env.memoryDir)).toEqual({ "a.md": "A1\n" })
   })
 
@@ -311,11 +342,14 @@ describe("Journal layer", () => {
     expect(again.entries.map((e) => e.task)).toEqual(["t3", "t1"])
   })
 
-  it("prunes to the retention policy on every record, and removes blobs no kept entry needs", async () => {
+  it("prunes to the retention policy, by whole tasks, and removes blobs no kept task needs", async () => {
     const env = setup()
     writeFileSync(join(env.memoryDir, "a.md"), "v0\n")
     const longAgo = Date.now() - 90 * DAY
     for (let i = 1; i <= 24; i++) await task(env, `t${i}`, "extract", [{ file: "a.md", after: `v${i}\n` }], longAgo + i)
+    // Recording prunes only when the journal has grown by half (or the content passed its cap): nothing went yet.
+    expect((await run((j) => j.read(env.paths))).entries).toHaveLength(24)
+    expect(await run((j) => j.prune(env.paths))).toMatchObject({ kept: 20, dropped: 4, deletedBlobs: 4 })
     const listing = await run((j) => j.read(env.paths))
     expect(listing.entries.map((e) => e.task)).toEqual(Array.from({ length: 20 }, (_, i) => `t${24 - i}`))
     expect(readdirSync(join(env.rootDir, "journal", "blobs")).sort()).toEqual(Array.from({ length: 20 }, (_, i) => h(`v${i + 4}\n`)).sort())
@@ -323,37 +357,123 @@ describe("Journal layer", () => {
     // An undo is a task too: it is journaled, and the oldest old task makes room for it.
     await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
     expect(readFileSync(join(env.memoryDir, "a.md"), "utf8")).toBe("v23\n")
+    await run((j) => j.prune(env.paths))
     const after = (await run((j) => j.read(env.paths))).entries
     expect([after.length, after[0]!.kind, after.at(-1)!.task]).toEqual([20, "undo", "t6"])
   })
 })
 
-describe("a crash between journal and publish", () => {
-  it("SIGKILL after record: the task is in the log, the lock is free, and undo leaves the unpublished files alone", async () => {
-    const env = setup()
-    writeFileSync(join(env.memoryDir, "a.md"), "A1\n")
-    const child = spawn(process.execPath, [fileURLToPath(new URL("./recordWorker.ts", import.meta.url)), env.rootDir, env.memoryDir], {
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    let stderr = ""
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+describe("a crash between journal and publish (real processes)", () => {
+  let worker = ""
+  beforeAll(async () => {
+    worker = await bundleWorker()
+  }, 60_000)
+
+  it("SIGKILL after the intent, before the publish: log shows it pending, undo settles it as not published and reaches the task before", async () => {
+    const env = freshMemory()
+    const paths = { rootDir: env.rootDir }
+    await run((j) => j.record(paths, { task: "t0", kind: "forget", session: null, model: null, changes: [{ file: "b.md", before: null, after: Buffer.from("B-old\n") }] }))
+    writeFileSync(join(env.memoryDir, "a.md"), "A-old\n")
+    const child = spawn(process.execPath, [worker, JSON.stringify({ ...env, scenario: "intent-only", killAt: null })], { stdio: ["ignore", "pipe", "pipe"] })
     await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => d.toString().includes("recorded") && resolve())
-      child.on("exit", (code) => reject(new Error(`worker exited ${code} before recording: ${stderr}`)))
+      child.stdout.on("data", (d: Buffer) => d.toString().includes("intended") && resolve())
+      child.on("exit", (code) => reject(new Error(`worker exited ${code} before its intent`)))
     })
     const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)))
     child.kill("SIGKILL")
     expect(await exited).toBe("SIGKILL")
+    const listing = await run((j) => j.read(paths))
+    expect(listing.entries.map((e) => [e.task, e.changes.map((c) => c.status)])).toEqual([["t-crash", ["pending"]], ["t0", ["done"]]])
+    // The killed writer held journal.lock (its recovery is the lock service's): gone with its holder.
+    rmSync(join(env.rootDir, "locks"), { recursive: true, force: true })
+    const undone = await run((j) => j.undo({ ...paths, memoryDir: env.memoryDir }, { session: null, model: null }))
+    expect(undone).toMatchObject({ task: "t0", files: [{ file: "b.md", outcome: "deleted" }] })
+    expect(memoryFiles(env.memoryDir)).toEqual({ "a.md": "A-old\n" })
+    const settled = (await run((j) => j.read(paths))).entries.find((e) => e.task === "t-crash")!
+    expect(settled.changes.map((c) => c.status)).toEqual(["failed"])
+  })
+
+  it("SIGKILL right after the rename, before its outcome: undo settles it as published and restores it", async () => {
+    const env = freshMemory()
+    const killed = await runWorker(worker, { ...env, scenario: "task", killAt: null, killAfterRenameTo: "/a.md" })
+    expect(killed.signal).toBe("SIGKILL")
+    expect(memoryFiles(env.memoryDir)).toEqual({ "a.md": "A-new\n", "b.md": "B-old\n" })
+    const listing = await run((j) => j.read({ rootDir: env.rootDir }))
+    expect(listing.entries[0]!.changes.map((c) => [c.file, c.status])).toEqual([["a.md", "pending"]])
+    rmSync(join(env.rootDir, "locks"), { recursive: true, force: true })
+    const undone = await run((j) => j.undo({ rootDir: env.rootDir, memoryDir: env.memoryDir }, { session: null, model: null }))
+    expect(undone).toMatchObject({ task: "t-crash", files: [{ file: "a.md", outcome: "restored" }] })
+    expect(memoryFiles(env.memoryDir)).toEqual({ "a.md": "A-old\n", "b.md": "B-old\n" })
+  })
+})
+
+describe("retention by whole task", () => {
+  const OLD_AT = Date.now() - 90 * DAY
+  const manyChanges = async (env: ReturnType<typeof setup>) => {
+    writeFileSync(join(env.memoryDir, "a.md"), "v0\n")
+    // A background task journals each of its 25 changes as its own line, all under one id.
+    for (let i = 1; i <= 25; i++) await task(env, "big", "dream", [{ file: "a.md", after: `v${i}\n` }], OLD_AT + i)
+  }
+  const others = async (env: ReturnType<typeof setup>, count: number) => {
+    for (let i = 1; i <= count; i++) await task(env, `o${i}`, "extract", [{ file: `o${i}.md`, after: `o${i}\n` }], OLD_AT + 100 + i)
+  }
+
+  it("a 25-change task among the last 20 tasks is kept whole, and undoing it restores its first state", async () => {
+    const env = setup()
+    await manyChanges(env)
+    await others(env, 19)
+    expect(await run((j) => j.prune(env.paths))).toMatchObject({ kept: 20, dropped: 0 })
+    const big = (await run((j) => j.read(env.paths))).entries.find((e) => e.task === "big")!
+    expect(big.changes).toHaveLength(25)
+    const result = await run((j) => j.undo(env.undoPaths, { task: "big", session: null, model: null }))
+    expect(result.files).toEqual([{ file: "a.md", outcome: "restored" }])
+    expect(readFileSync(join(env.memoryDir, "a.md"), "utf8")).toBe("v0\n")
+  })
+
+  it("one task more and the 25-change task goes whole: no line of it and none of its blobs stay", async () => {
+    const env = setup()
+    await manyChanges(env)
+    await others(env, 20)
+    expect(await run((j) => j.prune(env.paths))).toMatchObject({ kept: 20, dropped: 1, deletedBlobs: 25 })
+    expect(readFileSync(join(env.rootDir, "journal", "journal.jsonl"), "utf8")).not.toContain('"task":"big"')
+    expect(existsSync(join(env.rootDir, "journal", "blobs"))).toBe(true)
+    expect(readdirSync(join(env.rootDir, "journal", "blobs"))).toEqual([])
+    expect((await runExit((j) => j.undo(env.undoPaths, { task: "big", session: null, model: null })))._tag).toBe("Left")
+  })
+
+  it("a journal past 64 MiB is pruned from all of it: the newest change survives and undo reaches it", async () => {
+    const env = setup()
+    const journalDir = join(env.rootDir, "journal")
+    mkdirSync(journalDir, { recursive: true })
+    // Filler: old one-change tasks, no blobs, well past the old 64 MiB read cap.
+    const line = (i: number) => encodeEntry(entry(`filler-${i}`, OLD_AT + i, [{ file: `f${i % 50}.md`, op: "create", before: null, after: h(String(i)) }]))
+    const chunk = Array.from({ length: 20_000 }, (_, i) => line(i)).join("")
+    const times = Math.ceil((65 * 1024 * 1024) / chunk.length)
+    for (let k = 0; k < times; k++) appendFileSync(join(journalDir, "journal.jsonl"), chunk)
+    writeFileSync(join(env.memoryDir, "new.md"), "N0\n")
+    await task(env, "newest", "extract", [{ file: "new.md", after: "N1\n" }])
+    expect((await run((j) => j.prune(env.paths))).kept).toBe(20)
     const listing = await run((j) => j.read(env.paths))
-    expect(listing.entries.map((e) => [e.task, e.changes.map((c) => c.op)])).toEqual([["crash-1", ["update", "create"]]])
-    expect(listing.tornTail).toBe(false)
-    expect(existsSync(join(env.rootDir, "locks", "journal.lock"))).toBe(false)
-    expect(await run((j) => j.undo(env.undoPaths, { session: null, model: null }))).toEqual({
-      task: "crash-1",
-      undoTask: undefined,
-      restored: ["a.md", "b.md"],
-      refused: []
-    })
-    expect(snapshot(env.memoryDir)).toEqual({ "a.md": "A1\n" })
+    expect(listing.entries[0]!.task).toBe("newest")
+    const result = await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
+    expect(result).toMatchObject({ task: "newest", files: [{ file: "new.md", outcome: "restored" }] })
+    expect(readFileSync(join(env.memoryDir, "new.md"), "utf8")).toBe("N0\n")
+  }, 60_000)
+})
+
+describe("crash leftovers", () => {
+  it("temp files of a killed process in journal/ and blobs/ are swept once old, a fresh one is left", async () => {
+    const env = setup()
+    writeFileSync(join(env.memoryDir, "a.md"), "A1\n")
+    await task(env, "t1", "extract", [{ file: "a.md", after: "A2\n" }])
+    const journalDir = join(env.rootDir, "journal")
+    const stale = [join(journalDir, ".pm-00000000-0000-4000-8000-000000000001.tmp"), join(journalDir, "blobs", ".pm-00000000-0000-4000-8000-000000000002.tmp")]
+    const fresh = join(journalDir, "blobs", ".pm-00000000-0000-4000-8000-000000000003.tmp")
+    for (const p of [...stale, fresh]) writeFileSync(p, "partial")
+    const longAgo = (Date.now() - 10 * 60_000) / 1000
+    for (const p of stale) utimesSync(p, longAgo, longAgo)
+    await run((j) => j.prune(env.paths))
+    expect(stale.map(existsSync)).toEqual([false, false])
+    expect(existsSync(fresh)).toBe(true)
   })
 })

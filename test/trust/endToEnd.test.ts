@@ -106,7 +106,8 @@ describe("a hostile extractor in the real host, then pm log and pm undo", () => 
     expect(log.code).toBe(0)
     const tasks = JSON.parse(log.stdout)
     expect(tasks).toHaveLength(1)
-    expect(Object.keys(tasks[0]).sort()).toEqual(["at", "changes", "kind", "model", "session", "task"])
+    expect(Object.keys(tasks[0]).sort()).toEqual(["at", "changes", "kind", "model", "pending", "session", "task"])
+    expect(tasks[0].pending).toEqual([])
     expect(tasks[0].kind).toBe("extract")
     expect(tasks[0].session).toBe(h.session.sessionManager.getSessionId())
     expect(tasks[0].model).toMatch(/\/faux-1$/)
@@ -117,7 +118,13 @@ describe("a hostile extractor in the real host, then pm log and pm undo", () => 
 
     const undo = await runPm(["undo", "--json"], env)
     expect(undo.code).toBe(0)
-    expect(JSON.parse(undo.stdout)).toEqual({ task: tasks[0].task, restored: ["deploys.md", "MEMORY.md"], refused: [] })
+    expect(JSON.parse(undo.stdout)).toEqual({
+      task: tasks[0].task,
+      undoTask: expect.stringMatching(/^undo-/),
+      files: [{ file: "deploys.md", outcome: "deleted" }, { file: "MEMORY.md", outcome: "restored" }],
+      restored: ["deploys.md", "MEMORY.md"],
+      refused: []
+    })
     expect(snapshot(h.memoryDir)).toEqual(before)
 
     // The undo is journaled itself, newest first.
@@ -149,7 +156,9 @@ describe("a hostile extractor in the real host, then pm log and pm undo", () => 
     expect(snapshot(h.memoryDir)).not.toEqual(before)
     await h.prompt("/memory undo")
     expect(snapshot(h.memoryDir)).toEqual(before)
-    expect(h.notifications.map((n) => n.message)).toContainEqual(expect.stringMatching(/^Undid extract-\S+: 2 file\(s\) restored\.$/))
+    expect(h.notifications.map((n) => n.message)).toContainEqual(expect.stringMatching(
+      /^Undid extract-\S+:\n  deleted    deploys\.md \(this task had created it\)\n  restored   MEMORY\.md\n1 restored, 1 deleted, 0 unchanged, 0 left alone\.$/
+    ))
     // Nothing left to undo but the undo itself: a second /memory undo says so instead of failing silently.
     await h.prompt("/memory undo")
     expect(h.notifications.at(-1)!.message).toContain("nothing to undo")

@@ -45,7 +45,11 @@ const setup = async () => {
       const writer = yield* MemoryWriter
       const guard = yield* BashGuard
       const journal = yield* Journal
-      const task = yield* writer.openTask({ memoryDir, cwd })
+      const task = yield* writer.openTask({
+        memoryDir,
+        cwd,
+        journal: journal.forWriter({ rootDir }, { task: "t1", kind: "extract", session: "s1", model: "faux/faux-1" })
+      })
       return yield* Effect.promise(() =>
         makeTaskTools({
           pi,
@@ -54,11 +58,7 @@ const setup = async () => {
           writer: task,
           guard,
           check: Effect.void,
-          onChange: () => Effect.void,
-          journal: {
-            record: (change) =>
-              journal.record({ rootDir }, { task: "t1", kind: "extract", session: "s1", model: "faux/faux-1", changes: [change] }).pipe(Effect.asVoid)
-          }
+          onChange: () => Effect.void
         })
       )
     })
@@ -94,17 +94,13 @@ describe("a background task's journal", () => {
     expect(existsSync(join(memoryDir, "c.md"))).toBe(false)
   })
 
-  it("a write the writer refuses (file not read first) nets out: the log shows no change and undo touches nothing", async () => {
+  it("a write the writer refuses (file not read first) is not journaled at all: refused before the bytes are replaced", async () => {
     const { memoryDir, exec, log } = await setup()
     const before = readFileSync(join(memoryDir, "a.md"), "utf8")
     const refused = await exec("write", { path: join(memoryDir, "a.md"), content: TOPIC("A", "overwritten") })
     expect(refused.isError).toBe(true)
     expect(readFileSync(join(memoryDir, "a.md"), "utf8")).toBe(before)
-    const { entries } = await log()
-    expect(entries).toHaveLength(1)
-    // Recorded before publishing, then reversed when the publish failed.
-    expect(entries[0]!.changes).toHaveLength(2)
-    expect(netChanges(entries[0]!)).toEqual([])
+    expect((await log()).entries).toHaveLength(0)
   })
 })
 
