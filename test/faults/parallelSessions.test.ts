@@ -40,8 +40,7 @@ describe("parallel pi sessions", () => {
       HOME: agentDir,
       PM_FAUX_LOG: log,
       PM_FAUX_BARRIER: join(agentDir, "barrier"),
-      PM_FAUX_SESSIONS: String(SESSIONS),
-      PM_FAUX_EXTRACT_MS: "1000"
+      PM_FAUX_SESSIONS: String(SESSIONS)
     }
     const facts = Array.from({ length: SESSIONS }, (_, i) => `fact${i}-${Math.random().toString(36).slice(2, 8)}`)
     const results = await Promise.all(facts.map((f) => runPi(`Please remember this for later. The fact is ${f}.`, repo, env)))
@@ -57,5 +56,7 @@ describe("parallel pi sessions", () => {
       expect(readFileSync(file, "utf8")).toContain(`The fact is ${f}.`)
     }
     expect(events.filter((e) => e.event === "extract-end")).toHaveLength(SESSIONS)
+    // Every wait in the scripted model ended on its event, none on its bound.
+    expect(events.filter((e) => e.event === "wait-gave-up")).toEqual([])
   }, 120_000)
 })
