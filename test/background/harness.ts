@@ -104,6 +104,8 @@ export interface Harness {
   background: Script
   /** Main-agent answers; default "ok". */
   main: Script
+  /** Selector answers; default: nothing selected. */
+  selector: Script
   trusted: boolean
   readonly session: any
   readonly runtime: any
@@ -147,6 +149,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const h = {
     background: options.background ?? (() => say("Nothing to save.")),
     main: (() => say("ok")) as Script,
+    selector: (() => fauxAssistantMessage([fauxToolCall("select_memories", { selected_memories: [] })], { stopReason: "toolUse" })) as Script,
     trusted: options.trusted ?? true
   }
   const waiters = new Set<() => void>()
@@ -159,7 +162,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     return system.includes(SELECTOR_MARK) ? "selector" : isBackground ? "background" : /summar/i.test(system) ? "other" : "main"
   }
   const answer = (request: Recorded): AssistantMessage | Fault | Promise<AssistantMessage | Fault> => {
-    if (request.kind === "selector") return fauxAssistantMessage([fauxToolCall("select_memories", { selected_memories: [] })], { stopReason: "toolUse" })
+    if (request.kind === "selector") return h.selector(request)
     if (request.kind === "other") return say("## Goal\nTest.\n## Progress\nDone.")
     if (request.kind === "background") return h.background(request)
     return h.main(request)

@@ -2,9 +2,18 @@
  * The package installed as a user gets it, for tests and benches: `npm pack` of the current build, the tarball
  * installed into a fresh prefix with production dependencies only, and Pi (the version the dev dependencies pin)
  * installed into a prefix of its own. Needs the npm registry or npm's cache.
+ *
+ * Shared between runs (the installs took two minutes of a loaded machine on every run): Pi's prefix is installed once
+ * per Pi version and Node major into a cache folder and used from there (nothing writes into it); the package's
+ * prefix starts as a copy of one where an earlier tarball with the same dependencies was installed, and the current
+ * tarball is then installed into it by `npm install`, as before. The cache is $PM_TEST_CACHE, else
+ * ~/.cache/pi-project-memory/test-installs; an entry is made in a temporary folder and renamed into place.
  */
 import { spawn } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs"
+import { rm } from "node:fs/promises"
+import { homedir } from "node:os"
 import { delimiter, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -67,16 +76,48 @@ export interface PackagedInstall {
   readonly pm: string
 }
 
+const cacheRoot = (): string => process.env["PM_TEST_CACHE"] ?? join(homedir(), ".cache", "pi-project-memory", "test-installs")
+const nodeMajor = process.versions.node.split(".")[0]
+
+/**
+ * The cache entry `name`, made by `make` (into the folder it is given) when missing. Made in a temporary folder and
+ * renamed into place, so a reader never sees half an install; when another run made it first, that one is kept.
+ */
+const cached = async (name: string, make: (dir: string) => Promise<void>): Promise<string> => {
+  const dir = join(cacheRoot(), name)
+  if (existsSync(join(dir, ".complete"))) return dir
+  mkdirSync(cacheRoot(), { recursive: true })
+  const tmp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+  await make(tmp)
+  await run("sh", ["-c", 'touch "$1/.complete"', "sh", tmp])
+  try {
+    renameSync(tmp, dir)
+  } catch {
+    await rm(tmp, { recursive: true, force: true }) // another run renamed its own first
+  }
+  return dir
+}
+
 /** Packs the current build (it must be built) and makes both installs under `base`. */
 export const preparePackagedInstall = async (base: string): Promise<PackagedInstall> => {
-  const piPrefix = join(base, "pi")
   const pkgPrefix = join(base, "pkg")
   // The build is current; packing must not run `prepare` again.
   const packed = (await npm(["pack", "--ignore-scripts", "--pack-destination", base], repoRoot)).trim().split("\n").at(-1)!
-  await Promise.all([
-    npm(["install", "--prefix", piPrefix, "--prefer-offline", `@earendil-works/pi-coding-agent@${PI_VERSION}`], base),
-    npm(["install", "--prefix", pkgPrefix, "--prefer-offline", "--omit=dev", join(base, packed)], base)
+  const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { dependencies: Record<string, string> }
+  const depsKey = createHash("sha256").update(JSON.stringify(manifest.dependencies)).digest("hex").slice(0, 16)
+  const [piPrefix, depsPrefix] = await Promise.all([
+    cached(`pi-${PI_VERSION}-node${nodeMajor}`, async (dir) => {
+      await npm(["install", "--prefix", dir, "--prefer-offline", `@earendil-works/pi-coding-agent@${PI_VERSION}`], base)
+    }),
+    cached(`package-deps-${depsKey}-node${nodeMajor}`, async (dir) => {
+      await npm(["install", "--prefix", dir, "--prefer-offline", "--omit=dev", join(base, packed)], base)
+    })
   ])
+  // A copy of the prefix holding an earlier tarball with the same dependencies; npm replaces the package with this one.
+  const copied = await run("cp", ["-a", depsPrefix, pkgPrefix])
+  if (copied.code !== 0) throw new Error(`cp -a ${depsPrefix} ${pkgPrefix} failed: ${copied.stderr}`)
+  await rm(join(pkgPrefix, ".complete"), { force: true })
+  await npm(["install", "--prefix", pkgPrefix, "--prefer-offline", "--omit=dev", join(base, packed)], base)
   return {
     piPrefix,
     piBin: join(piPrefix, "node_modules", ".bin", "pi"),

@@ -3,32 +3,14 @@
  * than it; concurrent test files wait on a lock directory so only one build runs.
  */
 import { execFile, execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs"
+import { mkdirSync, rmdirSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { isFresh } from "./build.ts"
 import { tempAgent } from "./tmp.ts"
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 export const pmPath = join(repoRoot, "dist", "pm.js")
-
-const newestSource = (): number => {
-  let newest = 0
-  const visit = (path: string): void => {
-    const st = statSync(path)
-    if (st.isDirectory()) {
-      for (const name of readdirSync(path)) visit(join(path, name))
-    } else if (path.endsWith(".ts") || path.endsWith(".mjs") || path.endsWith(".json")) {
-      newest = Math.max(newest, st.mtimeMs)
-    }
-  }
-  for (const top of ["src", "layers", "cli", "extension", "scripts", "package.json"]) {
-    const p = join(repoRoot, top)
-    if (existsSync(p)) visit(p)
-  }
-  return newest
-}
-
-const isFresh = (): boolean => existsSync(pmPath) && statSync(pmPath).mtimeMs >= newestSource()
 
 const sleep = (ms: number): void => {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)

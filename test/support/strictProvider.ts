@@ -52,6 +52,9 @@ export interface StrictRequest {
   readonly options: { readonly maxTokens: number | undefined; readonly sessionId: string | undefined; readonly cacheRetention: "none" | "short" | "long"; readonly toolChoice: unknown }
   /** The estimate of input tokens the checks used. */
   readonly inputTokens: number
+  /** What the answer's usage reported (set once a stream is answered): completion tokens, and cached prompt tokens. */
+  outputTokens?: number
+  cachedTokens?: number
 }
 
 export type Fault =
@@ -336,6 +339,9 @@ export const cachedTokensOf = (chars: number, promptTokens: number): number => {
 }
 
 /** The reply as SSE chunks (each a full `data: ...\n\n` line), usage and [DONE] included. */
+const completionTokensOf = (reply: Normal): number =>
+  Math.ceil((reply.text.length + reply.toolCalls.reduce((n, c) => n + c.name.length + JSON.stringify(c.arguments ?? {}).length, 0)) / 4)
+
 const chunksOf = (reply: Normal, model: string, promptTokens: number, includeUsage: boolean, cachedTokens = 0): Array<string> => {
   const id = `chatcmpl-${++callCounter}`
   const created = Math.floor(Date.now() / 1000)
@@ -350,7 +356,7 @@ const chunksOf = (reply: Normal, model: string, promptTokens: number, includeUsa
     for (let i = 0; i < args.length; i += 64) out.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(i, i + 64) } }] }, null))
   })
   out.push(chunk({}, reply.finishReason === "error" ? "stop" : reply.finishReason))
-  const completion = Math.ceil((reply.text.length + reply.toolCalls.reduce((n, c) => n + c.name.length + JSON.stringify(c.arguments ?? {}).length, 0)) / 4)
+  const completion = completionTokensOf(reply)
   if (includeUsage) {
     out.push(
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion, prompt_tokens_details: { cached_tokens: cachedTokens } } })}\n\n`
@@ -454,6 +460,8 @@ export const startStrictProvider = async (options: StrictOptions = {}): Promise<
           view.status = 200
           res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
           const cached = cachedFor(body, view.inputTokens)
+          view.outputTokens = completionTokensOf(reply)
+          view.cachedTokens = cached
           for (const c of chunksOf(reply, body.model, view.inputTokens, body.stream_options?.include_usage === true, cached)) res.write(c)
           res.end()
         }

@@ -3,15 +3,18 @@
  * `PI_CODING_AGENT_DIR`, real git repositories with linked worktrees, and topic files with chosen mtimes.
  */
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, realpathSync, utimesSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll } from "vitest"
 
 const created: Array<string> = []
 
-afterAll(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true })
+// Removed asynchronously: a synchronous removal of a large folder (an npm prefix) on a loaded machine can hold the
+// worker's event loop past vitest's 60 s RPC timeout ("Timeout calling onTaskUpdate"), failing a green run.
+afterAll(async () => {
+  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 3 })))
 })
 
 /** A fresh canonical (realpath) temporary directory, removed when the test file ends. */

@@ -1,0 +1,90 @@
+/**
+ * `pm recall` in a child process (see cli.test.ts): which model it uses, its one-line errors, and --select.
+ */
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import { ensureBuilt } from "../support/pm.ts"
+import { captured, fileText, GUIDANCE, pm, setup } from "./cliSupport.ts"
+
+beforeAll(() => ensureBuilt(), 180_000)
+
+describe("pm recall: model choice", () => {
+  it("an unknown model is a one-line error with exit 2 and nothing on stdout", async () => {
+    const s = setup()
+    const r = await pm(s, ["how do we release", "--model", "faux/nope"], [{ select: ["release.md"] }])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toBe("pm: model faux/nope is not known to Pi (check models.json and the provider's login)\n")
+    expect(captured(s)).toHaveLength(0)
+  })
+
+  it("a malformed --model is a one-line error with exit 2", async () => {
+    const s = setup()
+    const r = await pm(s, ["how do we release", "--model", "faux-1"], [])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toBe('pm: "faux-1" is not of the form provider/model-id\n')
+  })
+
+  it("no model anywhere is a one-line error with exit 2", async () => {
+    const s = setup()
+    const r = await pm(s, ["how do we release"], [])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr.split("\n")).toStrictEqual([expect.stringMatching(/^pm: no model is configured/), ""])
+  })
+
+  it("a provider extension that cannot be loaded is a one-line error with exit 2", async () => {
+    const s = setup()
+    const r = await pm(s, ["how do we release", "--model", "faux/faux-1"], undefined, { PM_EXTENSIONS: join(s.memoryDir, "missing.mjs") })
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toMatch(/^pm: cannot load Pi's model runtime: [^\n]*\n$/)
+  })
+
+  it("Pi's default model from settings.json is used when --model is absent", async () => {
+    const s = setup()
+    writeFileSync(join(s.agentDir, "settings.json"), JSON.stringify({ defaultProvider: "faux", defaultModel: "faux-2" }))
+    const r = await pm(s, ["how do we release"], [{ select: ["release.md"] }])
+    expect(r.stderr).toBe("")
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).selected).toStrictEqual(["release.md"])
+    expect(captured(s).map((q) => q.model)).toStrictEqual(["faux/faux-2"])
+  })
+
+  it("selector.model in config.json wins over Pi's default; --model wins over both", async () => {
+    const s = setup()
+    writeFileSync(join(s.agentDir, "settings.json"), JSON.stringify({ defaultProvider: "faux", defaultModel: "faux-1" }))
+    mkdirSync(join(s.agentDir, "project-memory"), { recursive: true })
+    writeFileSync(join(s.agentDir, "project-memory", "config.json"), JSON.stringify({ selector: { model: "faux/faux-2" } }))
+    const a = await pm(s, ["how do we release"], [{ select: [] }])
+    expect(a.code).toBe(0)
+    const b = await pm(s, ["how do we release", "--model", "faux/faux-1"], [{ select: [] }])
+    expect(b.code).toBe(0)
+    expect(captured(s).map((q) => q.model)).toStrictEqual(["faux/faux-2", "faux/faux-1"])
+  })
+})
+
+describe("pm recall --select", () => {
+  it("works without any model or provider", async () => {
+    const s = setup()
+    const r = await pm(s, ["anything", "--select", "release.md"], undefined)
+    expect(r.stderr).toBe("")
+    expect(r.code).toBe(0)
+    const release = fileText(s, "release.md")
+    expect(JSON.parse(r.stdout)).toStrictEqual({
+      selected: ["release.md"],
+      injection: `<system-reminder>\n${GUIDANCE}\n\n## ${join(s.memoryDir, "release.md")}\n\n${release}\n</system-reminder>`,
+      budgetUsed: release.length
+    })
+  })
+
+  it("an unknown file is an error with exit 2", async () => {
+    const s = setup()
+    const r = await pm(s, ["anything", "--select", "nope.md"], undefined)
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toBe(`pm: not a topic in ${s.memoryDir}: nope.md\n`)
+  })
+})
