@@ -15,7 +15,7 @@
  *   node bench/cost.ts --json                      (the same figures as JSON)
  *   COST_TOPICS=20 COST_TURNS=6 node bench/cost.ts (one cell only)
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai"
@@ -88,11 +88,12 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
         [fauxToolCall("select_memories", { selected_memories: [`topic-${String((turn * 7) % topics).padStart(3, "0")}.md`, `topic-${String((turn * 7 + 3) % topics).padStart(3, "0")}.md`] })],
         { stopReason: "toolUse" }
       )
-    // Extraction: every other turn saves one new topic and its index line (one model call with two tool calls, then
-    // the final answer); the other turns find nothing to save.
+    // Extraction: every other turn reads the index, then saves one new topic and its index line, then answers (three
+    // model calls); the other turns find nothing to save (one).
     const extraction = (r: any) => {
       if (turn % 2 === 1) return say("Nothing new to save.")
-      if (taskTurn(r) === 0) {
+      if (taskTurn(r) === 0) return call("read", { path: join(dir, "MEMORY.md") })
+      if (taskTurn(r) === 1) {
         const name = `release-${turn}.md`
         return calls(
           ["write", { path: join(dir, name), content: topic(`Release ${turn}`, `release rule learned at turn ${turn}`, "project", `${USER(turn)}\n\n**Why:** the person asked.\n**How to apply:** in every release.`) }],
@@ -127,8 +128,10 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
     if (memoryOn) await h.prompt("/memory dream")
     const byKind: Record<Kind, Totals> = { selector: zero(), main: zero(), extraction: zero(), dream: zero(), other: zero() }
     for (const r of h.strict!.requests) if (r.status === 200) add(byKind[kindOf(r)], r)
+    // Every scripted save landed (a refused tool call would make the figures those of a different run).
+    const saved = Array.from({ length: turns }, (_, t) => t).filter((t) => t % 2 === 0 && existsSync(join(dir, `release-${t}.md`)))
+    if (memoryOn && saved.length !== Math.ceil(turns / 2)) throw new Error(`only ${saved.length} of ${Math.ceil(turns / 2)} saves landed`)
     const refused = h.strict!.requests.filter((r) => r.status !== 200).length
-    if (memoryOn && byKind.dream.requests === 0) throw new Error(`no dream ran: ${JSON.stringify(h.notifications.slice(-3))}`)
     return { byKind, refused }
   } finally {
     await h?.dispose().catch(() => undefined)
