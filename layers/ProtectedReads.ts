@@ -4,7 +4,7 @@
  * config; and the read plan of a bash command (src/bash/reads.ts): every word that may name a file, wildcards
  * expanded, search roots that hold a protected place.
  */
-import { glob, readFile, realpath } from "node:fs/promises"
+import { glob, readdir, readFile, realpath } from "node:fs/promises"
 import { homedir } from "node:os"
 import { basename, dirname, join } from "node:path"
 import type { ReadPlan } from "../src/bash/reads.ts"
@@ -58,6 +58,35 @@ export const protectedRefusal = (reason: string): string =>
 
 /** At most this many wildcard matches are looked at per command (the rest is left to the sandbox). */
 const MAX_GLOB_MATCHES = 5_000
+/** At most this many entries of a searched tree are looked at by name (the rest is left to the sandbox). */
+const MAX_TREE_ENTRIES = 5_000
+/** Folders a tree scan does not enter: version control and installed packages. */
+const SKIPPED_DIRS = new Set([".git", "node_modules"])
+
+/**
+ * A protected file by name (`.env`, `id_rsa`, `*.pem` ...) inside a searched tree, looked for breadth-first by name
+ * only, without following links, over at most MAX_TREE_ENTRIES entries; dot names are skipped when the search skips
+ * them too (ripgrep without --hidden).
+ */
+const protectedInTree = async (root: string, hidden: boolean, protection: ProtectionOptions): Promise<string | undefined> => {
+  const queue = [root]
+  let entries = 0
+  while (queue.length > 0 && entries < MAX_TREE_ENTRIES) {
+    const dir = queue.shift()!
+    const list = await readdir(dir, { withFileTypes: true }).catch(() => [])
+    for (const entry of list) {
+      if (++entries > MAX_TREE_ENTRIES) break
+      if (!hidden && entry.name.startsWith(".")) continue
+      const full = join(dir, entry.name)
+      const verdict = isProtectedPath(full, protection)
+      if (verdict.protected) {
+        return `${verdict.reason}, and the search of ${root} would read it; search specific files or a folder without it`
+      }
+      if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) queue.push(full)
+    }
+  }
+  return undefined
+}
 
 /**
  * Why a read-only bash command may not run because of what it would open, or undefined: the plan's own refusal
@@ -76,6 +105,8 @@ export const protectedReadReason = async (plan: ReadPlan, protection: Protection
       const real = await realpath(target.path).catch(() => target.path)
       const under = protectedUnder(target.path, protection) ?? (real === target.path ? undefined : protectedUnder(real, protection))
       if (under !== undefined) return under
+      const inside = await protectedInTree(real, target.hidden !== false, protection)
+      if (inside !== undefined) return inside
     }
     if (target.lexical) {
       const lexical = isProtectedPath(target.path, protection)

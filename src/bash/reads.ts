@@ -26,6 +26,8 @@ export interface ReadTarget {
   readonly recursive: boolean
   /** A guess (a suffix of an option word): checked by name only, not looked up on disk. */
   readonly lexical: boolean
+  /** For a search root: hidden files (dot names) are read too (ripgrep skips them unless told otherwise). */
+  readonly hidden?: boolean
 }
 
 export interface ReadPlan {
@@ -139,6 +141,8 @@ export const readPlan = (source: string, root: BashNode, ctx: ReadContext): Read
     return dirs.map((d) => posix.resolve(d, value))
   }
 
+  /** Whether the search roots of the command being read include hidden files. */
+  let hidden = true
   const add = (w: Word, value: string, options: { tilde: boolean; recursive: boolean; lexical: boolean }): void => {
     if (refuse !== undefined || value === "" || value === "-") return
     const paths = absolute(w, value, options.tilde)
@@ -146,7 +150,9 @@ export const readPlan = (source: string, root: BashNode, ctx: ReadContext): Read
       refuse = paths
       return
     }
-    for (const path of paths) targets.push({ path, glob: w.glob, recursive: options.recursive, lexical: options.lexical })
+    for (const path of paths) {
+      targets.push(options.recursive ? { path, glob: w.glob, recursive: true, lexical: options.lexical, hidden } : { path, glob: w.glob, recursive: false, lexical: options.lexical })
+    }
     if (targets.length > MAX_TARGETS) refuse = `the command names more than ${MAX_TARGETS} possible files to check; split it`
   }
 
@@ -198,9 +204,10 @@ export const readPlan = (source: string, root: BashNode, ctx: ReadContext): Read
       if (words === undefined || words.length === 0) return "the input of xargs could not be read"
       const name = words[0]!.value
       const args = words.slice(1)
+      hidden = true
       const listRoots = (roots: ReadonlyArray<Word>, cwd: boolean) => {
         for (const r of roots) addWord(r, true, true)
-        if (cwd || roots.length === 0) for (const d of dirs) targets.push({ path: d, glob: false, recursive: true, lexical: false })
+        if (cwd || roots.length === 0) for (const d of dirs) targets.push({ path: d, glob: false, recursive: true, lexical: false, hidden })
       }
       if (name === "find") {
         const roots: Array<Word> = []
@@ -280,6 +287,8 @@ export const readPlan = (source: string, root: BashNode, ctx: ReadContext): Read
     }
     let recursiveWords = false
     let cwdRoot = false
+    hidden = name !== "rg" || hasLong(args, "--hidden") || hasShort(args, ".", RG_VALUES) ||
+      args.filter((w) => /^-[a-zA-Z.]*u/.test(w.value)).reduce((n, w) => n + (w.value.match(/u/g)?.length ?? 0), 0) >= 2
     if (GREPS.has(name) && grepRecursive(args)) {
       recursiveWords = true
       cwdRoot = searchRoots(name, args).cwd
@@ -307,7 +316,7 @@ export const readPlan = (source: string, root: BashNode, ctx: ReadContext): Read
       }
       addWord(w, closed, recursiveWords)
     }
-    if (cwdRoot) for (const d of dirs) targets.push({ path: d, glob: false, recursive: true, lexical: false })
+    if (cwdRoot) for (const d of dirs) targets.push({ path: d, glob: false, recursive: true, lexical: false, hidden })
     if (name === "xargs") {
       let nested: string | undefined
       for (let i = 0; i < args.length; i++) {
