@@ -15,6 +15,8 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { resolve } from "node:path"
 import { BashGuard, type BashGuardShape, type ClassifyContext, type Verdict } from "../layers/BashGuard.ts"
+import { loadProtection, protectedReadReason } from "../layers/ProtectedReads.ts"
+import type { ProtectionOptions } from "../src/protectedPaths.ts"
 
 export interface BashCheckArgs {
   /** The memory directory (absolute, or relative to cwd). Without it every rm is rejected. */
@@ -27,6 +29,8 @@ export interface BashCheckArgs {
   /** Where output goes (default: process.stdout / process.stderr). */
   readonly stdout?: (text: string) => void
   readonly stderr?: (text: string) => void
+  /** The protected paths to check reads against (default: the user's, from config.json, with the real home). */
+  readonly protection?: ProtectionOptions
 }
 
 export interface BashCheckResult {
@@ -41,11 +45,18 @@ export const EXIT_OK = 0
 export const EXIT_REJECTED = 1
 export const EXIT_ERROR = 2
 
-/** The JSON object for one classified command. */
-export const toResult = (command: string, v: Verdict): BashCheckResult => {
+/** What a read-only command's reads are refused for, in bash-check's words. */
+export const PROTECTED_READ = "reads a protected path, so the background bash refuses it"
+
+/**
+ * The JSON object for one classified command. `protectedRead`: why a read-only command would still be refused (it
+ * would open a protected path), as the background bash tool checks before it runs the command.
+ */
+export const toResult = (command: string, v: Verdict, protectedRead?: string): BashCheckResult => {
   switch (v.verdict) {
     case "read-only":
-      return { command, verdict: v.verdict, reason: "every command is a read-only query on the allowlist" }
+      if (protectedRead !== undefined) return { command, verdict: "rejected", reason: `${PROTECTED_READ}: ${protectedRead}` }
+      return { command, verdict: v.verdict, reason: "every command is a read-only query on the allowlist, and it names no protected path" }
     case "delete":
       return {
         command,
@@ -81,7 +92,17 @@ export const parseLine = (line: string): { readonly command: string } | { readon
 const writer = (f: ((text: string) => void) | undefined, stream: NodeJS.WriteStream) =>
   f ?? ((text: string) => void stream.write(text))
 
-const checkLines = (guard: BashGuardShape, args: BashCheckArgs, ctx: ClassifyContext) => {
+/** Classifies one command as the background bash does: the guard, then the protected-read check of a read-only one. */
+const checkOne = (guard: BashGuardShape, command: string, ctx: ClassifyContext, protection: ProtectionOptions) =>
+  Effect.promise(async () => {
+    const verdict = guard.classifySync(command, ctx)
+    const why = verdict.verdict === "read-only"
+      ? verdict.reads === undefined ? "the guard gave no list of what it reads" : await protectedReadReason(verdict.reads, protection)
+      : undefined
+    return toResult(command, verdict, why)
+  })
+
+const checkLines = (guard: BashGuardShape, args: BashCheckArgs, ctx: ClassifyContext, protection: ProtectionOptions) => {
   const out = writer(args.stdout, process.stdout)
   const decoder = new TextDecoder()
   let lineNo = 0
@@ -93,7 +114,7 @@ const checkLines = (guard: BashGuardShape, args: BashCheckArgs, ctx: ClassifyCon
     Stream.map((chunk) => (typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }))),
     Stream.splitLines,
     Stream.runForEach((line) =>
-      Effect.sync(() => {
+      Effect.gen(function* () {
         lineNo++
         if (line.trim().length === 0) return
         const parsed = parseLine(line)
@@ -102,7 +123,7 @@ const checkLines = (guard: BashGuardShape, args: BashCheckArgs, ctx: ClassifyCon
           out(`${JSON.stringify({ line: lineNo, error: `line ${lineNo}: ${parsed.error}` })}\n`)
           return
         }
-        const result = toResult(parsed.command, guard.classifySync(parsed.command, ctx))
+        const result = yield* checkOne(guard, parsed.command, ctx, protection)
         if (result.verdict === "rejected") worst = EXIT_REJECTED
         out(`${JSON.stringify(result)}\n`)
       })
@@ -116,17 +137,23 @@ export const bashCheck = (args: BashCheckArgs): Effect.Effect<number, never, Bas
   Effect.gen(function* () {
     const guard = yield* BashGuard
     const cwd = resolve(args.cwd)
+    const protection = args.protection ?? (yield* Effect.promise(() => loadProtection()))
     const ctx: ClassifyContext = {
       cwd,
-      memoryDir: args.memoryDir === undefined ? undefined : resolve(cwd, args.memoryDir)
+      memoryDir: args.memoryDir === undefined ? undefined : resolve(cwd, args.memoryDir),
+      reads: { home: protection.home }
     }
     if (args.command !== undefined) {
-      const result = toResult(args.command, guard.classifySync(args.command, ctx))
+      const result = yield* checkOne(guard, args.command, ctx, protection)
       const out = writer(args.stdout, process.stdout)
+      // ---- SANDBOX MODE LINE -------------------------------------------------------------------------------------
+      // The sandbox's one line (which mode the background bash runs in) is printed here, before the verdict, by the
+      // sandbox's own helper. Nothing of it belongs to the guard.
+      // -------------------------------------------------------------------------------------------------------------
       out(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${plainLine(result)}\n`)
       return result.verdict === "rejected" ? EXIT_REJECTED : EXIT_OK
     }
-    return yield* checkLines(guard, args, ctx).pipe(
+    return yield* checkLines(guard, args, ctx, protection).pipe(
       Effect.catchAll((e) =>
         Effect.sync(() => {
           writer(args.stderr, process.stderr)(`pm: ${e.message}\n`)

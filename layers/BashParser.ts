@@ -19,8 +19,15 @@ import { type BashGuardShape, BashParserLoadError, CLASSIFY_BUDGET_MS, GRAMMAR_W
 /** How many times a command is parsed again after merged line breaks are split (each pass fixes all it finds). */
 const MAX_REPARSES = 8
 
-/** Inputs above this size get the CPU-time budget (BashGuard's CLASSIFY_BUDGET_MS) while they parse. */
+/** Inputs above this size are worded from the first copy of an erroneous tree (no second, full copy). */
 const LARGE_INPUT = 16 * 1024
+
+/**
+ * tree-sitter calls the progress callback every hundred or so parse operations; the clock is read on every
+ * CLOCK_EVERY-th call, and first on the first call, so a command that parses before its first callback never reads
+ * it at all.
+ */
+const CLOCK_EVERY = 16
 
 const cpuMs = (): number => {
   const u = process.cpuUsage()
@@ -105,14 +112,25 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
    */
   let cursor: TreeCursor | undefined
   /** Parses and copies the tree, freeing the parser's copy. */
+  /**
+   * The budget of the command being classified: CPU time from the first progress callback of its first parse,
+   * shared by every parse of it (a reparse after merged line breaks does not start a new budget).
+   */
+  let deadline = Number.NaN
+  let calls = 0
+  const overBudget = (): boolean => {
+    if (Number.isNaN(deadline)) {
+      deadline = cpuMs() + budgetMs
+      return budgetMs <= 0
+    }
+    if (++calls % CLOCK_EVERY !== 0) return false
+    return cpuMs() > deadline
+  }
+  const progressCallback = overBudget
   const parseTree = (
-    text: string,
-    deadline: number
+    text: string
   ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined => {
-    const tree =
-      text.length > LARGE_INPUT
-        ? parser.parse(text, null, { progressCallback: () => cpuMs() > deadline })
-        : parser.parse(text)
+    const tree = parser.parse(text, null, { progressCallback })
     if (tree === null) {
       // A cancelled parse leaves its state in the parser, and the next parse would resume it: start afresh.
       parser.reset()
@@ -137,18 +155,21 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
   }
 
   const classifySync = (command: string, context: ClassifyContext): Verdict => {
-    const early = precheck(command)
+    const comment = { cut: -1 }
+    const early = precheck(command, comment)
     if (early !== undefined) return rejected(early)
-    const deadline = command.length > LARGE_INPUT ? cpuMs() + budgetMs : Number.POSITIVE_INFINITY
+    // A comment that runs to the end: bash ignores it, so the guard reads (and the caller runs) the text before it.
+    const checked = comment.cut >= 0 ? command.slice(0, comment.cut).trimEnd() : command
+    if (!/\S/.test(checked)) return rejected("the command is empty (only a comment)")
+    deadline = Number.NaN
+    calls = 0
     try {
-      let text = command
+      let text = checked
       for (let attempt = 0; attempt <= MAX_REPARSES; attempt++) {
-        const parsed = parseTree(text, deadline)
+        const parsed = parseTree(text)
         if (parsed === undefined) {
           return rejected(
-            command.length > LARGE_INPUT
-              ? `the command is too large or too complex to check (parsing it took more than ${budgetMs} ms); split it into smaller commands`
-              : "the command could not be parsed"
+            `the command is too large or too complex to check (parsing it took more than ${budgetMs} ms of CPU time); split it into smaller commands`
           )
         }
         if (!parsed.hasError && text.includes("\n")) {
@@ -161,7 +182,8 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
             continue
           }
         }
-        return classifyTree(text, parsed.root, parsed.hasError, context, parsed.comment)
+        const verdict = classifyTree(text, parsed.root, parsed.hasError, context, parsed.comment)
+        return verdict.verdict === "read-only" && checked !== command ? { ...verdict, run: checked } : verdict
       }
       return rejected("the command's line breaks could not be read unambiguously; join the commands with && or ; on one line")
     } catch (e) {

@@ -66,9 +66,65 @@ const KEY_EXTENSIONS = /\.(?:pem|key|p12|pfx)$/
 const HOME_CREDENTIAL_DIRS: ReadonlyArray<readonly [string, string]> = [
   [".ssh", "SSH keys and configuration"],
   [".aws", "AWS credentials"],
+  [".azure", "Azure credentials"],
   [".gnupg", "GnuPG keys"],
-  [".config/gcloud", "Google Cloud credentials"]
+  [".kube", "Kubernetes credentials"],
+  [".config/gcloud", "Google Cloud credentials"],
+  [".config/gh", "GitHub CLI tokens"]
 ]
+
+/** Single files under the home directory that hold credentials. */
+const HOME_CREDENTIAL_FILES: ReadonlyArray<readonly [string, string]> = [
+  [".git-credentials", "git's stored passwords and tokens"],
+  [".docker/config.json", "Docker registry logins"],
+  [".pypirc", "PyPI upload passwords"],
+  [".netrc", "login passwords"],
+  [".pgpass", "PostgreSQL passwords"]
+]
+
+/** File names that hold credentials wherever they are. */
+const CREDENTIAL_NAMES: ReadonlyMap<string, string> = new Map([
+  [".git-credentials", "git's stored passwords and tokens"],
+  [".pgpass", "PostgreSQL passwords"],
+  [".credentials", "credentials"],
+  ["credentials.json", "credentials"],
+  ["docker-config.json", "Docker registry logins"]
+])
+
+/** `/proc/<pid>/environ` (also under `task/<tid>/`, and `self`, `thread-self`): the environment of a process. */
+const PROC_ENVIRON = /^\/proc\/(?:[^/]{1,64}\/){1,4}environ$/i
+
+/**
+ * Absolute places that hold credentials, for a search over a whole tree (`grep -r ROOT`): the ROOT may not hold
+ * any of them. Name rules (`.env`, `id_*`) are not places; what they protect inside a searched tree is left to the
+ * sandbox under the background shell.
+ */
+export const protectedPlaces = (options: ProtectionOptions): ReadonlyArray<readonly [string, string]> => {
+  const home = normalizeAbsolute(options.home)
+  const agentDir = normalizeAbsolute(options.agentDir)
+  const places: Array<readonly [string, string]> = []
+  for (const [dir, what] of [...HOME_CREDENTIAL_DIRS, ...HOME_CREDENTIAL_FILES]) places.push([path.posix.join(home, dir), what])
+  for (const name of ["auth.json", "models.json"]) places.push([path.posix.join(agentDir, name), "Pi's provider credentials"])
+  places.push(["/proc", "the environment of every process (/proc/*/environ)"])
+  for (const entry of options.extraProtections ?? []) {
+    if (entry.startsWith("/")) places.push([normalizeAbsolute(entry), `protected by the configuration (${entry})`])
+  }
+  return places
+}
+
+/**
+ * Would a search of everything under `root` reach a protected place? The root itself counts (a protected file or a
+ * folder inside a protected one), and so does every folder that holds one (`~`, `/home`, `/`).
+ */
+export const protectedUnder = (root: string, options: ProtectionOptions): string | undefined => {
+  const r = normalizeAbsolute(root)
+  const own = isProtectedPath(r, options)
+  if (own.protected) return own.reason
+  for (const [place, what] of protectedPlaces(options)) {
+    if (isWithin(place, r) || isWithin(r, place)) return `${r} holds ${place} (${what}), and the search would read everything under it`
+  }
+  return undefined
+}
 
 const globToRegExp = (glob: string): RegExp =>
   new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}$`, "i")
@@ -81,6 +137,11 @@ const builtIn = (p: string, options: ProtectionOptions): Protection => {
     const full = normalizeAbsolute(path.posix.join(home, dir))
     if (isWithin(p, full)) return yes(`${p} is in ~/${dir}, which holds ${what}`)
   }
+  for (const [file, what] of HOME_CREDENTIAL_FILES) {
+    const full = path.posix.join(home, file)
+    if (p.toLowerCase() === full.toLowerCase()) return yes(`${p} is ~/${file}, which holds ${what}`)
+  }
+  if (PROC_ENVIRON.test(p)) return yes(`${p} is a process environment, which holds the agent's API keys`)
   for (const name of ["auth.json", "models.json"]) {
     if (p.toLowerCase() === path.posix.join(agentDir, name).toLowerCase()) {
       return yes(`${p} is Pi's ${name}, which holds provider credentials`)
@@ -92,6 +153,9 @@ const builtIn = (p: string, options: ProtectionOptions): Protection => {
     return yes(`${p} looks like an SSH private key (id_*)`)
   }
   if (KEY_EXTENSIONS.test(base)) return yes(`${p} is a key or certificate store (${path.posix.extname(base)})`)
+  if (p.split("/").some((seg) => seg.toLowerCase() === "private-keys-v1.d")) return yes(`${p} is in a GnuPG private key folder`)
+  const named = CREDENTIAL_NAMES.get(base)
+  if (named !== undefined) return yes(`${p} is a ${base} file, which holds ${named}`)
   if (base === ".envrc") return yes(`${p} is a direnv file (.envrc), which usually exports secrets`)
   if (base === ".netrc" || base === "_netrc") return yes(`${p} is a .netrc file, which holds login passwords`)
   if (base === ".npmrc") return { protected: false, contentCheck: "npmrc" }
@@ -110,15 +174,32 @@ const extra = (p: string, options: ProtectionOptions): Protection => {
   return NOT
 }
 
-/** Checks one absolute path. */
+/** Checks one absolute path, in one Unicode form. */
+const checkForm = (p: string, options: ProtectionOptions): Protection => {
+  const added = extra(p, options)
+  if (added.protected) return added
+  const exempt = (options.exceptions ?? []).some((e) => e.startsWith("/") && sameForm(normalizeAbsolute(e), p))
+  if (exempt) return NOT
+  return builtIn(p, options)
+}
+
+const sameForm = (a: string, b: string): boolean => a.normalize("NFC") === b.normalize("NFC")
+
+/**
+ * Checks one absolute path as given and in both Unicode normal forms (NFC, NFD): a file system may store a name in
+ * either, and Pi's read tool retries a missing name in NFD. The first refusal wins.
+ */
 const checkOne = (absPath: string, options: ProtectionOptions): Protection => {
   if (!absPath.startsWith("/")) return yes(`${absPath} is not an absolute path; resolve it before checking`)
   const p = normalizeAbsolute(absPath)
-  const added = extra(p, options)
-  if (added.protected) return added
-  const exempt = (options.exceptions ?? []).some((e) => e.startsWith("/") && normalizeAbsolute(e) === p)
-  if (exempt) return NOT
-  return builtIn(p, options)
+  const first = checkForm(p, options)
+  if (first.protected || /^[\x00-\x7f]*$/.test(p)) return first
+  for (const form of [p.normalize("NFC"), p.normalize("NFD")]) {
+    if (form === p) continue
+    const other = checkForm(form, options)
+    if (other.protected) return other
+  }
+  return first
 }
 
 /**

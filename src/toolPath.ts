@@ -25,6 +25,24 @@ export const resolveToolPath = (rawPath: string, cwd: string, home: string): str
   return isAbsolute(p) ? resolve(p) : resolve(cwd, p)
 }
 
+/**
+ * Every file Pi's `read` may open for a resolved path: the path itself and the spellings its fallback tries when the
+ * file is missing (a narrow no-break space before AM/PM in macOS screenshot names, NFD, a curly apostrophe, NFD with
+ * a curly apostrophe), plus NFC, the form the other tools' names may be stored in. Pure; in Pi's order, no duplicates.
+ */
+export const toolPathVariants = (resolved: string): ReadonlyArray<string> => {
+  const nfd = resolved.normalize("NFD")
+  const variants = [
+    resolved,
+    resolved.replace(/ (AM|PM)\./gi, "\u202F$1."),
+    nfd,
+    resolved.replace(/'/g, "\u2019"),
+    nfd.replace(/'/g, "\u2019"),
+    resolved.normalize("NFC")
+  ]
+  return variants.filter((v, i) => variants.indexOf(v) === i)
+}
+
 /** Pi's tools that open files or directories named by a `path` argument: the ones the trust check guards. */
 export const FILE_TOOLS: ReadonlySet<string> = new Set(["read", "write", "edit"])
 /** Search tools: `path` names a directory (or file) to search, and defaults to the session's cwd. */

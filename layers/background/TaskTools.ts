@@ -27,6 +27,7 @@ import { configPathOf, storageRootOf } from "../../src/storage.ts"
 import { backgroundWriteRefusal } from "../../src/backgroundWrite.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { type BashGuardShape, runDelete } from "../BashGuard.ts"
+import { loadProtection, protectedReadReason, protectedReason, protectedRefusal } from "../ProtectedReads.ts"
 import { agentDirFromEnv } from "../ConfigService.ts"
 import { isInsideDir } from "./paths.ts"
 import { checkToolArguments } from "./toolArguments.ts"
@@ -164,59 +165,13 @@ export const refuseUnfitContent = (memoryDir: string, absolutePath: string, cont
   if (refusal !== undefined) throw new Error(refusal)
 }
 
-/** The protection settings of the user's config.json (user-level `protectedPaths`), for tools built without them. */
-export const loadProtection = async (): Promise<ProtectionOptions> => {
-  const home = homedir()
-  const agentDir = agentDirFromEnv(process.env, home)
-  const configPath = configPathOf(storageRootOf(agentDir))
-  const text = await readFile(configPath, "utf8").catch(() => undefined)
-  const settings = text === undefined ? undefined : decodeConfig(configPath, text, home).config.protectedPaths
-  return { home, agentDir, exceptions: settings?.exceptions ?? [], extraProtections: settings?.extraProtections ?? [] }
-}
-
-/**
- * Why a background task may not open `absolutePath`, or undefined. Checked on the path as asked and on its real path
- * (symlinks resolved; for a missing file, its folder's); package-manager configs are protected when they hold a token.
- */
-export const protectedReason = async (absolutePath: string, protection: ProtectionOptions): Promise<string | undefined> => {
-  const real = await realpath(absolutePath).catch(async () => {
-    const parent = await realpath(dirname(absolutePath)).catch(() => undefined)
-    return parent === undefined ? undefined : join(parent, basename(absolutePath))
-  })
-  const verdict = isProtectedPath(absolutePath, protection, real)
-  if (verdict.protected) return verdict.reason
-  if (verdict.contentCheck === undefined) return undefined
-  const text = await readFile(real ?? absolutePath, "utf8").catch(() => undefined)
-  if (text === undefined) return undefined
-  const byContent = protectedByContent(absolutePath, verdict.contentCheck, text)
-  return byContent.protected ? byContent.reason : undefined
-}
-
-export const protectedRefusal = (reason: string): string =>
-  `Refused: ${reason}. Background memory tasks never open credential stores; leave it out (memory must never hold ` +
-  "credentials) and carry on with the other files."
+export { loadProtection, protectedReason, protectedRefusal } from "../ProtectedReads.ts"
 
 /** The file named by one line of Pi's grep output (`path:N: text`, or `path-N- text` for context), every reading of it. */
 const grepLinePaths = (line: string): Array<string> => {
   const paths: Array<string> = []
   for (const m of line.matchAll(/(?::(\d+): |-(\d+)- )/g)) paths.push(line.slice(0, m.index))
   return paths
-}
-
-/**
- * Words of a shell command that could name a file: split on blanks and operators, quotes removed, `~` and `$HOME`
- * expanded. Conservative: every word is checked, an option's `=value` too.
- */
-export const commandWords = (command: string, home: string): Array<string> => {
-  const words: Array<string> = []
-  for (const raw of command.split(/[\s;|&<>()`]+/)) {
-    const word = raw.replace(/["']/g, "").replace(/^\$\{?HOME\}?(?=\/|$)/, home).replace(/^~(?=\/|$)/, home)
-    if (word === "") continue
-    words.push(word)
-    const eq = word.indexOf("=")
-    if (eq > 0 && eq < word.length - 1) words.push(word.slice(eq + 1))
-  }
-  return words
 }
 
 /** Runs a writer effect for Pi's tool; the error keeps its tag (`PublishFailed`: the disk, not the model, failed). */
@@ -455,6 +410,9 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   }
 
   const edit = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
+    // Before Pi's edit opens anything: its errors would tell whether a guessed text is in a protected file.
+    const refused = await refusePath(args["path"])
+    if (refused !== undefined) return refused
     const edits = Array.isArray(args["edits"]) ? (args["edits"] as ReadonlyArray<Replacement>) : []
     const absolute = typeof args["path"] === "string" ? resolveToolPath(args["path"], cwd, homedir()) : undefined
     if (absolute !== undefined) pendingEdits.set(absolute, edits)
@@ -466,23 +424,6 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         editSeen.delete(absolute)
       }
     }
-  }
-
-  /** A bash word naming a credential store (as written, or through a link), or matching one as a glob. */
-  const protectedOperand = async (command: string): Promise<string | undefined> => {
-    for (const word of commandWords(command, homedir())) {
-      if (/^-[^=]*$/.test(word)) continue
-      const absolute = resolve(cwd, word)
-      const reason = await guardPath(absolute)
-      if (reason !== undefined) return reason
-      if (/[*?[]/.test(word)) {
-        for await (const match of glob(word, { cwd })) {
-          const hit = await guardPath(resolve(cwd, match))
-          if (hit !== undefined) return hit
-        }
-      }
-    }
-    return undefined
   }
 
   let capDeleted = 0
@@ -504,10 +445,13 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
 
   const bash = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
     const command = typeof args["command"] === "string" ? args["command"] : ""
-    const operand = await protectedOperand(command)
-    if (operand !== undefined) return errorResult(protectedRefusal(operand))
-    const verdict = await Effect.runPromise(options.guard.classify(command, { memoryDir, cwd }))
+    const verdict = await Effect.runPromise(options.guard.classify(command, { memoryDir, cwd, reads: { home: protection.home } }))
     if (verdict.verdict === "rejected") return errorResult(`Command refused in a background memory task: ${verdict.reason}`)
+    if (verdict.verdict === "read-only") {
+      // What the command may open, checked before it runs (a guard without the plan refuses: nothing is unchecked).
+      const why = verdict.reads === undefined ? "the guard gave no list of what it reads" : await protectedReadReason(verdict.reads, protection)
+      if (why !== undefined) return errorResult(protectedRefusal(why))
+    }
     if (verdict.verdict === "delete") {
       // Only files really removed are changes: `rm -f` of a missing file succeeds without one.
       const gone: Array<string> = []
@@ -528,7 +472,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       return outcome.exitCode === 0 ? textResult(text) : errorResult(`${text}\n\nCommand exited with code ${outcome.exitCode}`)
     }
     const requested = typeof args["timeout"] === "number" && args["timeout"] > 0 ? args["timeout"] : BASH_DEFAULT_TIMEOUT_S
-    const result = await viaPi(bashDef)(id, { command, timeout: Math.min(requested, BASH_MAX_TIMEOUT_S) }, signal)
+    const toRun = verdict.run ?? command
+    const result = await viaPi(bashDef)(id, { command: toRun, timeout: Math.min(requested, BASH_MAX_TIMEOUT_S) }, signal)
     const full = (result.details as { fullOutputPath?: string } | undefined)?.fullOutputPath
     if (typeof full !== "string") return result
     // The full log moves into the task's own folder, which goes when the task ends.
@@ -552,7 +497,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     { name: "read", declaration: declare(readDef), execute: guarded("read", read) },
     { name: "find", declaration: declare(findDef), execute: guarded("find", find) },
     { name: "grep", declaration: declare(grepDef), execute: guarded("grep", grep) },
-    { name: "write", declaration: declare(writeDef), execute: guarded("write", viaPi(writeDef)) },
+    { name: "write", declaration: declare(writeDef), execute: guarded("write", async (id, args, signal) => (await refusePath(args["path"])) ?? viaPi(writeDef)(id, args, signal)) },
     { name: "edit", declaration: declare(editDef), execute: guarded("edit", edit) },
     { name: "bash", declaration: declare(bashDef), execute: guarded("bash", bash) }
   ]

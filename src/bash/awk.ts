@@ -109,8 +109,162 @@ const awkTextProblem = (program: string): string | undefined => {
   return undefined
 }
 
+const AMBIGUOUS = Symbol("ambiguous")
+
+/** awk's keywords and `length` (callable without parentheses): after them a `/` may start a regex or divide. */
+const AWK_KEYWORDS = new Set([
+  "BEGIN", "END", "BEGINFILE", "ENDFILE", "function", "func", "if", "else", "while", "for", "do", "break", "continue",
+  "next", "nextfile", "exit", "return", "delete", "in", "getline", "print", "printf", "switch", "case", "default", "length"
+])
+
+/**
+ * The precise reading, used only when it cannot disagree with awk about where strings, regexes and comments are: every
+ * `/` outside a string must stand where awk surely starts a regex (at the start, after `{ } ; ( , ! ~ && ||` or a
+ * line break outside parentheses) or surely divides (after a number, a variable, a string or `]`), and no regex may
+ * hold `[` (dialects disagree on whether `/` ends a regex inside a bracket expression). Anything else is AMBIGUOUS,
+ * and the blunt raw-text rules apply. Within it, `|` and `>` inside strings, regexes and comments are text; outside,
+ * a single `|` is a pipe and a `>` at the level of a print statement (not inside its parentheses) a redirection.
+ */
+const preciseProblem = (program: string): string | undefined | typeof AMBIGUOUS => {
+  const n = program.length
+  let depth = 0
+  let printDepth = -1
+  /** What came last: "start" (a regex may start), "operand" (a `/` divides), "other" (unsure). */
+  let last: "start" | "operand" | "other" = "start"
+  let prevToken = ""
+  for (let i = 0; i < n; i++) {
+    const c = program[i]!
+    if (c === " " || c === "\t" || c === "\r") continue
+    if (c === "\\" && program[i + 1] === "\n") {
+      i++
+      continue
+    }
+    if (c === "\n") {
+      if (prevToken !== "," && prevToken !== "&&" && prevToken !== "||" && prevToken !== "{") printDepth = -1
+      if (depth === 0) last = "start"
+      else last = "other"
+      prevToken = "\n"
+      continue
+    }
+    if (c === "#") {
+      while (i + 1 < n && program[i + 1] !== "\n") i++
+      continue
+    }
+    if (c === '"') {
+      let j = i + 1
+      for (; j < n; j++) {
+        if (program[j] === "\\") j++
+        else if (program[j] === '"' || program[j] === "\n") break
+      }
+      if (j >= n || program[j] === "\n") return "the awk program has an unterminated string"
+      i = j
+      last = "operand"
+      prevToken = '"'
+      continue
+    }
+    if (c === "/") {
+      if (last === "operand") {
+        last = "other"
+        prevToken = "/"
+        continue
+      }
+      if (last !== "start") return AMBIGUOUS
+      let j = i + 1
+      for (; j < n; j++) {
+        const d = program[j]
+        if (d === "\\") j++
+        else if (d === "[") return AMBIGUOUS
+        else if (d === "\n") return "the awk program has an unterminated regular expression"
+        else if (d === "/") break
+      }
+      if (j >= n) return "the awk program has an unterminated regular expression"
+      i = j
+      last = "operand"
+      prevToken = "/re/"
+      continue
+    }
+    if (isIdentStart(c)) {
+      let j = i + 1
+      while (isIdent(program[j])) j++
+      const word = program.slice(i, j)
+      i = j - 1
+      prevToken = word
+      if (word === "print" || word === "printf") printDepth = depth
+      last = AWK_KEYWORDS.has(word) ? "other" : "operand"
+      continue
+    }
+    if (c >= "0" && c <= "9") {
+      while (i + 1 < n && (isIdent(program[i + 1]) || program[i + 1] === ".")) i++
+      last = "operand"
+      prevToken = "0"
+      continue
+    }
+    prevToken = c
+    switch (c) {
+      case "|":
+        if (program[i + 1] === "|") {
+          i++
+          prevToken = "||"
+          last = "start"
+          continue
+        }
+        return "the awk program uses `|` outside a string, which pipes output to a command or reads from one"
+      case ">":
+        if (printDepth >= 0 && depth === printDepth) {
+          return "the awk program redirects print output with `>`, which writes a file (compare inside parentheses: `print ($1 > 2)`)"
+        }
+        if (program[i + 1] === "=") i++
+        last = "other"
+        continue
+      case "&":
+        if (program[i + 1] === "&") {
+          i++
+          prevToken = "&&"
+          last = "start"
+          continue
+        }
+        last = "other"
+        continue
+      case ";":
+      case "{":
+      case "}":
+        printDepth = -1
+        last = "start"
+        continue
+      case "(":
+        depth++
+        last = "start"
+        continue
+      case ")":
+        depth--
+        if (depth < printDepth) printDepth = -1
+        last = "other"
+        continue
+      case ",":
+      case "!":
+      case "~":
+        last = "start"
+        continue
+      case "]":
+        last = "operand"
+        continue
+      case "$":
+        last = "other"
+        continue
+      default:
+        last = "other"
+    }
+  }
+  return undefined
+}
+
 /** Returns a reason when the program can write or execute, undefined when it is read-only. */
 export const awkProgramProblem = (program: string): string | undefined => {
+  for (const [word, why] of FORBIDDEN_ANYWHERE) {
+    if (program.includes(word)) return `the awk program ${why}`
+  }
+  const precise = preciseProblem(program)
+  if (precise !== AMBIGUOUS) return precise
   const text = awkTextProblem(program)
   if (text !== undefined) return text
   let depth = 0

@@ -12,6 +12,7 @@
 import * as posix from "node:path/posix"
 import { checkName, ruleFor } from "./commands.ts"
 import { prescan } from "./prescan.ts"
+import { readPlan, type ReadPlan } from "./reads.ts"
 import type { BashNode } from "./tree.ts"
 import { isDynamic, joinWords, resolveWord, show, type Word } from "./words.ts"
 
@@ -20,6 +21,11 @@ export interface ClassifyContext {
   readonly memoryDir?: string | undefined
   /** The working directory the command runs in; used to suggest absolute paths. */
   readonly cwd: string
+  /**
+   * Also work out what a read-only command may open (`reads` on the verdict), with `~` as this home directory: the
+   * background shell checks those paths against the protected list.
+   */
+  readonly reads?: { readonly home: string } | undefined
 }
 
 export interface DeleteVerdict {
@@ -31,7 +37,13 @@ export interface DeleteVerdict {
 }
 
 export type Verdict =
-  | { readonly verdict: "read-only" }
+  | {
+    readonly verdict: "read-only"
+    /** With `reads` in the context: what the command may open. */
+    readonly reads?: ReadPlan
+    /** The text to run, when it differs from the command (a trailing comment removed). */
+    readonly run?: string
+  }
   | DeleteVerdict
   | { readonly verdict: "rejected"; readonly reason: string }
 
@@ -45,14 +57,14 @@ export const MAX_COMMAND_LENGTH = 1_048_576
 // Pre-parse checks
 
 /** Checks on the raw text, before parsing. Returns a reason or undefined. */
-export const precheck = (source: string): string | undefined => {
+export const precheck = (source: string, comment?: { cut: number }): string | undefined => {
   if (source.length > MAX_COMMAND_LENGTH) return `the command is longer than ${MAX_COMMAND_LENGTH} characters`
   if (!/\S/.test(source)) return "the command is empty"
   if (source.includes("\0")) return "the command holds a NUL character"
   if (source.includes("$\\") && /\$\\\r?\n/.test(source)) {
     return "a `$` followed by a line continuation (`$\\` at the end of a line) hides an expansion; join the line"
   }
-  return prescan(source)
+  return prescan(source, undefined, comment)
 }
 
 const COMMENT_REASON = "comments are not allowed (the guard's parser and bash can disagree on where one starts or ends)"
@@ -182,7 +194,7 @@ const gapKind = (source: string, from: number, to: number): number => {
 }
 
 /** Splits a `command` node into resolved words (name first), assignments and redirects. */
-const commandParts = (source: string, node: BashNode): CommandParts | string => {
+export const commandParts = (source: string, node: BashNode): CommandParts | string => {
   const words: Array<Word> = []
   const assignments: Array<BashNode> = []
   const redirects: Array<BashNode> = []
@@ -627,5 +639,7 @@ export const classifyTree = (
   const deletion = tryDelete(source, root, ctx)
   if (deletion !== undefined) return deletion
   const problem = checkReadOnly(source, root)
-  return problem === undefined ? READ_ONLY : rejected(problem)
+  if (problem !== undefined) return rejected(problem)
+  if (ctx.reads === undefined) return READ_ONLY
+  return { verdict: "read-only", reads: readPlan(source, root, { cwd: ctx.cwd, home: ctx.reads.home }) }
 }

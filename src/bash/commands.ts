@@ -7,7 +7,7 @@
 import { checkAwk, AWK_SPEC } from "./awk.ts"
 import { checkDocker, checkGit, dockerOptionsClosedAt, gitOptionsClosedAt } from "./git.ts"
 import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
-import { checkSed, printOnlyScript, SED_SPEC, substitutionScript } from "./sed.ts"
+import { checkSed, printOnlyScript, SED_SPEC } from "./sed.ts"
 import { show, type Word } from "./words.ts"
 
 /** How xargs may add words: "any" position, only after the returned index (options closed there; -1 = never closed),
@@ -329,6 +329,65 @@ const checkPrintf = (cmd: string, args: ReadonlyArray<Word>): string | undefined
   return undefined
 }
 
+/** tree's flags that only change what it lists or how: each its own word (tree does not read clusters the usual way). */
+const TREE_FLAGS = new Set([
+  "-a", "-d", "-f", "-i", "-l", "-s", "-h", "-D", "-F", "-C", "-n", "-A", "-q", "-N", "-p", "-u", "-g", "-x", "-r", "-t",
+  "-v", "-U", "-c", "-Q", "--noreport", "--dirsfirst", "--filesfirst", "--gitignore", "--prune", "--du", "--si", "--matchdirs", "--ignore-case"
+])
+/** tree's options that take the next word as their value, and what the value must look like. */
+const TREE_VALUES: ReadonlyMap<string, RegExp> = new Map([
+  ["-L", /^[0-9]{1,4}$/],
+  ["--filelimit", /^[0-9]{1,9}$/],
+  ["-I", /^[^-]/],
+  ["-P", /^[^-]/]
+])
+
+/**
+ * tree in a fixed form: every option a separate word from TREE_FLAGS or TREE_VALUES (with its value in the next word),
+ * directories that do not start with `-`, no wildcard anywhere. tree reads `-Lo 1 FILE` as two options each taking a
+ * later word (so FILE is written), and `-o`, `-R`, `--fromfile` write or read other files: none of that is reachable.
+ */
+const checkTree = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const form = "tree takes only separate flags (-a -d -f -F -C --noreport --dirsfirst --gitignore ...), `-L N`, `-I PATTERN`, `-P PATTERN` and directories"
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!
+    if (w.glob) return `\`${cmd}\`: ${show(w)} holds a wildcard, which could expand into a tree option; name the directory (${form})`
+    const valueRule = TREE_VALUES.get(w.value)
+    if (valueRule !== undefined) {
+      const value = args[i + 1]
+      if (value === undefined || value.glob || !valueRule.test(value.value)) {
+        return `\`${cmd}\`: \`${w.value}\` needs a plain value in the next word${value === undefined ? "" : `, not ${show(value)}`}`
+      }
+      i++
+      continue
+    }
+    if (TREE_FLAGS.has(w.value)) continue
+    if (w.value.startsWith("-")) return `\`${cmd}\`: option ${show(w)} is not one of the forms this guard allows (${form})`
+  }
+  return undefined
+}
+
+/** jq's `env` builtin and `$ENV` print the environment (API keys among it); `import`/`include` load programs from files. */
+const JQ_SPEC: OptionSpec = {
+  shortArg: "L",
+  badShort: { f: "reads the program from a file the guard cannot check" },
+  badLong: { "from-file": "reads the program from a file the guard cannot check" },
+  long: { arg: "pair", argjson: "pair", slurpfile: "pair", rawfile: "pair", indent: "required", "library-path": "required" }
+}
+
+const checkJq = (cmd: string, parsed: ParsedArgs): string | undefined => {
+  const program = parsed.operands[0]
+  if (program === undefined) return undefined
+  const v = program.value
+  if (/\$ENV\b/.test(v) || /(?:^|[^.\w$"])env\b/.test(v)) {
+    return `\`${cmd}\`: the program ${show(program)} reads the environment (\`env\`, \`$ENV\`), where the agent's API keys are`
+  }
+  if (/\b(?:import|include|modulemeta|get_search_list)\b/.test(v)) {
+    return `\`${cmd}\`: the program ${show(program)} loads jq modules from files the guard cannot check`
+  }
+  return undefined
+}
+
 const XARGS: OptionSpec = {
   strict: true,
   stopAtOperand: true,
@@ -381,10 +440,6 @@ const KNOWN_REJECTIONS: ReadonlyArray<readonly [ReadonlyArray<string>, string]> 
   [
     ["eval", "source", ".", "exec", "command", "builtin", "env", "sudo", "doas", "su", "nohup", "nice", "ionice", "timeout", "time", "coproc", "watch", "strace", "ltrace", "setsid", "stdbuf", "chroot", "flock", "parallel", "script"],
     "runs another command, which the guard cannot check"
-  ],
-  [
-    ["tree"],
-    "is not allowed: its options are not read the usual way (`tree -Lo 1 FILE` writes FILE) and some write files; use `ls -R` or `find . -maxdepth N`"
   ],
   [
     ["gh"],
@@ -442,9 +497,6 @@ const RULES: Readonly<Record<string, CommandRule>> = {
       if (isRejected(p)) return -1
       const scripts = p.options.filter((o) => o.name === "-e" || o.name === "--expression").map((o) => o.value?.value ?? "")
       if (scripts.length === 0 && p.operands[0] !== undefined) scripts.push(p.operands[0].value)
-      if (scripts.some((s) => substitutionScript(s) === undefined)) {
-        return { never: "sed s/// must read its standard input, and xargs would give it file operands" }
-      }
       const quiet = p.options.some((o) => o.name === "-n" || o.name === "--quiet" || o.name === "--silent")
       if (!quiet || scripts.some((s) => printOnlyScript(s) !== undefined)) {
         return { never: "xargs would give sed file operands, and with files sed may run only -n with printing commands" }
@@ -452,7 +504,13 @@ const RULES: Readonly<Record<string, CommandRule>> = {
       return p.closedAt
     }
   },
-  jq: simple({ shortArg: "fL", long: { arg: "pair", argjson: "pair", slurpfile: "pair", rawfile: "pair", indent: "required", "library-path": "required", "from-file": "required" } }),
+  jq: specRule(JQ_SPEC, checkJq),
+  tree: never({ check: checkTree }, "input words could become tree options, which write files"),
+  comm: simple(),
+  column: simple({ shortArg: "cdEHlNoOrRsTW" }),
+  readlink: simple(),
+  od: simple({ shortArg: "AjNStw" }),
+  hexdump: simple({ shortArg: "efns" }),
   awk: never({ check: checkAwk }, AWK_UNDER_XARGS),
   gawk: never({ check: checkAwk }, AWK_UNDER_XARGS),
   mawk: never({ check: checkAwk }, AWK_UNDER_XARGS),

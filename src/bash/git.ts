@@ -152,6 +152,29 @@ const configForm = (parsed: ParsedArgs): string | undefined => {
   return `\`git config ${first.value} ${parsed.operands[1]!.value}\` sets a value; only reading (get, list, --get, --list) is allowed`
 }
 
+/** Words `git stash show` may take: a stash by number or `stash@{N}`, and output formats that show no untracked files. */
+const STASH_SHOW_WORD = /^(?:-p|--patch|--stat|--numstat|--shortstat|--name-only|--name-status|--summary|[0-9]{1,4}|stash@\{[0-9]{1,4}\})$/
+
+/**
+ * `git stash list` with nothing after it, or `git stash show` with the words above: git stash reads its action only as
+ * the very first word (`git stash -m list` pushes a stash and reverts the work tree), and passes everything after
+ * `list`/`show` to git log or diff, where `--output`, `-O`, `--ext-diff` and `--` itself (stash list eats it) write
+ * files or run programs. `-u`/`--include-untracked`/`--only-untracked` would show untracked files, `.env` among them.
+ */
+const stashForm = (args: ReadonlyArray<Word>): string | undefined => {
+  const [action, ...rest] = args
+  const allowed = "only `git stash list` (nothing after it) and `git stash show [-p|--stat|--name-only] [stash@{N}]` are allowed"
+  if (action === undefined) return `\`git stash\` alone stashes (reverts) uncommitted work; ${allowed}`
+  if (action.value === "list") {
+    return rest.length === 0 ? undefined : `\`git stash list\` passes ${show(rest[0]!)} on to git log, where words like \`--output\` write files; ${allowed}`
+  }
+  if (action.value === "show") {
+    const bad = rest.find((w) => w.glob || !STASH_SHOW_WORD.test(w.value))
+    return bad === undefined ? undefined : `\`git stash show\`: ${show(bad)} is not one of the words this guard allows there; ${allowed}`
+  }
+  return `\`git stash ${action.value}\` is not a read of the stash (git stash reads its action only as the first word, and \`git stash -m list\` is a push); ${allowed}`
+}
+
 const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
   status: sub({ shortOptArg: "uM", shortFlags: "sbvz" }),
   log: sub(LOG),
@@ -256,9 +279,10 @@ const GIT_SUBCOMMANDS: Readonly<Record<string, GitSub>> = {
     operandsOnlyWith("tag", TAG_LIST),
     true
   ),
-  // `stash list`, `stash show` and `reflog show` pass their options on to git log / diff (--output, --ext-diff ...):
-  // the words after the action are read like log's.
-  stash: sub(LOG, onlyActions("stash", ["list", "show"], false), true),
+  // `git stash` is cut down to two fixed forms (stashForm): its real grammar turns `git stash -m list` into a push,
+  // and `list`/`show` pass every later word on to git log / diff, `--` included (`stash list -- --output=F`).
+  stash: { spec: {}, form: (_parsed, args) => stashForm(args), operandsDecide: true },
+  // `reflog show` passes its options on to git log: the words after the action are read like log's.
   reflog: sub(LOG, onlyActions("reflog", ["show", "list", "exists"], true), true),
   worktree: sub({}, onlyActions("worktree", ["list"], false), true),
   notes: sub({}, onlyActions("notes", ["list", "show"], true), true),
@@ -406,6 +430,9 @@ const parseGit = (
   }
   const rest = args.slice(index + 1)
   for (const w of rest) {
+    if (/stash/i.test(w.value) && /\^(?:[3-9]|@|!|\{)/.test(w.value)) {
+      return `\`git ${name.value}\`: ${show(w)} names the stash's third parent, the commit of untracked files (\`.env\` among them); leave it out`
+    }
     if (w.value.includes("%G") || w.value.includes("%(signature")) {
       return `\`git ${name.value}\`: ${show(w)} asks for signature details (\`%G...\`, \`%(signature)\`), which runs gpg; leave them out of the format`
     }

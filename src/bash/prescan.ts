@@ -79,14 +79,27 @@ const expansionReason = (s: string, i: number): string => {
   return `\`${shown}\` is ${what}, which is computed when the shell runs; write the value literally`
 }
 
+/** Nothing but blanks and line breaks after the first line break from `at` (a comment there runs to the end). */
+const trailing = (s: string, at: number): boolean => {
+  const nl = s.indexOf("\n", at)
+  if (nl < 0) return true
+  for (let i = nl; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c !== 10 && c !== 32 && c !== 9) return false
+  }
+  return true
+}
+
 /**
  * Returns a reason when the raw text holds something the parser and bash could read differently, else undefined.
  * `steps` (optional) counts loop iterations, so tests can check the scan is linear without timing it.
  */
-export const prescan = (s: string, steps?: { count: number }): string | undefined => {
+export const prescan = (s: string, steps?: { count: number }, comment?: { cut: number }): string | undefined => {
   let state = NORMAL
   const n = s.length
   let i = 0
+  /** Offset of the last blank bash saw as a blank (unquoted, unescaped). */
+  let lastBlank = -2
   for (; i < n; i++) {
     const c = s.charCodeAt(i)
     if (isForbiddenControl(c)) {
@@ -156,7 +169,17 @@ export const prescan = (s: string, steps?: { count: number }): string | undefine
       case 60 /* < */:
         if (s.charCodeAt(i + 1) === 60) return "here-documents (<<) and here-strings (<<<) are not allowed; pipe the text in with echo or printf instead"
         continue
+      case 32 /* space */:
+      case 9 /* tab */:
+        lastBlank = i
+        continue
       case 35 /* # */:
+        if (comment !== undefined && (i === 0 || lastBlank === i - 1) && trailing(s, i)) {
+          // A comment that runs to the end of the text: bash ignores all of it, so the text before it is the command.
+          comment.cut = i
+          if (steps !== undefined) steps.count += i
+          return undefined
+        }
         if (i === 0 || !isWordChar(s.charCodeAt(i - 1))) {
           return `\`#\` near \`${near(s, i)}\` starts a comment; comments are not allowed (remove it, or quote a literal # as '#')`
         }

@@ -122,61 +122,43 @@ const skipSeparators = (s: string, i: number): number => {
   return i
 }
 
-/**
- * A script of simple commands from `allowed`, each `[addr[,addr]][!]CMD` separated by `;` or newlines: `p` (print),
- * `=` (print the line number), `q`/`Q` with an optional exit code (quit), `d` (delete from the output).
- */
-const simpleScript = (script: string, allowed: string, what: string): string | undefined => {
-  let i = skipSeparators(script, 0)
-  if (i >= script.length) return "the sed script is empty"
-  while (i < script.length) {
-    const j = readAddresses(script, i)
-    if (j < 0) return `the sed address at \`${script.slice(i, i + 20)}\` is not a plain line number, \`$\` or /regex/`
-    const cmd = script[j]
-    if (cmd === undefined || !allowed.includes(cmd)) {
-      return `sed command \`${cmd ?? "end of script"}\` is not allowed; ${what}`
-    }
-    let k = j + 1
-    if (cmd === "q" || cmd === "Q") while (isDigit(script[k])) k++
-    while (isBlank(script[k])) k++
-    if (k < script.length && script[k] !== ";" && script[k] !== "\n") {
-      return `unexpected \`${script.slice(k, k + 10)}\` after \`${cmd}\` in the sed script`
-    }
-    i = skipSeparators(script, k)
-  }
-  return undefined
+/** Commands that only shape what sed prints (no file, no program, no text argument): allowed on standard input. */
+const FILTER_COMMANDS = "p=qQdDnNgGhHxlzPF"
+/** What sed may run on file operands (with -n): printing and quitting only. */
+const PRINT_COMMANDS = "p=qQ"
+
+const FORBIDDEN_COMMANDS: Readonly<Record<string, string>> = {
+  w: "writes to a file",
+  W: "writes to a file",
+  r: "reads a file chosen inside the script",
+  R: "reads a file chosen inside the script",
+  e: "executes a command",
+  a: "appends text (its argument runs to the end of the line, which the guard does not read)",
+  i: "inserts text (its argument runs to the end of the line, which the guard does not read)",
+  c: "changes lines to text (its argument runs to the end of the line, which the guard does not read)",
+  b: "branches to a label (labels are not read by the guard)",
+  t: "branches to a label (labels are not read by the guard)",
+  T: "branches to a label (labels are not read by the guard)",
+  ":": "defines a label (labels are not read by the guard)",
+  v: "is not needed",
+  "#": "starts a comment (the guard does not read sed comments)"
 }
 
-const WITH_FILES =
-  "with file operands sed may run only -n with printing commands (`p`, `=`, and `q` to stop), optionally after line or /regex/ addresses; on standard input also `d` or one s///"
-
-/** A script of printing commands only (`p`, `=`, `q`, `Q`): what sed may run on files, with -n. */
-export const printOnlyScript = (script: string): string | undefined => simpleScript(script, "p=qQ", WITH_FILES)
-
-/** A filtering script for standard input: printing commands plus `d`. */
-export const filterScript = (script: string): string | undefined => simpleScript(script, "p=qQd", WITH_FILES)
-
-const hasCommand = (script: string, cmd: string): boolean => {
-  let i = skipSeparators(script, 0)
-  while (i < script.length) {
-    const j = readAddresses(script, i)
-    if (j < 0) return false
-    if (script[j] === cmd) return true
-    let k = j + 1
-    while (k < script.length && script[k] !== ";" && script[k] !== "\n") k++
-    i = skipSeparators(script, k)
-  }
-  return false
+/** What a script holds, when it is one the guard can read. */
+export interface SedScript {
+  /** Every command is one of PRINT_COMMANDS (blocks and addresses aside): fit for file operands with -n. */
+  readonly printOnly: boolean
+  /** Holds a `p` command (it prints every selected line again unless -n is given). */
+  readonly prints: boolean
+  /** Holds an `s` or `y` command. */
+  readonly substitutes: boolean
 }
 
 const S_FLAGS_OK = new Set(["g", "p", "i", "I", "m", "M"])
 
-/** One substitution: `[addr[,addr]][!]s<d>re<d>replacement<d>[flags]`, flags from g p i I m M and digits. */
-export const substitutionScript = (script: string): string | undefined => {
-  let i = skipSeparators(script, 0)
-  const j = readAddresses(script, i)
-  if (j < 0 || script[j] !== "s") return "the script is not a single s/// command"
-  i = j + 1
+/** `s<d>re<d>replacement<d>[flags]` from the `s`: the index after it, or the reason it is not allowed. */
+const readSubstitution = (script: string, at: number): number | string => {
+  let i = at + 1
   const delim = script[i]
   if (delim === undefined || delim === "\\" || delim === "\n") return "the s command has no valid delimiter"
   i = skipDelimited(script, i + 1, delim, true)
@@ -190,18 +172,89 @@ export const substitutionScript = (script: string): string | undefined => {
     if (c === "e") return "the s///e flag executes the pattern space as a command"
     break
   }
-  let k = i
-  while (k < script.length && (isBlank(script[k]) || script[k] === ";" || script[k] === "\n")) k++
-  if (k < script.length) {
-    return `only a single s/// expression is allowed; \`${script.slice(i, i + 20)}\` follows it`
-  }
-  return undefined
+  return i
 }
 
-const looksLikeSubstitution = (script: string): boolean => {
-  const i = skipSeparators(script, 0)
-  const j = readAddresses(script, i)
-  return j >= 0 && script[j] === "s"
+/** `y<d>src<d>dst<d>`: the index after it, or the reason. */
+const readTransliteration = (script: string, at: number): number | string => {
+  const delim = script[at + 1]
+  if (delim === undefined || delim === "\\" || delim === "\n") return "the y command has no valid delimiter"
+  const i = skipDelimited(script, at + 2, delim, false)
+  const j = i < 0 ? -1 : skipDelimited(script, i, delim, false)
+  return j < 0 ? "the y command is not terminated" : j
+}
+
+/**
+ * Reads a whole script: commands `[addr[,addr]][!]CMD` separated by `;` or newlines, `{ ... }` blocks (nested),
+ * `s///` (flags g p i I m M and a count), `y///`, and the commands of FILTER_COMMANDS (`q`/`Q` with an exit code, `l`
+ * with a line length). Anything else, and every command that writes, reads or runs something, is a reason.
+ */
+export const readScript = (script: string): SedScript | string => {
+  let printOnly = true
+  let prints = false
+  let substitutes = false
+  let depth = 0
+  let i = skipSeparators(script, 0)
+  if (i >= script.length) return "the sed script is empty"
+  while (i < script.length) {
+    if (script[i] === "}") {
+      if (depth === 0) return "the sed script closes a block `}` it never opened"
+      depth--
+      i++
+    } else {
+      const j = readAddresses(script, i)
+      if (j < 0) return `the sed address at \`${script.slice(i, i + 20)}\` is not a plain line number, \`$\` or /regex/`
+      const cmd = script[j]
+      if (cmd === undefined) return "the sed script ends after an address, without a command"
+      let k = j + 1
+      if (cmd === "{") {
+        depth++
+        i = skipSeparators(script, k)
+        continue
+      }
+      if (cmd === "s" || cmd === "y") {
+        const r = cmd === "s" ? readSubstitution(script, j) : readTransliteration(script, j)
+        if (typeof r === "string") return r
+        k = r
+        substitutes = true
+        printOnly = false
+      } else if (FILTER_COMMANDS.includes(cmd)) {
+        if (!PRINT_COMMANDS.includes(cmd)) printOnly = false
+        if (cmd === "p") prints = true
+        if (cmd === "q" || cmd === "Q" || cmd === "l") {
+          while (isBlank(script[k])) k++
+          while (isDigit(script[k])) k++
+        }
+      } else {
+        const why = Object.hasOwn(FORBIDDEN_COMMANDS, cmd) ? FORBIDDEN_COMMANDS[cmd] : "is not one this guard reads"
+        return `sed command \`${cmd}\` ${why}; allowed: s///, y///, p, =, q, Q, d, and { } blocks of them`
+      }
+      i = k
+    }
+    while (isBlank(script[i])) i++
+    if (i < script.length && script[i] !== ";" && script[i] !== "\n" && script[i] !== "}") {
+      return `unexpected \`${script.slice(i, i + 10)}\` after a command in the sed script`
+    }
+    i = skipSeparators(script, i)
+  }
+  if (depth > 0) return "the sed script opens a block `{` it never closes"
+  return { printOnly, prints, substitutes }
+}
+
+const WITH_FILES =
+  "with file operands sed may run only -n with printing commands (`p`, `=`, and `q` to stop), optionally after line or /regex/ addresses and in { } blocks; pipe the file in (`cat FILE | sed ...`) for s///, y/// or d"
+
+/** A script of printing commands only (`p`, `=`, `q`, `Q`, blocks): what sed may run on files, with -n. */
+export const printOnlyScript = (script: string): string | undefined => {
+  const r = readScript(script)
+  if (typeof r === "string") return r
+  return r.printOnly ? undefined : `the script does more than print; ${WITH_FILES}`
+}
+
+/** A script sed may run on its standard input: substitutions, transliterations and filtering commands. */
+export const substitutionScript = (script: string): string | undefined => {
+  const r = readScript(script)
+  return typeof r === "string" ? r : undefined
 }
 
 export const checkSed = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
@@ -219,22 +272,23 @@ export const checkSed = (cmd: string, args: ReadonlyArray<Word>): string | undef
     files = files.slice(1)
   }
   const quiet = hasOption(parsed, "-n", "--quiet", "--silent")
-  const anySubst = scripts.some((s) => looksLikeSubstitution(s.value))
-  if (anySubst) {
-    if (files.length > 0) {
-      return `\`sed\` may run s/// only on its standard input; it has file operand ${show(files[0]!)}. Pipe the file in instead (\`cat FILE | sed ...\`) or use -n with printing commands`
-    }
-    if (scripts.length > 1) return "`sed` may run a single s/// expression; it was given several scripts"
-    const r = substitutionScript(scripts[0]!.value)
-    return r === undefined ? undefined : `\`sed\`: ${r} (in ${show(scripts[0]!)})`
-  }
+  // Several -e scripts are joined with newlines by sed: each is read on its own, and none may leave a block open.
+  const read: Array<SedScript> = []
   for (const s of scripts) {
-    const r = files.length > 0 ? printOnlyScript(s.value) : filterScript(s.value)
-    if (r !== undefined) return `\`sed\`: ${r} (script ${show(s)})`
+    const r = readScript(s.value)
+    if (typeof r === "string") return `\`sed\`: ${r} (script ${show(s)})`
+    read.push(r)
   }
-  if (!quiet) {
-    if (files.length > 0) return "`sed` with file operands needs -n and printing commands; add -n"
-    if (scripts.some((s) => hasCommand(s.value, "p"))) return "`sed` printing scripts need -n (without it every line prints twice); add -n"
+  if (files.length > 0) {
+    const busy = read.findIndex((r) => !r.printOnly)
+    if (busy >= 0) {
+      return `\`sed\`: the script ${show(scripts[busy]!)} does more than print, and sed has file operand ${show(files[0]!)}; ${WITH_FILES}`
+    }
+    if (!quiet) return "`sed` with file operands needs -n and printing commands; add -n"
+    return undefined
+  }
+  if (!quiet && read.some((r) => r.prints && !r.substitutes)) {
+    return "`sed` printing scripts need -n (without it every line prints twice); add -n"
   }
   return undefined
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Readable } from "node:stream"
-import { bashCheck, type BashCheckArgs } from "../../cli/bashCheck.ts"
+import { bashCheck, PROTECTED_READ, type BashCheckArgs } from "../../cli/bashCheck.ts"
 import { BashGuard } from "../../layers/BashGuard.ts"
 import { CWD, loadCorpus, MEMORY_DIR } from "./corpus.ts"
 
@@ -115,7 +115,26 @@ describe("bash-check, JSON Lines on stdin", () => {
       const input = corpus.map((row) => `${JSON.stringify(row.command)}\n`)
       const r = yield* run({ input, memoryDir: MEMORY_DIR, cwd: CWD })
       const out = r.out.trim().split("\n").map((l) => JSON.parse(l))
-      expect(out.map((o) => o.verdict)).toEqual(corpus.map((row) => row.verdict))
+      // The guard's verdict, except that a read-only command naming a protected path is reported as refused.
+      const seen = out.map((o, i) => (o.verdict === "rejected" && String(o.reason).startsWith(PROTECTED_READ) && corpus[i]!.verdict === "read-only" ? "read-only" : o.verdict))
+      expect(seen).toEqual(corpus.map((row) => row.verdict))
+    })
+  )
+
+  it.effect("a command that would read a protected path is reported so, not as read-only", () =>
+    Effect.gen(function* () {
+      const protection = { home: "/home/u", agentDir: "/home/u/.pi/agent", exceptions: [], extraProtections: [] }
+      for (const command of ["cat ~/.ssh/id_rsa", "cat .env", "cd ~ && cat .aws/credentials", "grep -r KEY ~", "cat /proc/self/environ"]) {
+        const r = yield* run({ command, protection })
+        expect(r.code, command).toBe(1)
+        const o = JSON.parse(r.out)
+        expect(o.verdict, command).toBe("rejected")
+        expect(o.reason, command).toContain(PROTECTED_READ)
+        const plain = yield* run({ command, protection, json: false })
+        expect(plain.out, command).toMatch(/^rejected: reads a protected path/)
+      }
+      const ok = JSON.parse((yield* run({ command: "cat README.md", protection })).out)
+      expect(ok.verdict).toBe("read-only")
     })
   )
 

@@ -55,8 +55,18 @@ describe("parse budget", () => {
       const v = starved.classifySync(big, CTX)
       expect(v.verdict).toBe("rejected")
       if (v.verdict === "rejected") expect(v.reason).toContain("too large or too complex")
-      // Under the size where the budget applies, the same starved classifier still decides normally.
+      // The budget has no lower size limit: 16,376 characters of `| cat` (under the 16 KB where it used to start; a
+      // parse of it costs about 0.8 s of CPU time) are cancelled too, and so is every shape of any size that reaches
+      // tree-sitter's progress check; the parser recovers for the next command.
+      for (const small of [`ls${" | cat".repeat(2729)}`, `ls${" && ls".repeat(2000)}`, `echo ${"[[ ".repeat(3000)}`]) {
+        const w = starved.classifySync(small, CTX)
+        expect(w.verdict, small.slice(0, 20)).toBe("rejected")
+        if (w.verdict === "rejected") expect(w.reason).toContain("too large or too complex")
+      }
+      // A command that parses before the first progress check never reads the clock and is decided normally.
       expect(starved.classifySync("ls | cat", CTX)).toEqual({ verdict: "read-only" })
+      const normal = makeClassifier(parser)
+      expect(normal.classifySync(`ls${" | cat".repeat(20)}`, CTX)).toEqual({ verdict: "read-only" })
     } finally {
       parser.delete()
     }

@@ -72,15 +72,16 @@ const allowsAll = (commands: ReadonlyArray<string>) =>
   })
 
 layer(BashGuard.layer)("grammar copied wrongly (class 3)", (it) => {
-  it.effect("tree is not allowed in any form", () => rejectsAll(["tree", "tree -L 2", "tree -Lo 1 ../x", "tree -a", "xargs tree"], "tree"))
+  it.effect("tree: only its fixed form (separate flags, -L N, -I/-P PATTERN, directories)", () =>
+    rejectsAll(["tree -Lo 1 ../x", "tree -ao out", "tree -o out", "tree -R -H . -L 1", "tree --fromfile x", "tree -L x", "tree *", "xargs tree"], "tree"))
+
+  it.effect("tree: the fixed form is allowed", () => allowsAll(["tree", "tree -L 2", "tree -a -I node_modules", "tree -d src", "tree -L 3 --dirsfirst -F src docs"]))
 
   it.effect("awk: a call hidden from a lexer is found on the raw text", () =>
     rejectsAll([
       "awk '{ exit /x/ ; system(\"id\") }' f",
       "awk '/[/]/ { system(\"id\") }' f",
       "awk '{ n = length /#/ ; system(\"id\") }' f",
-      "awk '/a|b/' f",
-      "awk '{ print ($1 > 2) }' f",
       "awk '{ print > \"/tmp/x\" }' f",
       "awk 'BEGIN { while ((\"date\" | getline l) > 0) print l }'",
       "awk '{ print ENVIRON[\"HOME\"] }'",
@@ -92,7 +93,7 @@ layer(BashGuard.layer)("grammar copied wrongly (class 3)", (it) => {
   )
 
   it.effect("awk: ordinary programs stay allowed", () =>
-    allowsAll(["awk '{print $1}' f", "awk -F: '$3 > 100 { print $1 }' /etc/passwd", "awk 'NR > 1 { n++ } END { print n }' f", "awk '/a/ || /b/' f"])
+    allowsAll(["awk '/a|b/' f", "awk '{ print ($1 > 2) }' f", "awk '{print $1}' f", "awk -F: '$3 > 100 { print $1 }' /etc/passwd", "awk 'NR > 1 { n++ } END { print n }' f", "awk '/a/ || /b/' f"])
   )
 
   it.effect("git branch/tag take a name only in proven list mode, with no --no- option that could undo it", () =>

@@ -86,15 +86,31 @@ layer(BashGuard.layer)("the guard rejects every spelling", (it) => {
     })
   )
 
-  it.effect("comments are rejected in every position, also on the delete path", () =>
+  it.effect("comments are rejected in every position but one: after a blank, running to the end of the text", () =>
     Effect.gen(function* () {
       const guard = yield* BashGuard
-      for (const c of ["ls # x", "# x\nls", "ls\n#", "ls;#", "ls|#\ncat", "rm /home/u/.pi/agent/project-memory/projects/-home-u-app/memory/a.md #x"]) {
+      for (const c of ["# x\nls", "ls\n#", "ls;#", "ls|#\ncat", "ls # x\ntouch y", "ls a\\ #b; touch y", "ls #x \\\ntouch y", "ls\t#x\n cat y"]) {
         const v = guard.classifySync(c, CTX)
         expect(v.verdict, c).toBe("rejected")
       }
+      // bash ignores a trailing comment: the text before it is what is checked and what runs.
+      expect(guard.classifySync("ls -la # list files", CTX)).toEqual({ verdict: "read-only", run: "ls -la" })
+      expect(guard.classifySync("ls\t# tab before\n\n", CTX)).toEqual({ verdict: "read-only", run: "ls" })
+      expect(guard.classifySync("rm /home/u/.pi/agent/project-memory/projects/-home-u-app/memory/a.md #x", CTX)).toMatchObject({ verdict: "delete" })
+      expect(guard.classifySync("# only a comment", CTX).verdict).toBe("rejected")
+      expect(guard.classifySync("touch x # y", CTX).verdict).toBe("rejected")
     })
   )
+
+  it("real bash runs nothing of a trailing comment (what the guard cuts is what bash ignores)", () => {
+    const run = runInSandbox("echo ok # ; touch ../out/PWNED && echo no")
+    try {
+      expect(run.stdout).toBe("ok\n")
+      expect(run.exists("out/PWNED")).toBe(false)
+    } finally {
+      run.cleanup()
+    }
+  })
 })
 
 describe("a line continuation inside a word", () => {

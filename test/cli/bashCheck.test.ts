@@ -54,11 +54,13 @@ describe("pm bash-check", () => {
       .map((l) => JSON.parse(l) as { command: string; verdict: string; memoryDir?: string })
       .filter((c) => c.memoryDir === undefined)
     const r = await run(["bash-check"], corpus.map((c) => JSON.stringify(c.command)).join("\n") + "\n")
-    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { command: string; verdict: string })
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { command: string; verdict: string; reason: string })
     expect(lines).toHaveLength(corpus.length)
     lines.forEach((line, i) => {
       expect(line.command).toBe(corpus[i]!.command)
-      expect(line.verdict, corpus[i]!.command).toBe(corpus[i]!.verdict === "delete" ? "rejected" : corpus[i]!.verdict)
+      // A read-only command that would open a protected path (or names it cannot see) is reported as refused.
+      const verdict = line.verdict === "rejected" && line.reason.startsWith("reads a protected path") && corpus[i]!.verdict === "read-only" ? "read-only" : line.verdict
+      expect(verdict, corpus[i]!.command).toBe(corpus[i]!.verdict === "delete" ? "rejected" : corpus[i]!.verdict)
     })
     expect(r.code).toBe(lines.some((l) => l.verdict === "rejected") ? 1 : 0)
   })

@@ -199,15 +199,142 @@ describe("background reads: credential stores are never opened", () => {
 
   it("bash refuses a command naming a credential store as written, through a link, by glob, or via $HOME", async () => {
     const { tools, token } = await withStores()
-    for (const command of ["cat .env", "head -n 1 settings.txt", "cat .en?", "cat $HOME/.ssh/id_ed25519", "wc -c < ./.env"]) {
+    for (const command of ["cat .env", "head -n 1 settings.txt", "cat .en?", "wc -c < ./.env"]) {
       const result = await exec(tools, "bash", { command })
       expect(result.isError, command).toBe(true)
       expect(text(result), command).toMatch(/^Refused: /)
       expect(text(result)).not.toContain(token)
     }
+    // $HOME is an expansion: the guard refuses it before any path is looked at.
+    const viaHome = await exec(tools, "bash", { command: "cat $HOME/.ssh/id_ed25519" })
+    expect(text(viaHome)).toMatch(/^Command refused .*variable expansion/)
     const ok = await exec(tools, "bash", { command: "cat notes.txt .env.example" })
     expect(ok.isError).not.toBe(true)
     expect(text(ok)).toContain("deploy notes")
+  })
+})
+
+describe("background reads: the red team's bypasses of the bash operand check", () => {
+  const withHome = async () => {
+    const s = await setup()
+    const home = join(s.base, "home")
+    const agentDir = join(home, ".pi", "agent")
+    mkdirSync(join(home, ".ssh"), { recursive: true })
+    mkdirSync(join(home, ".aws"), { recursive: true })
+    mkdirSync(agentDir, { recursive: true })
+    const token = githubToken()
+    const key = privateKeyBlock()
+    writeFileSync(join(home, ".ssh", "id_ed25519"), `${key}\n`)
+    writeFileSync(join(home, ".aws", "credentials"), `[default]\naws_secret_access_key=${token}\n`)
+    writeFileSync(join(home, ".git-credentials"), `https://u:${token}@github.com\n`)
+    writeFileSync(join(agentDir, "auth.json"), `{"github":"${token}"}\n`)
+    writeFileSync(join(s.cwd, ".env"), `GITHUB_TOKEN=${token}\n`)
+    writeFileSync(join(s.cwd, "list.txt"), ".env\n")
+    writeFileSync(join(s.cwd, "notes.txt"), "deploy notes\n")
+    mkdirSync(join(s.cwd, "src"))
+    writeFileSync(join(s.cwd, "src", "a.ts"), "export const KEY = 1\n")
+    // A link whose real name is NFD, to .env: the model asks for the NFC spelling, which Pi's read falls back from.
+    symlinkSync(join(s.cwd, ".env"), join(s.cwd, "caf\u00e9.txt".normalize("NFD")))
+    const tools = await runtime.runPromise(
+      Effect.gen(function*() {
+        const writer = yield* MemoryWriter
+        const guard = yield* BashGuard
+        const task = yield* writer.openTask({ memoryDir: s.memoryDir, cwd: s.cwd })
+        return yield* Effect.promise(() =>
+          makeTaskTools({
+            pi, cwd: s.cwd, memoryDir: s.memoryDir, writer: task, guard, check: Effect.void, onChange: () => Effect.void,
+            protection: { home, agentDir, exceptions: [], extraProtections: [] }
+          })
+        )
+      })
+    )
+    return { ...s, tools, home, agentDir, token, key }
+  }
+
+  const refuses = async (tools: TaskToolSet, secrets: ReadonlyArray<string>, commands: ReadonlyArray<string>) => {
+    for (const command of commands) {
+      const result = await exec(tools, "bash", { command })
+      expect(result.isError, command).toBe(true)
+      expect(text(result), command).toMatch(/^(Refused: |Command refused)/)
+      for (const secret of secrets) expect(text(result), command).not.toContain(secret.slice(10, 40))
+    }
+  }
+
+  it("cd, pipes and xargs: the operands are read where bash reads them", async () => {
+    const { tools, token, key } = await withHome()
+    await refuses(tools, [token, key], [
+      "cd ~ && cat .aws/credentials",
+      "cd ~/.ssh && cat id_ed25519",
+      "cd .. && cat home/.git-credentials",
+      "cd ~ ; head -n 3 .pi/agent/auth.json",
+      "find ~ -name 'id_*' | xargs cat",
+      "find ~ -name 'id_*' -print0 | xargs -0 cat",
+      "ls -a | xargs cat",
+      "cat list.txt | xargs cat",
+      "xargs cat < list.txt",
+      "echo .env | xargs cat",
+      "grep -l TOKEN -r . | xargs cat",
+      "cd - && cat .env"
+    ])
+  })
+
+  it("attached values, quoting, escapes, recursive searches, git, /proc and jq", async () => {
+    const { tools, token, key } = await withHome()
+    await refuses(tools, [token, key], [
+      "date -f.env",
+      "date --file=.env",
+      "head -c100 ~/.git-credentials",
+      "grep -f.env notes.txt",
+      "cat ~/$'.aws'/credentials",
+      "cat '.e'nv",
+      "cat .e\\nv",
+      "grep -r -h KEY ~",
+      "grep -r TOKEN .",
+      "rg -uu -e KEY ~",
+      "rg --hidden TOKEN",
+      "git grep --no-index TOKEN ~",
+      "git show 'stash@{0}^3:.env'",
+      "git show HEAD:.env",
+      "cat /proc/self/environ",
+      "head -c 200 /proc/1/environ",
+      "jq -n env",
+      "jq -n '$ENV'",
+      "wc --files0-from=list.txt"
+    ])
+  })
+
+  it("the ordinary neighbours still run", async () => {
+    const { tools } = await withHome()
+    for (const command of ["cat notes.txt", "grep -r KEY src", "rg KEY", "ls -la", "find src -name '*.ts' | xargs wc -l", "cd src && cat a.ts", "ls src | head -n 1", "jq -n '.a'"]) {
+      const result = await exec(tools, "bash", { command })
+      expect(result.isError, `${command}: ${text(result)}`).not.toBe(true)
+    }
+  })
+
+  it("read, edit and write refuse a protected path before Pi's tool opens it: NFC for an NFD name, ~, @, and no oracle", async () => {
+    const { tools, cwd, home, agentDir, token } = await withHome()
+    const auth = join(agentDir, "auth.json")
+    const asked = "caf\u00e9.txt" // NFC; the link on disk is NFD
+    for (const [name, args] of [
+      ["read", { path: asked }],
+      ["read", { path: `@${join(cwd, asked)}` }],
+      ["read", { path: `@${join(home, ".git-credentials")}` }],
+      ["edit", { path: auth, edits: [{ oldText: `{"github":"${token.slice(0, 6)}`, newText: "x" }] }],
+      ["edit", { path: auth, edits: [{ oldText: "no such text", newText: "x" }] }],
+      ["write", { path: auth, content: "{}" }],
+      ["grep", { pattern: "x", path: join(home, ".kube") }],
+      ["find", { pattern: "*", path: join(home, ".config", "gh") }]
+    ] as const) {
+      const result = await exec(tools, name, args as unknown as Record<string, unknown>)
+      expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true)
+      expect(text(result), name).toMatch(/^Refused: /)
+      expect(text(result)).not.toContain(token)
+    }
+    // A right and a wrong guess get the same answer, word for word: nothing to learn from the error.
+    const right = await exec(tools, "edit", { path: auth, edits: [{ oldText: `{"github":"${token.slice(0, 6)}`, newText: "x" }] })
+    const wrong = await exec(tools, "edit", { path: auth, edits: [{ oldText: "{\"gitlab\":\"", newText: "x" }] })
+    expect(text(right)).toBe(text(wrong))
+    expect(readFileSync(auth, "utf8")).toContain(token)
   })
 })
 
