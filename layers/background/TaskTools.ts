@@ -29,6 +29,9 @@ import { resolveToolPath } from "../../src/toolPath.ts"
 import { type BashGuardShape, runDelete } from "../BashGuard.ts"
 import { agentDirFromEnv } from "../ConfigService.ts"
 import { isInsideDir } from "./paths.ts"
+import { loadWhenUnavailable, makeSandboxedTools } from "./sandboxed.ts"
+import { defaultSandbox, type SandboxShape } from "../Sandbox.ts"
+import type { WhenUnavailable } from "../../src/sandbox.ts"
 import { checkToolArguments } from "./toolArguments.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
@@ -90,6 +93,10 @@ export interface TaskToolsOptions {
   readonly deleteCap?: { readonly topics: number }
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
   readonly protection?: ProtectionOptions
+  /** The OS sandbox of bash and grep (layers/background/sandboxed.ts). Default: the process's own. */
+  readonly sandbox?: SandboxShape
+  /** Without a sandbox: refuse bash, or run it behind the guard alone. Default: the user's config.json. */
+  readonly whenUnavailable?: WhenUnavailable
 }
 
 export interface DeleteCapStatus {
@@ -319,7 +326,15 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       }
     }
   })
-  const bashDef = pi.createBashToolDefinition(cwd)
+  const sandboxed = await makeSandboxedTools({
+    sandbox: options.sandbox ?? defaultSandbox(),
+    pi,
+    cwd,
+    memoryDir,
+    protection,
+    whenUnavailable: options.whenUnavailable ?? await loadWhenUnavailable()
+  })
+  const bashDef = pi.createBashToolDefinition(cwd, sandboxed.bashOperations && { operations: sandboxed.bashOperations })
 
   /** Per file, why its last write or edit failed; a later success of either clears it. */
   const failedChanges = new Map<string, string>()
@@ -438,7 +453,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     signal.addEventListener("abort", onAbort, { once: true })
     try {
       const outcome = await Effect.runPromise(
-        Effect.tryPromise(() => viaPi(grepDef)(id, args, controller.signal)).pipe(
+        Effect.tryPromise(() => sandboxed.grep?.(args, controller.signal) ?? viaPi(grepDef)(id, args, controller.signal)).pipe(
           Effect.timeoutOption(Duration.millis(GREP_TIMEOUT_MS)),
           Effect.either
         )
@@ -527,6 +542,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       const text = outcome.output === "" ? `Removed ${gone.length} file(s).` : outcome.output.trimEnd()
       return outcome.exitCode === 0 ? textResult(text) : errorResult(`${text}\n\nCommand exited with code ${outcome.exitCode}`)
     }
+    if (sandboxed.bashRefusal !== undefined) return errorResult(sandboxed.bashRefusal)
     const requested = typeof args["timeout"] === "number" && args["timeout"] > 0 ? args["timeout"] : BASH_DEFAULT_TIMEOUT_S
     const result = await viaPi(bashDef)(id, { command, timeout: Math.min(requested, BASH_MAX_TIMEOUT_S) }, signal)
     const full = (result.details as { fullOutputPath?: string } | undefined)?.fullOutputPath
