@@ -35,15 +35,27 @@ export class SandboxFailed extends Schema.TaggedError<SandboxFailed>()("SandboxF
   }
 }
 
-export interface SandboxShape {
-  /** Whether commands can run sandboxed (probed once per process). */
-  readonly availability: Effect.Effect<SandboxAvailability>
+/** One holder's use of the sandbox: the runtime stays up until every session is closed. */
+export interface SandboxSession {
+  /** Whether commands can run sandboxed, and if not, why. */
+  readonly availability: SandboxAvailability
   /**
    * The command line (for `bash -c`, started in the command's working directory) that runs `command` in the sandbox
    * under `filesystem`. Fails when the sandbox is unavailable.
    */
   readonly wrap: (command: string, filesystem: SandboxFilesystem, signal?: AbortSignal) => Effect.Effect<string, SandboxFailed>
+  /** Ends this session; the last one to end stops the runtime (its proxy would keep the process alive). */
+  readonly close: Effect.Effect<void>
 }
+
+export interface SandboxShape {
+  /** Starts (or joins) the runtime: loaded, checked and initialised by the first open session. */
+  readonly open: Effect.Effect<SandboxSession>
+}
+
+/** The availability alone: a session opened and closed at once (`pm status`, `pm doctor`). */
+export const sandboxAvailability = (sandbox: SandboxShape): Effect.Effect<SandboxAvailability> =>
+  Effect.acquireUseRelease(sandbox.open, (s) => Effect.succeed(s.availability), (s) => s.close)
 
 /** The files under `roots` that the protected-path rules name (the sandbox denies them); `home` is searched one level deep. */
 export const protectedFilesIn = async (
@@ -72,12 +84,14 @@ export const protectedFilesIn = async (
 
 type Runtime = typeof import("@anthropic-ai/sandbox-runtime")
 
-/** The process-wide runtime, loaded and initialised by the first probe. */
+/** The process-wide runtime, loaded and initialised by the first session, stopped when the last one closes. */
 interface RuntimeState {
   readonly availability: SandboxAvailability
   readonly manager?: Runtime["SandboxManager"] | undefined
 }
 let runtime: Promise<RuntimeState> | undefined
+let holders = 0
+let stopping: Promise<void> = Promise.resolve()
 
 const firstLine = (text: string): string => text.trim().split("\n")[0]?.slice(0, 300) ?? ""
 
@@ -129,45 +143,60 @@ const loadRuntime = async (): Promise<RuntimeState> => {
   return { availability: { _tag: "Available", platform }, manager }
 }
 
-const loadOnce = () => (runtime ??= loadRuntime())
+const hold = (): Promise<RuntimeState> => {
+  holders++
+  return (runtime ??= stopping.then(loadRuntime))
+}
+
+const letGo = (): void => {
+  if (--holders > 0 || runtime === undefined) return
+  const last = runtime
+  runtime = undefined
+  stopping = last.then((s) => s.manager?.reset()).then(() => undefined, () => undefined)
+}
+
+const literal = (p: string) => ({ path: p, literal: true as const })
 
 /** The sandbox over the real runtime; `probe` replaces the platform check (tests, a forced unavailability). */
-export const makeSandbox = (options: { readonly probe?: () => Promise<SandboxAvailability> } = {}): SandboxShape => {
-  const probed = options.probe
-  const state: () => Promise<RuntimeState> = probed === undefined
-    ? loadOnce
-    : async () => {
-        const availability = await probed()
-        return availability._tag === "Available" ? { ...(await loadOnce()), availability } : { availability }
-      }
-  return {
-    availability: Effect.promise(() => state().then((s) => s.availability)),
-    wrap: (command, filesystem, signal) =>
-      Effect.tryPromise({
-        try: async () => {
-          const s = await state()
-          if (s.availability._tag === "Unavailable" || s.manager === undefined) {
-            throw new Error(s.availability._tag === "Unavailable" ? s.availability.reason : "the sandbox runtime did not start")
-          }
-          const literal = (p: string) => ({ path: p, literal: true as const })
-          return await s.manager.wrapWithSandbox(
-            withoutProxyVariables(command),
-            "bash",
-            {
-              filesystem: {
-                denyRead: filesystem.denyRead.map(literal),
-                allowRead: filesystem.allowRead.map(literal),
-                allowWrite: filesystem.allowWrite.map(literal),
-                denyWrite: filesystem.denyWrite.map(literal)
-              }
-            },
-            signal
-          )
-        },
-        catch: (e) => new SandboxFailed({ reason: e instanceof Error ? e.message : String(e) })
+export const makeSandbox = (options: { readonly probe?: () => Promise<SandboxAvailability> } = {}): SandboxShape => ({
+  open: Effect.promise(async (): Promise<SandboxSession> => {
+    const probed = options.probe === undefined ? undefined : await options.probe()
+    const state: RuntimeState = probed?._tag === "Unavailable" ? { availability: probed } : await hold()
+    const held = probed?._tag !== "Unavailable"
+    let closed = false
+    return {
+      availability: state.availability,
+      wrap: (command, filesystem, signal) =>
+        Effect.tryPromise({
+          try: async () => {
+            if (state.availability._tag === "Unavailable" || state.manager === undefined) {
+              throw new Error(state.availability._tag === "Unavailable" ? state.availability.reason : "the sandbox runtime did not start")
+            }
+            if (closed) throw new Error("the sandbox session is closed")
+            return await state.manager.wrapWithSandbox(
+              withoutProxyVariables(command),
+              "bash",
+              {
+                filesystem: {
+                  denyRead: filesystem.denyRead.map(literal),
+                  allowRead: filesystem.allowRead.map(literal),
+                  allowWrite: filesystem.allowWrite.map(literal),
+                  denyWrite: filesystem.denyWrite.map(literal)
+                }
+              },
+              signal
+            )
+          },
+          catch: (e) => new SandboxFailed({ reason: e instanceof Error ? e.message : String(e) })
+        }),
+      close: Effect.sync(() => {
+        if (closed) return
+        closed = true
+        if (held) letGo()
       })
-  }
-}
+    }
+  })
+})
 
 /** The process-wide sandbox (the one the background tools use when none is given). */
 let shared: SandboxShape | undefined

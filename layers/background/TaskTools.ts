@@ -584,6 +584,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         : { topics: options.deleteCap.topics, limit: deleteLimit(options.deleteCap.topics), deleted: capDeleted, refused: [...capRefused] },
     close: async (reason) => {
       dead ??= reason
+      await sandboxed.close()
       for (const log of logs) await rm(log, { force: true }).catch(() => undefined)
       await rm(tempDir, { recursive: true, force: true }).catch(() => undefined)
     }

@@ -57,6 +57,8 @@ export interface SandboxedTools {
   readonly bashRefusal: string | undefined
   /** grep through a sandboxed rg, or undefined (Pi's own grep). */
   readonly grep: ((args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>) | undefined
+  /** Ends the tools' sandbox session (the task ended). */
+  readonly close: () => Promise<void>
 }
 
 /** Runs one command line (the sandbox's) with `bash -c` in its own process group; the group is killed on abort. */
@@ -112,13 +114,16 @@ const decodeText = (data: { text?: string; bytes?: string } | undefined): string
 
 export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promise<SandboxedTools> => {
   const { sandbox, cwd, memoryDir, protection } = options
-  const availability = await Effect.runPromise(sandbox.availability)
+  const session = await Effect.runPromise(sandbox.open)
+  const { availability } = session
+  const close = () => Effect.runPromise(session.close)
   if (availability._tag === "Unavailable") {
     return {
       availability,
       bashOperations: undefined,
       bashRefusal: options.whenUnavailable === "refuse" ? bashUnavailableRefusal(availability) : undefined,
-      grep: undefined
+      grep: undefined,
+      close
     }
   }
   /** The policy of one command: the protected files are looked for again each time (a file may have appeared). */
@@ -127,7 +132,7 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
 
   const bashOperations: BashOperations = {
     exec: async (command, execCwd, o) => {
-      const line = await Effect.runPromise(sandbox.wrap(command, await policy(), o.signal))
+      const line = await Effect.runPromise(session.wrap(command, await policy(), o.signal))
       return local.exec(line, execCwd, { ...o, env: scrubEnvironment(o.env ?? process.env) })
     }
   }
@@ -146,7 +151,7 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
     if (typeof args["glob"] === "string" && args["glob"] !== "") rgArgs.push("--glob", args["glob"].replace(/^(!?)(?:\.\/)+/, "$1"))
     if (context > 0) rgArgs.push("--context", String(context))
     rgArgs.push("--", pattern, isDirectory ? "." : searched)
-    const line = await Effect.runPromise(sandbox.wrap(`exec rg ${rgArgs.map(shellQuote).join(" ")}`, await policy(), signal))
+    const line = await Effect.runPromise(session.wrap(`exec rg ${rgArgs.map(shellQuote).join(" ")}`, await policy(), signal))
     const label = (file: string) => {
       if (isDirectory) {
         const rel = relative(searched, resolve(searched, file))
@@ -215,7 +220,7 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
     return { content: [{ type: "text", text }], details: undefined }
   }
 
-  return { availability, bashOperations, bashRefusal: undefined, grep }
+  return { availability, bashOperations, bashRefusal: undefined, grep, close }
 }
 
 /** `sandbox.whenUnavailable` of the user's config.json (the default when the file or the key is missing). */
