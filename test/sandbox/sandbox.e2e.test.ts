@@ -76,6 +76,22 @@ const pool = async <A, B>(items: ReadonlyArray<A>, n: number, f: (a: A) => Promi
   return out
 }
 
+/**
+ * The commands in `batches` sandboxed calls of the bash tool (one runtime, few wraps): each command in a subshell of
+ * its own, stdin closed, its output closed by a separator line; the outputs in the commands' order.
+ */
+const runBatched = async (commands: ReadonlyArray<string>, batches: number): Promise<Array<string>> => {
+  const sep = `--row-${Math.random().toString(36).slice(2)}--`
+  const size = Math.ceil(commands.length / batches)
+  const chunks = Array.from({ length: batches }, (_, i) => commands.slice(i * size, (i + 1) * size)).filter((c) => c.length > 0)
+  const outs = await Promise.all(chunks.map((chunk) =>
+    runUnguarded(chunk.map((c) => `(\n${c}\n) </dev/null 2>&1\necho; echo ${sep}`).join("\n"))
+  ))
+  const split = outs.flatMap((out, i) => out.split(sep).slice(0, chunks[i]!.length))
+  expect(split).toHaveLength(commands.length)
+  return split
+}
+
 const leaks = (output: string): Array<string> => fx.secrets.filter((s) => output.includes(s)).map((s) => `${s.slice(0, 12)}…`)
 
 describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () => {
@@ -115,7 +131,7 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
 
   it("every corpus row, without the guard: nothing changes, nothing secret is printed, no socket is opened", async () => {
     const before = snapshot([fx.home])
-    const outputs = await pool(rows, 4, (row) => runUnguarded(fill(row.command)))
+    const outputs = await runBatched(rows.map((r) => fill(r.command)), 4)
     const after = snapshot([fx.home])
     const problems: Array<string> = []
     rows.forEach((row, i) => {
@@ -211,10 +227,12 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
 
     it("bash: what the guard lets through runs sandboxed, what it refuses is refused; nothing leaks, nothing changes", async () => {
       const before = snapshot([fx.home])
-      const commands = ["rg -uu -e KEY ~", "git grep --no-index --no-exclude-standard -e KEY", "cat ~/$'.aws'/credentials", "cat /proc/self/environ", "ls -la ~/.ssh ~/.aws", "git status --short"]
-      const outputs = await pool(commands, 3, async (command) => textOf(await call("bash", { command })))
+      const commands = ["rg -uu -e KEY ~", "cat ~/$'.aws'/credentials", "cat /proc/self/environ", "git status --short"]
+      const outputs = await pool(commands, 2, async (command) => textOf(await call("bash", { command })))
       for (const out of outputs) expect(leaks(out)).toEqual([])
-      expect(outputs[5]).toContain("?? NOTES.md")
+      // rg over the home ran (the guard allows it) and found the project's own text.
+      expect(outputs[0]).toContain("src/main.ts")
+      expect(outputs[3]).toContain("?? NOTES.md")
       expect(changes(before, snapshot([fx.home]))).toEqual([])
       expect(fx.connections()).toBe(0)
     })
