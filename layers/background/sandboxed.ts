@@ -28,6 +28,7 @@ import {
   DEFAULT_WHEN_UNAVAILABLE,
   type SandboxAvailability,
   sandboxFilesystem,
+  sandboxModeLine,
   scrubEnvironment,
   shellQuote,
   type WhenUnavailable
@@ -35,7 +36,7 @@ import {
 import { configPathOf, storageRootOf } from "../../src/storage.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { agentDirFromEnv } from "../ConfigService.ts"
-import { protectedFilesIn, type SandboxShape } from "../Sandbox.ts"
+import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../Sandbox.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
 
 type ToolResult = AgentToolResult<unknown>
@@ -230,3 +231,7 @@ export const loadWhenUnavailable = async (): Promise<WhenUnavailable> => {
   const text = await readFile(configPath, "utf8").catch(() => undefined)
   return text === undefined ? DEFAULT_WHEN_UNAVAILABLE : decodeConfig(configPath, text, home).config.sandbox.whenUnavailable
 }
+
+/** The sandbox's line for `/memory status`: the mode in force and how to get the sandbox. */
+export const sandboxStatusLine = async (sandbox: SandboxShape = defaultSandbox()): Promise<string> =>
+  sandboxModeLine(await Effect.runPromise(sandboxAvailability(sandbox)), await loadWhenUnavailable())
