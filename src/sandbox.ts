@@ -131,9 +131,12 @@ export const SEARCH_SKIPS: ReadonlySet<string> = new Set(["node_modules", ".git"
 /** Names that carry access even when the detector has no word for them (an agent socket, a proxy with a login). */
 const ACCESS_NAMES = /(?:^|_)(?:AUTH|CREDENTIALS?|COOKIES?|PASSWD|ASKPASS|SOCK)(?:_|$)|PROXY/i
 
+/** Shell variables whose names read like a password's abbreviation but hold a folder. */
+const FOLDER_NAMES: ReadonlySet<string> = new Set(["PWD", "OLDPWD"])
+
 /** Does one variable look like a credential, by its name or its value? */
 export const credentialVariable = (name: string, value: string): boolean =>
-  secretNameStrength(name) !== "none" || ACCESS_NAMES.test(name) || detectSecrets(`${name}=${value}`).length > 0 ||
+  (!FOLDER_NAMES.has(name) && secretNameStrength(name) !== "none") || ACCESS_NAMES.test(name) || detectSecrets(`${name}=${value}`).length > 0 ||
   detectSecrets(value).length > 0
 
 /** The environment a sandboxed command gets: the given one without any variable that looks like a credential. */
