@@ -26,6 +26,7 @@ import {
   type SandboxAvailability,
   type SandboxFilesystem,
   SEARCH_SKIPS,
+  withoutNetwork,
   withoutProxyVariables
 } from "../src/sandbox.ts"
 
@@ -97,9 +98,26 @@ const firstLine = (text: string): string => text.trim().split("\n")[0]?.slice(0,
 
 const platformName = (): string => (process.platform === "darwin" ? "macos" : process.platform)
 
+/**
+ * The runtime's line for `command`, closed to the network: on Linux by `--unshare-net` (src/sandbox.ts,
+ * `withoutNetwork`), on macOS by the runtime's own profile with an empty allow list.
+ */
+const lineFor = async (
+  manager: Runtime["SandboxManager"],
+  command: string,
+  custom?: Parameters<Runtime["SandboxManager"]["wrapWithSandbox"]>[2],
+  signal?: AbortSignal
+): Promise<string> => {
+  const line = await manager.wrapWithSandbox(command, "bash", custom, signal)
+  if (platformName() !== "linux") return line
+  const closed = withoutNetwork(line)
+  if (closed === undefined) throw new Error("the sandbox runtime's command line does not start with bubblewrap; refusing to run it")
+  return closed
+}
+
 /** Runs `true` in the sandbox: a kernel without user namespaces passes every check and fails here. */
 const trial = (manager: Runtime["SandboxManager"]): Promise<string | undefined> =>
-  manager.wrapWithSandbox("true", "bash").then(
+  lineFor(manager, "true").then(
     (line) =>
       new Promise((resolve) => {
         const child = spawn("bash", ["-c", line], { stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } })
@@ -129,7 +147,11 @@ const loadRuntime = async (): Promise<RuntimeState> => {
   const home = homedir()
   try {
     await manager.initialize({
-      network: { allowedDomains: [], deniedDomains: [], strictAllowlist: true },
+      // Linux: no allow list, so no proxy (the network goes with `--unshare-net`, see lineFor); macOS: an empty one.
+      // The types ask for an allow list; the runtime (pinned) reads its absence as "no proxy", which the e2e test holds.
+      network: platform === "linux"
+        ? ({ deniedDomains: [] } as unknown as { allowedDomains: Array<string>; deniedDomains: Array<string> })
+        : { allowedDomains: [], deniedDomains: [], strictAllowlist: true },
       filesystem: { denyRead: HOME_STORES.map((s) => join(home, s)), allowWrite: [], denyWrite: [] }
     })
   } catch (e) {
@@ -173,9 +195,9 @@ export const makeSandbox = (options: { readonly probe?: () => Promise<SandboxAva
               throw new Error(state.availability._tag === "Unavailable" ? state.availability.reason : "the sandbox runtime did not start")
             }
             if (closed) throw new Error("the sandbox session is closed")
-            return await state.manager.wrapWithSandbox(
+            return await lineFor(
+              state.manager,
               withoutProxyVariables(command),
-              "bash",
               {
                 filesystem: {
                   denyRead: filesystem.denyRead.map(literal),

@@ -166,3 +166,15 @@ export const withoutProxyVariables = (command: string): string => `unset ${RUNTI
 
 /** A word quoted for a POSIX shell. */
 export const shellQuote = (word: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'"'"'`)}'`)
+
+/**
+ * On Linux the runtime's network filter is a proxy reached over sockets bridged into the sandbox (socat inside,
+ * waited for at every start); with nothing to allow, the sandbox needs no proxy, only no network. So the runtime is
+ * given no allow list (no proxy is started, nothing is bridged) and bubblewrap's line gets `--unshare-net` here: the
+ * command runs in a network namespace of its own with nothing but a loopback. A line that does not start with
+ * bubblewrap is not one this knows how to close: undefined, and the caller refuses to run it.
+ */
+export const withoutNetwork = (line: string): string | undefined => {
+  const m = /^((?:\S*\/)?bwrap) /.exec(line)
+  return m === null ? undefined : `${m[1]} --unshare-net ${line.slice(m[0].length)}`
+}
