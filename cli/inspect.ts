@@ -104,6 +104,9 @@ export const bashCheck = ({ cwd, json, memoryDir, command }: Parsed<typeof bashC
       // The guard's module (and the bash parser it loads) is imported only for this command.
       const { bashCheck: check } = yield* Effect.promise(() => import("./bashCheck.ts"))
       const code = yield* check({ cwd, json, memoryDir: dir, command: Option.getOrUndefined(command), stdin: process.stdin })
+      // Which floor is under the verdict: the OS sandbox, the guard alone, or a refused shell (cli/sandboxMode.ts).
+      const { printSandboxModeNote } = yield* Effect.promise(() => import("./sandboxMode.ts"))
+      if (code !== 2) yield* printSandboxModeNote(!json && Option.isSome(command))
       yield* setExit(code)
     })
   )

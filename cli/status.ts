@@ -16,6 +16,8 @@ import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import { StateStore } from "../layers/StateStore.ts"
 import type { commonOptions, Parsed } from "./commandLine.ts"
 import { findPi } from "./piHost.ts"
+import { defaultSandbox, sandboxAvailability } from "../layers/Sandbox.ts"
+import { sandboxMode, sandboxModeLine } from "../src/sandbox.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 
@@ -105,6 +107,9 @@ const gather = (cwd: string) =>
     const background = configText === undefined ? undefined : decodeBackgroundConfig(config.configPath, configText).config
     const thresholds = background?.dreamThresholds
     const lastDreamAt = state._tag === "Right" ? state.right.state.lastDreamAt : null
+    // Whether the background shell runs in the OS sandbox here (the runtime is started and stopped for the answer).
+    const availability = yield* sandboxAvailability(defaultSandbox())
+    const whenUnavailable = cfg.sandbox.whenUnavailable
     return {
       enabled: cfg.enabled,
       configPath: config.configPath,
@@ -123,6 +128,12 @@ const gather = (cwd: string) =>
       locks,
       background: backgroundRuns(location.projectDir),
       versions: { node: process.versions.node, pi: piVersion() },
+      sandbox: {
+        mode: sandboxMode(availability, whenUnavailable),
+        whenUnavailable,
+        reason: availability._tag === "Unavailable" ? availability.reason : null,
+        line: sandboxModeLine(availability, whenUnavailable)
+      },
       selectorModel: cfg.selector.model ?? null,
       /** The models config.json names, by key (`pm doctor` checks that Pi knows each). */
       configuredModels: [
@@ -160,6 +171,7 @@ export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         }
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
         yield* printLine(`Versions:   node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
+        yield* printLine(`Sandbox:    ${s.sandbox.line.replace(/^sandbox: /, "")}`)
         // Configuration problems are shown here too, not only by `pm doctor`.
         for (const w of s.configWarnings) yield* printLine(`Config:     problem: ${w}`)
       })
@@ -176,6 +188,7 @@ export const doctor = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         problems.push(...(yield* configuredModelProblems(cwd, s.configuredModels)))
         if (!nodeOk()) problems.push({ code: "node-too-old", message: `Node ${s.versions.node} is older than 22.19, which Pi 1.x needs.` })
         if (s.versions.pi === null) problems.push({ code: "pi-not-found", message: "The Pi host package is not installed beside pm; model-based recall needs it." })
+        if (s.sandbox.mode !== "sandbox") problems.push({ code: "sandbox-unavailable", message: s.sandbox.line.replace(/^sandbox: /, "The OS sandbox is ") })
         if (!s.enabled) problems.push({ code: "memory-off", message: "Project memory is switched off (config.json enabled: false; /memory on)." })
         if (s.stateSource === "corrupt" || s.stateSource === "unreadable") problems.push({ code: "state-unreadable", message: `${s.location.memoryRootDir}/state.json cannot be read; the next write replaces it.` })
         for (const l of s.locks) {

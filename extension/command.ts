@@ -74,7 +74,7 @@ export const formatRecalled = (s: SessionStatus): string => {
 export const splitArgs = (args: string): ReadonlyArray<string> =>
   [...args.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? "")
 
-export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>): string => {
+export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>, sandbox?: string): string => {
   if (!s.active || s.location === undefined) return `Project memory is inactive: ${s.reason ?? "unknown reason"}.`
   const u = s.usage
   return [
@@ -85,7 +85,8 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
     `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
-    ...(background ?? [`Background tasks: extraction and dream are not available yet`])
+    ...(background ?? [`Background tasks: extraction and dream are not available yet`]),
+    ...(sandbox === undefined ? [] : [`Sandbox:          ${sandbox.replace(/^sandbox: /, "")}`])
   ].join("\n")
 }
 
@@ -176,7 +177,9 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
       case "status": {
         const status = await run((s) => s.status)
         const background = runBackground === undefined ? undefined : await runBackground((b) => b.status)
-        if (status !== undefined) say(ctx, formatStatus(status, background && backgroundStatusLines(background)))
+        // Loaded on demand: the sandbox's module is no part of session start.
+        const sandbox = await import("../layers/background/sandboxed.ts").then((m) => m.sandboxStatusLine(), (e: unknown) => `sandbox: unknown (${String(e)})`)
+        if (status !== undefined) say(ctx, formatStatus(status, background && backgroundStatusLines(background), sandbox))
         return
       }
       case "extract": {

@@ -1,4 +1,5 @@
-// Bundles the two entries. The Pi host packages stay external: Pi provides its own copies at run time.
+// Bundles the two entries. The Pi host packages stay external: Pi provides its own copies at run time; so does the
+// sandbox runtime (below).
 import { build } from "esbuild"
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -12,7 +13,10 @@ const external = [
   "@earendil-works/pi-ai",
   "@earendil-works/pi-agent-core",
   "@earendil-works/pi-tui",
-  "typebox"
+  "typebox",
+  // A production dependency that finds its own files at run time (the seccomp helper, the proxy agent under
+  // vendor/), so it is loaded from node_modules, never bundled.
+  "@anthropic-ai/sandbox-runtime"
 ]
 // CommonJS dependencies (gray-matter) call require(); give the ESM bundle one.
 const banner = {

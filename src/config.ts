@@ -6,6 +6,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { decodeProtectedPaths, ProtectedPathsConfig, type ProtectedPathsSettings } from "./protectedPaths.ts"
+import { DEFAULT_WHEN_UNAVAILABLE, type WhenUnavailable } from "./sandbox.ts"
 export const ModelRef = Schema.String.pipe(
   Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })
 )
@@ -25,13 +26,16 @@ export interface Config {
    * extra protections (absolute paths, or file-name patterns).
    */
   readonly protectedPaths: ProtectedPathsSettings
+  /** The background shell when the OS sandbox cannot start (src/sandbox.ts): refuse it, or run behind the guard alone. */
+  readonly sandbox: { readonly whenUnavailable: WhenUnavailable }
 }
 
 export const defaultConfig: Config = {
   enabled: true,
   autoMemoryDirectory: undefined,
   selector: { model: undefined },
-  protectedPaths: { exceptions: [], extraProtections: [] }
+  protectedPaths: { exceptions: [], extraProtections: [] },
+  sandbox: { whenUnavailable: DEFAULT_WHEN_UNAVAILABLE }
 }
 
 export interface ConfigWarning {
@@ -55,7 +59,8 @@ const fields = {
   enabled: Schema.Boolean,
   autoMemoryDirectory: AbsoluteAfterTilde,
   selector: SelectorConfig,
-  protectedPaths: ProtectedPathsConfig
+  protectedPaths: ProtectedPathsConfig,
+  sandbox: Schema.Struct({ whenUnavailable: Schema.optional(Schema.Literal("refuse", "guard-only")) })
 } as const
 
 const describe = (error: ParseResult.ParseError): string =>
@@ -103,6 +108,7 @@ export const decodeConfig = (file: string, text: string, home: string): DecodedC
   const enabled = pick("enabled", fields.enabled)
   const dir = pick("autoMemoryDirectory", fields.autoMemoryDirectory)
   const selector = pick("selector", fields.selector)
+  const sandbox = pick("sandbox", fields.sandbox)
   const protectedRaw = pick("protectedPaths", fields.protectedPaths)
   // User level only: a project's own additions are not read yet (see docs/credentials.md).
   const protectedPaths = protectedRaw === undefined ? undefined : decodeProtectedPaths(protectedRaw, undefined, home, "/")
@@ -112,7 +118,8 @@ export const decodeConfig = (file: string, text: string, home: string): DecodedC
       enabled: enabled ?? defaultConfig.enabled,
       autoMemoryDirectory: dir === undefined ? undefined : expandHome(dir, home),
       selector: { model: selector?.model },
-      protectedPaths: protectedPaths?.settings ?? defaultConfig.protectedPaths
+      protectedPaths: protectedPaths?.settings ?? defaultConfig.protectedPaths,
+      sandbox: { whenUnavailable: sandbox?.whenUnavailable ?? defaultConfig.sandbox.whenUnavailable }
     },
     warnings
   }

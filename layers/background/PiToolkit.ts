@@ -21,6 +21,7 @@ export type PiToolkitShape = Pick<
   | "createWriteToolDefinition"
   | "createEditToolDefinition"
   | "createBashToolDefinition"
+  | "createLocalBashOperations"
   | "createCodemodeExtension"
   | "SessionManager"
   | "convertToLlm"

@@ -30,6 +30,9 @@ import { type BashGuardShape, runDelete } from "../BashGuard.ts"
 import { loadProtection, protectedReadReason, protectedReason, protectedRefusal } from "../ProtectedReads.ts"
 import { agentDirFromEnv } from "../ConfigService.ts"
 import { isInsideDir } from "./paths.ts"
+import { loadWhenUnavailable, makeSandboxedTools } from "./sandboxed.ts"
+import { defaultSandbox, type SandboxShape } from "../Sandbox.ts"
+import type { WhenUnavailable } from "../../src/sandbox.ts"
 import { checkToolArguments } from "./toolArguments.ts"
 import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
@@ -91,6 +94,10 @@ export interface TaskToolsOptions {
   readonly deleteCap?: { readonly topics: number }
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
   readonly protection?: ProtectionOptions
+  /** The OS sandbox of bash and grep (layers/background/sandboxed.ts). Default: the process's own. */
+  readonly sandbox?: SandboxShape
+  /** Without a sandbox: refuse bash, or run it behind the guard alone. Default: the user's config.json. */
+  readonly whenUnavailable?: WhenUnavailable
 }
 
 export interface DeleteCapStatus {
@@ -274,7 +281,15 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       }
     }
   })
-  const bashDef = pi.createBashToolDefinition(cwd)
+  const sandboxed = await makeSandboxedTools({
+    sandbox: options.sandbox ?? defaultSandbox(),
+    pi,
+    cwd,
+    memoryDir,
+    protection,
+    whenUnavailable: options.whenUnavailable ?? await loadWhenUnavailable()
+  })
+  const bashDef = pi.createBashToolDefinition(cwd, sandboxed.bashOperations && { operations: sandboxed.bashOperations })
 
   /** Per file, why its last write or edit failed; a later success of either clears it. */
   const failedChanges = new Map<string, string>()
@@ -393,7 +408,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     signal.addEventListener("abort", onAbort, { once: true })
     try {
       const outcome = await Effect.runPromise(
-        Effect.tryPromise(() => viaPi(grepDef)(id, args, controller.signal)).pipe(
+        Effect.tryPromise(() => sandboxed.grep?.(args, controller.signal) ?? viaPi(grepDef)(id, args, controller.signal)).pipe(
           Effect.timeoutOption(Duration.millis(GREP_TIMEOUT_MS)),
           Effect.either
         )
@@ -471,6 +486,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       const text = outcome.output === "" ? `Removed ${gone.length} file(s).` : outcome.output.trimEnd()
       return outcome.exitCode === 0 ? textResult(text) : errorResult(`${text}\n\nCommand exited with code ${outcome.exitCode}`)
     }
+    if (sandboxed.bashRefusal !== undefined) return errorResult(sandboxed.bashRefusal)
     const requested = typeof args["timeout"] === "number" && args["timeout"] > 0 ? args["timeout"] : BASH_DEFAULT_TIMEOUT_S
     const toRun = verdict.run ?? command
     const result = await viaPi(bashDef)(id, { command: toRun, timeout: Math.min(requested, BASH_MAX_TIMEOUT_S) }, signal)
@@ -513,6 +529,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         : { topics: options.deleteCap.topics, limit: deleteLimit(options.deleteCap.topics), deleted: capDeleted, refused: [...capRefused] },
     close: async (reason) => {
       dead ??= reason
+      await sandboxed.close()
       for (const log of logs) await rm(log, { force: true }).catch(() => undefined)
       await rm(tempDir, { recursive: true, force: true }).catch(() => undefined)
     }

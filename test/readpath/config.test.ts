@@ -22,7 +22,8 @@ describe("decodeConfig", () => {
       enabled: false,
       autoMemoryDirectory: "/srv/mem",
       selector: { model: "anthropic/claude-haiku" },
-      protectedPaths: { exceptions: [], extraProtections: [] }
+      protectedPaths: { exceptions: [], extraProtections: [] },
+      sandbox: { whenUnavailable: "refuse" }
     })
   })
 

@@ -15,6 +15,7 @@ import { makeTaskTools, type MemoryChange, type TaskToolSet, type TaskToolsOptio
 import { BashGuard } from "../../layers/BashGuard.ts"
 import { FileSystem } from "../../layers/FileSystem.ts"
 import { MemoryWriter } from "../../layers/MemoryWriter.ts"
+import { makeSandbox } from "../../layers/Sandbox.ts"
 import { githubToken, privateKeyBlock } from "./fakeSecrets.ts"
 
 const dirs: Array<string> = []
@@ -144,7 +145,10 @@ describe("background reads: credential stores are never opened", () => {
             guard,
             check: Effect.void,
             onChange: () => Effect.void,
-            protection: { home, agentDir, exceptions: adjust.exceptions ?? [], extraProtections: adjust.extraProtections ?? [] }
+            protection: { home, agentDir, exceptions: adjust.exceptions ?? [], extraProtections: adjust.extraProtections ?? [] },
+            // These are the in-process checks; the OS sandbox beneath them is test/sandbox/sandbox.e2e.test.ts.
+            sandbox: makeSandbox({ probe: async () => ({ _tag: "Unavailable", platform: "linux", reason: "left out of this test" }) }),
+            whenUnavailable: "guard-only"
           })
         )
       })

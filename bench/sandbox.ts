@@ -1,0 +1,79 @@
+/**
+ * The OS sandbox's cost: one background bash command run inside the sandbox against the same command run by Pi's
+ * own local shell, interleaved and paired per round in the same run (medians, and the median of the paired ratios).
+ *   node bench/sandbox.ts [rounds]
+ *
+ * The sandboxed path is the background tool's: the search of the project for protected files, the runtime's wrap
+ * (bubblewrap's command line), then Pi's local shell over that line with the scrubbed environment. Also shown: the
+ * first session's start (loading the runtime, its proxy, a trial command) and the wrap alone.
+ */
+import * as pi from "@earendil-works/pi-coding-agent"
+import * as Effect from "effect/Effect"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { homedir, tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeSandboxedTools } from "../layers/background/sandboxed.ts"
+import { defaultSandbox } from "../layers/Sandbox.ts"
+import { sandboxFilesystem } from "../src/sandbox.ts"
+import { median } from "./_support.ts"
+
+const ROUNDS = Number(process.argv[2] ?? 15)
+
+const base = mkdtempSync(join(tmpdir(), "pm-bench-sandbox-"))
+const project = join(base, "project")
+const memoryDir = join(base, "memory")
+mkdirSync(join(project, "src"), { recursive: true })
+mkdirSync(memoryDir)
+for (let i = 0; i < 200; i++) writeFileSync(join(project, "src", `f${i}.ts`), `export const v${i} = ${i}\n`)
+writeFileSync(join(project, ".env"), "X=1\n")
+const git = (...args: Array<string>) => execFileSync("git", args, { cwd: project, stdio: "ignore", env: { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" } })
+git("init", "-q")
+git("add", "src")
+git("commit", "-q", "-m", "init")
+
+const protection = { home: homedir(), agentDir: join(homedir(), ".pi", "agent"), exceptions: [], extraProtections: [] }
+const t0 = performance.now()
+const tools = await makeSandboxedTools({ sandbox: defaultSandbox(), pi, cwd: project, memoryDir, protection, whenUnavailable: "refuse" })
+const startMs = performance.now() - t0
+if (tools.bashOperations === undefined) {
+  console.log(`sandbox unavailable: ${tools.availability._tag === "Unavailable" ? tools.availability.reason : "?"}`)
+  process.exit(1)
+}
+const sandboxed = tools.bashOperations
+const local = pi.createLocalBashOperations()
+
+const time = async (f: () => Promise<unknown>): Promise<number> => {
+  const t = performance.now()
+  await f()
+  return performance.now() - t
+}
+const run = (ops: typeof local, command: string) => () => ops.exec(command, project, { onData: () => undefined, env: process.env })
+
+const session = await Effect.runPromise(defaultSandbox().open)
+const policy = sandboxFilesystem(protection, [join(project, ".env")])
+
+console.log(`node ${process.version}, ${ROUNDS} rounds, medians; first session start ${startMs.toFixed(0)} ms\n`)
+console.log("command                     local      sandboxed   ratio (paired)   of which wrap")
+for (const command of ["true", "git status --short", "grep -rn 'v1' src | wc -l", "cat src/f1.ts"]) {
+  await run(local, command)()
+  await run(sandboxed, command)()
+  const a: Array<number> = []
+  const b: Array<number> = []
+  const w: Array<number> = []
+  const ratios: Array<number> = []
+  for (let i = 0; i < ROUNDS; i++) {
+    const x = await time(run(local, command))
+    const y = await time(run(sandboxed, command))
+    w.push(await time(() => Effect.runPromise(session.wrap(command, policy))))
+    a.push(x)
+    b.push(y)
+    ratios.push(y / x)
+  }
+  const ms = (v: number) => `${v.toFixed(1)} ms`.padStart(10)
+  console.log(`${command.padEnd(26)} ${ms(median(a))} ${ms(median(b))}   ${`${median(ratios).toFixed(2)}x`.padStart(8)}       ${ms(median(w))}`)
+}
+
+await Effect.runPromise(session.close)
+await tools.close()
+rmSync(base, { recursive: true, force: true })
