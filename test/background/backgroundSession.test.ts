@@ -71,9 +71,8 @@ const setup = Effect.gen(function*() {
  * Lets the dispatch's own start happen: one turn of the event loop (the dispatch waits for one, `setImmediate`),
  * then the fibers it woke run until they block.
  */
-const settle = Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void))).pipe(
-  Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 50))
-)
+const macrotask = Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void)))
+const settle = Effect.repeatN(macrotask.pipe(Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 20))), 3)
 /** Waits for the next extract call to start. */
 const started = (s: Script) => Queue.take(s.started)
 
@@ -115,6 +114,9 @@ describe("BackgroundSession scheduling", () => {
         const bg = yield* BackgroundSession
         yield* bg.start
         yield* bg.settled(true)
+        // Whichever comes first: no task left (nothing was dispatched), or an extraction starting.
+        const first = yield* Effect.raceFirst(bg.idle.pipe(Effect.as("idle")), started(script).pipe(Effect.as("extraction started")))
+        expect(first).toBe("idle")
         yield* settle
         expect(script.calls).toHaveLength(0)
       })))
@@ -191,5 +193,97 @@ describe("BackgroundSession scheduling", () => {
         yield* started(script)
         yield* bg.shutdown("reload")
         expect(script.calls[1]!.interrupted).toBe(true)
+      })))
+
+  it("an aborted model request ends the run as stopped and keeps the cursor, like an interruption", () =>
+    run(({ script, appended, branch }) =>
+      Effect.gen(function*() {
+        script.outcome = { status: "ran", stop: "aborted", turns: 1, mode: "fork", filesChanged: [], finalText: "", errorMessage: "aborted", advanceTo: branch.at(-1)!.id }
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        yield* release(script, 0)
+        yield* bg.idle
+        expect(appended.filter((e) => e.customType === "pm-extract-cursor")).toEqual([])
+        expect((yield* bg.status).runs.extract).toMatchObject({ outcome: "stopped", detail: "the model request was aborted" })
+      })))
+
+  it("a trailing extraction is deferred while the session is busy, and runs when it is idle again (even after an aborted turn)", () =>
+    run(({ script, idle }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        yield* bg.settled(false)
+        // The agent runs again when the first extraction ends: the trailing one waits.
+        idle.value = false
+        yield* release(script, 0)
+        yield* bg.idle
+        expect(script.calls).toHaveLength(1)
+        // That turn is aborted: it dispatches nothing of its own, but the deferred extraction runs now.
+        idle.value = true
+        yield* bg.settled(true)
+        const first = yield* Effect.raceFirst(bg.idle.pipe(Effect.as("idle")), started(script).pipe(Effect.as("extraction started")))
+        expect(first).toBe("extraction started")
+        yield* release(script, 1)
+        yield* bg.idle
+        expect(script.calls).toHaveLength(2)
+        expect((yield* bg.status).runs.extract?.trigger).toBe("trailing")
+      })))
+
+  it("a turn that settles during the extraction before compaction marks a trailing extraction, run after it", () =>
+    run(({ script }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        const compaction = yield* Effect.fork(bg.beforeCompact())
+        yield* started(script)
+        yield* bg.settled(false)
+        yield* settle
+        expect(script.calls).toHaveLength(1)
+        yield* release(script, 0)
+        yield* Fiber.join(compaction)
+        yield* started(script)
+        yield* release(script, 1)
+        yield* bg.idle
+        expect(script.calls).toHaveLength(2)
+        expect((yield* bg.status).history.map((r) => r.trigger)).toEqual(["compaction", "trailing"])
+      })))
+
+  it("the wait before compaction ends when the compaction is aborted: the extraction stops and its cursor stays", () =>
+    run(({ script, appended }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        const controller = new AbortController()
+        const compaction = yield* Effect.fork(bg.beforeCompact(controller.signal))
+        yield* settle
+        expect(compaction.unsafePoll()).toBeNull()
+        controller.abort()
+        yield* Fiber.join(compaction)
+        expect(script.calls[0]!.interrupted).toBe(true)
+        expect(appended.filter((e) => e.customType === "pm-extract-cursor")).toEqual([])
+        expect((yield* bg.status).running).toBe(false)
+      })))
+
+  it("the wait before compaction is bounded: after 60 s the extraction stops and compaction goes ahead", () =>
+    run(({ script }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        const compaction = yield* Effect.fork(bg.beforeCompact())
+        yield* settle
+        yield* TestClock.adjust("59999 millis")
+        yield* settle
+        expect(compaction.unsafePoll()).toBeNull()
+        yield* TestClock.adjust("1 millis")
+        yield* Fiber.join(compaction)
+        expect(script.calls[0]!.interrupted).toBe(true)
       })))
 })
