@@ -251,24 +251,25 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
 
   /**
    * Every effect of a tool runs as a fiber of the task's runtime, tracked until it ends, so that closing the tools
-   * (the task ended, or was interrupted) ends them too. Changes to memory (`atomic`) run uninterruptibly: closing
-   * waits for one under way, whose last check before publishing then fails, instead of leaving it to land later.
+   * (the task ended, or was interrupted) ends them too: closing interrupts each and waits for it. A change to memory
+   * (`change`) is not interrupted but awaited: the task's check, stopped before the tools close (stoppableCheck),
+   * fails at its last step before publishing, so a write under way ends without landing, never later.
    */
   const runtime = options.runtime ?? Runtime.defaultRuntime
-  const inFlight = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
-  const track = <A, E>(effect: Effect.Effect<A, E>, atomic: boolean): Promise<Exit.Exit<A, E>> =>
+  const inFlight = new Map<Fiber.RuntimeFiber<unknown, unknown>, boolean>()
+  const track = <A, E>(effect: Effect.Effect<A, E>, change: boolean): Promise<Exit.Exit<A, E>> =>
     new Promise((resume) => {
       if (dead !== undefined) return resume(Exit.fail(new TaskInvalid({ reason: dead }) as E))
-      const fiber = Runtime.runFork(runtime)(atomic ? Effect.uninterruptible(effect) : effect)
-      inFlight.add(fiber)
+      const fiber = Runtime.runFork(runtime)(effect)
+      inFlight.set(fiber, change)
       fiber.addObserver((exit) => {
         inFlight.delete(fiber)
         resume(exit)
       })
     })
   /** An effect of a tool; its failure is thrown. */
-  const runEffect = async <A, E>(effect: Effect.Effect<A, E>, atomic = false): Promise<A> => {
-    const exit = await track(effect, atomic)
+  const runEffect = async <A, E>(effect: Effect.Effect<A, E>, change = false): Promise<A> => {
+    const exit = await track(effect, change)
     if (Exit.isSuccess(exit)) return exit.value
     const failure = Cause.failureOption(exit.cause)
     if (Option.isSome(failure)) throw failure.value
@@ -618,8 +619,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         : { topics: options.deleteCap.topics, limit: deleteLimit(options.deleteCap.topics), deleted: capDeleted, refused: [...capRefused] },
     close: async (reason) => {
       dead ??= reason
-      // Interrupting waits for each fiber; a change under way (uninterruptible) finishes or fails at its last check.
-      await Promise.all([...inFlight].map((fiber) => Runtime.runPromise(runtime)(Fiber.interrupt(fiber))))
+      // A change under way fails at its last check (the task's check was stopped first); the rest is interrupted.
+      await Promise.all([...inFlight].map(([fiber, change]) => Runtime.runPromise(runtime)(change ? Fiber.await(fiber) : Fiber.interrupt(fiber))))
       for (const log of logs) await rm(log, { force: true }).catch(() => undefined)
       await rm(tempDir, { recursive: true, force: true }).catch(() => undefined)
     }
