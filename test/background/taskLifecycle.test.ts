@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { basename, dirname, join } from "node:path"
+import { basename, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { BackgroundHost, BackgroundSession } from "../../layers/background/BackgroundSession.ts"
 import type { PiToolkitShape } from "../../layers/background/PiToolkit.ts"
@@ -155,6 +155,81 @@ describe("background tasks end cleanly", () => {
       expect(s.order).toEqual(["staged write ended", "extract.lock released"])
       expect(s.appended.filter((e) => e.customType === "pm-extract-cursor")).toEqual([])
       expect((yield* bg.status).runs.extract).toMatchObject({ outcome: "stopped" })
+    }))
+  })
+
+  it("a dream that loses dream.lock stops at once: the next tool call is refused and no further request is made", async () => {
+    const s = await setup({})
+    await withGraph(s.layer, Effect.gen(function*() {
+      const location = yield* locate(s.cwd)
+      const lockFile = join(locksDirOf(location.memoryRootDir), "dream.lock")
+      s.script.model = (i) => {
+        if (i === 0) return call("write", { path: join(location.memoryDir, "first.md"), content: TOPIC("First", "kept") })
+        // Another holder took the lock over (its token is in the file now) before the model's second answer.
+        const record = JSON.parse(readFileSync(lockFile, "utf8"))
+        writeFileSync(lockFile, JSON.stringify({ ...record, token: "someone-else" }))
+        return call("write", { path: join(location.memoryDir, "second.md"), content: TOPIC("Second", "never") })
+      }
+      const bg = yield* BackgroundSession
+      yield* bg.start
+      const record = yield* bg.dreamNow
+      expect(existsSync(join(location.memoryDir, "first.md"))).toBe(true)
+      expect(existsSync(join(location.memoryDir, "second.md"))).toBe(false)
+      expect(s.requests).toHaveLength(2)
+      expect(record.outcome).toBe("failed")
+      expect(record.detail).toMatch(/dream\.lock/)
+    }))
+  })
+
+  it("a dream whose write fails for a reason of the system is recorded as failed, naming it", async () => {
+    const s = await setup({ onStage: { marker: "MARK-FULL", action: "full" } })
+    await withGraph(s.layer, Effect.gen(function*() {
+      const location = yield* locate(s.cwd)
+      s.script.model = (i) =>
+        i === 0 ? call("write", { path: join(location.memoryDir, "merged.md"), content: TOPIC("Merged", "MARK-FULL") }) : say("done")
+      const bg = yield* BackgroundSession
+      yield* bg.start
+      const record = yield* bg.dreamNow
+      expect(existsSync(join(location.memoryDir, "merged.md"))).toBe(false)
+      expect(record).toMatchObject({ kind: "dream", outcome: "failed" })
+      expect(record.detail).toMatch(/1 write failed, so memory was not saved: .*no space left/)
+    }))
+  })
+
+  const rollbackCases: ReadonlyArray<readonly [string, Partial<Options>, (i: number) => AssistantMessage]> = [
+    ["its model request throws", {}, () => { throw new Error("connection refused") }],
+    ["its first request is answered with an error", {}, () => fauxAssistantMessage([fauxText("")], { stopReason: "error", errorMessage: "overloaded" } as any)],
+    ["its tools cannot be set up", { toolkit: { ...pi, createReadToolDefinition: () => { throw new Error("no read tool here") } } as PiToolkitShape }, () => say("done")]
+  ]
+  for (const [what, options, model] of rollbackCases) {
+    it(`a dream that fails in its fork step because ${what} gives its attempt time back`, async () => {
+      const s = await setup(options)
+      await withGraph(s.layer, Effect.gen(function*() {
+        const location = yield* locate(s.cwd)
+        s.script.model = model
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        const record = yield* bg.dreamNow
+        expect(record.outcome).toBe("failed")
+        expect(record.detail).toMatch(/the attempt time was rolled back/)
+        const state = yield* (yield* StateStore).read({ rootDir: location.memoryRootDir, legacyFile: location.legacyStatePath })
+        expect(state.state.lastDreamAt).toBeNull()
+      }))
+    })
+  }
+
+  it("a dream whose model answered once before an error keeps its attempt time", async () => {
+    const s = await setup({})
+    await withGraph(s.layer, Effect.gen(function*() {
+      const location = yield* locate(s.cwd)
+      s.script.model = (i) =>
+        i === 0 ? call("find", { pattern: "*.md", path: location.memoryDir }) : fauxAssistantMessage([fauxText("")], { stopReason: "error", errorMessage: "overloaded" } as any)
+      const bg = yield* BackgroundSession
+      yield* bg.start
+      const record = yield* bg.dreamNow
+      expect(record).toMatchObject({ outcome: "failed", detail: "model error: overloaded" })
+      const state = yield* (yield* StateStore).read({ rootDir: location.memoryRootDir, legacyFile: location.legacyStatePath })
+      expect(state.state.lastDreamAt).not.toBeNull()
     }))
   })
 })
