@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { extensionLayer } from "../layers/ExtensionApp.ts"
-import { BackgroundHost, BackgroundSession } from "../layers/background/BackgroundSession.ts"
+import { BackgroundHost, BackgroundSession, statusKeyOf } from "../layers/background/BackgroundSession.ts"
 import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
@@ -60,7 +60,7 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
 
 const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<BackgroundHost> =>
   Layer.succeed(BackgroundHost, {
-    setStatus: (text) => Effect.sync(() => holder.current?.ui.setStatus("pm-memory", text)),
+    setStatus: (kind, text) => Effect.sync(() => holder.current?.ui.setStatus(statusKeyOf(kind), text)),
     codemode: Effect.sync(() => {
       if (!pi.getActiveTools().includes("codemode")) return undefined
       const settings = (pi.getSettings() as { codemode?: { mode?: string; inlineBudget?: number } }).codemode
@@ -151,9 +151,9 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     await session((s) => s.settled(event.aborted))
     await background((b) => b.settled(event.aborted))
   })
-  pi.on("session_before_compact", async (_event, ctx) => {
+  pi.on("session_before_compact", async (event, ctx) => {
     hold(ctx)
-    await background((b) => b.beforeCompact)
+    await background((b) => b.beforeCompact(event.signal))
     return undefined
   })
   pi.on("tool_call", async (event, ctx) => {

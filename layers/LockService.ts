@@ -14,11 +14,14 @@
  * gone. An unparseable file is stale once a few seconds old. Takeover happens only through the `<name>.recover`
  * arbitration file, so two recoverers cannot both win. See docs/concurrency.md.
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
@@ -560,7 +563,16 @@ export const makeLockService = (fs: FileSystemShape, config: LockServiceConfig =
       Effect.gen(function*() {
         const result = yield* acquireLoop(locksDir, name, options?.maxWaitMs ?? 0, options)
         if (result._tag === "Busy") return result
-        const value = yield* Effect.raceFirst(use(result.lock), result.lock.lost)
+        // `use` runs as a fiber this one waits for, and interrupts (waiting for its end) when it is interrupted
+        // itself or the lock is lost: the lock is released only once `use` has really ended, finalizers included.
+        const work = yield* Effect.fork(use(result.lock))
+        let lost: LockLost | undefined
+        yield* Effect.forkScoped(result.lock.lost.pipe(
+          Effect.catchAll((e) => Effect.sync(() => void (lost = e)).pipe(Effect.zipRight(Fiber.interrupt(work))))
+        ))
+        const exit = yield* Fiber.await(work).pipe(Effect.onInterrupt(() => Fiber.interrupt(work)))
+        if (lost !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return yield* Effect.fail(lost)
+        const value = yield* exit
         return { _tag: "Done", value } as const
       })
     ).pipe(Effect.withSpan("LockService.withLock", { attributes: { name } }))

@@ -263,6 +263,8 @@ export const makeMemoryBrowse: Effect.Effect<
 })
 
 export class MemoryBrowse extends Context.Tag("MemoryBrowse")<MemoryBrowse, MemoryBrowseShape>() {
+  /** The service's one constructor (its layer's, and the extension graph's). */
+  static readonly make = makeMemoryBrowse
   static readonly layer: Layer.Layer<MemoryBrowse, never, FileSystem | MemoryStore | MemoryWriter | Journal | LockService> =
-    Layer.effect(MemoryBrowse, makeMemoryBrowse)
+    Layer.effect(MemoryBrowse, MemoryBrowse.make)
 }

@@ -551,9 +551,11 @@ export const makeMemorySession = Effect.gen(function* () {
 })
 
 export class MemorySession extends Context.Tag("pm/MemorySession")<MemorySession, MemorySessionShape>() {
+  /** The service's one constructor (its layer's, and the extension graph's). */
+  static readonly make = makeMemorySession
   static readonly layer: Layer.Layer<
     MemorySession,
     never,
     Host | FileSystem | ConfigService | ProjectLocator | MemoryStore | Recall | ModelRegistry | StateStore | Journal | LockService
-  > = Layer.scoped(MemorySession, makeMemorySession)
+  > = Layer.scoped(MemorySession, MemorySession.make)
 }

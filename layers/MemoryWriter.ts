@@ -912,10 +912,9 @@ const editFailed = (path: string, reason: EditFailure, index: number, total: num
 export type { ContainmentRule }
 
 export class MemoryWriter extends Context.Tag("pm/MemoryWriter")<MemoryWriter, MemoryWriterShape>() {
-  static readonly layer: Layer.Layer<MemoryWriter, never, FileSystem> = Layer.effect(
-    MemoryWriter,
-    Effect.map(FileSystem, (fs) => makeMemoryWriter(fs))
-  )
+  /** The service's one constructor (its layer's, and the extension graph's). */
+  static readonly make: Effect.Effect<MemoryWriterShape, never, FileSystem> = Effect.map(FileSystem, (fs) => makeMemoryWriter(fs))
+  static readonly layer: Layer.Layer<MemoryWriter, never, FileSystem> = Layer.effect(MemoryWriter, MemoryWriter.make)
   static readonly layerWith = (options: MemoryWriterOptions): Layer.Layer<MemoryWriter, never, FileSystem> =>
     Layer.effect(MemoryWriter, Effect.map(FileSystem, (fs) => makeMemoryWriter(fs, options)))
 }

@@ -123,5 +123,7 @@ export const makeRecall = Effect.gen(function* () {
 })
 
 export class Recall extends Context.Tag("pm/Recall")<Recall, RecallShape>() {
-  static readonly layer: Layer.Layer<Recall, never, MemoryStore | Selector> = Layer.effect(Recall, makeRecall)
+  /** The service's one constructor (its layer's, and the extension graph's). */
+  static readonly make = makeRecall
+  static readonly layer: Layer.Layer<Recall, never, MemoryStore | Selector> = Layer.effect(Recall, Recall.make)
 }

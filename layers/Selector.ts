@@ -129,5 +129,7 @@ export const makeSelector = Effect.gen(function* () {
 })
 
 export class Selector extends Context.Tag("pm/Selector")<Selector, SelectorShape>() {
-  static readonly layer: Layer.Layer<Selector, never, ModelRegistry> = Layer.effect(Selector, makeSelector)
+  /** The service's one constructor (its layer's, and the extension graph's). */
+  static readonly make = makeSelector
+  static readonly layer: Layer.Layer<Selector, never, ModelRegistry> = Layer.effect(Selector, Selector.make)
 }

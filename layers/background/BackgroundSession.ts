@@ -43,6 +43,7 @@ import { DreamAttempt, type DreamCheckRequest, type DreamRunOutcome } from "./Dr
 import { eligibleAt } from "../../src/background/dreamSchedule.ts"
 import { deleteCapNote } from "../../src/deleteCap.ts"
 import { isInsideDir } from "./paths.ts"
+import type { StopReason } from "./Runner.ts"
 import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
 
 /** The hidden message a background change leaves for the main agent's next request. */
@@ -50,7 +51,10 @@ import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
 export { formatRun, formatUsage, type RunRecord } from "../../src/background/runs.ts"
 
 export const UPDATE_MESSAGE = "pm-memory-update"
+/** The status line of each kind: a dream and an extraction side by side each show (and clear) their own. */
 export const STATUS_KEY = "pm-memory"
+export const DREAM_STATUS_KEY = "pm-memory-dream"
+export const statusKeyOf = (kind: BackgroundKind): string => (kind === "dream" ? DREAM_STATUS_KEY : STATUS_KEY)
 export const SHUTDOWN_WAIT_MS = 60_000
 /** The most compaction waits for extraction (the running one and the final one together). */
 export const COMPACTION_WAIT_MS = 60_000
@@ -63,7 +67,8 @@ export const EXTRACT_LOCK_WAIT_MS = 10 * 60_000
 
 /** What only the background side needs from Pi beyond Host. */
 export interface BackgroundHostShape {
-  readonly setStatus: (text: string | undefined) => Effect.Effect<void>
+  /** The status line of `kind` (each kind has its own key, statusKeyOf). */
+  readonly setStatus: (kind: BackgroundKind, text: string | undefined) => Effect.Effect<void>
   /** The main session's codemode when it is on (then tasks get their own over the six tools). */
   readonly codemode: Effect.Effect<CodemodeSettings | undefined>
   /**
@@ -104,14 +109,20 @@ export interface BackgroundSessionShape {
   readonly captureRequest: (messages: ReadonlyArray<unknown>, model: ModelIdentity | undefined) => Effect.Effect<void>
   /** `message_end`: a message completed after the capture joins the prefix. */
   readonly messageEnded: (message: unknown) => Effect.Effect<void>
-  /** `agent_settled`: dispatch an extraction (returns at once; the task runs in the background). */
+  /**
+   * `agent_settled`: dispatch an extraction and the dream check (returns at once; the tasks run in the background).
+   * An aborted turn dispatches neither, but starts a trailing extraction deferred earlier.
+   */
   readonly settled: (aborted: boolean) => Effect.Effect<void>
   /** `/memory extract`: wait for a running extraction, then run one under the same rules. */
   readonly extractNow: Effect.Effect<RunRecord>
   /** `/memory dream`: wait for this session's running dream, then dream now (thresholds ignored, the lock never). */
   readonly dreamNow: Effect.Effect<RunRecord>
-  /** `session_before_compact`: wait for a running extraction, then extract the rest. */
-  readonly beforeCompact: Effect.Effect<void>
+  /**
+   * `session_before_compact`: wait for a running extraction, then extract the rest; at most COMPACTION_WAIT_MS in
+   * all, and no longer than the event's abort signal allows (then the extraction stops and its cursor stays).
+   */
+  readonly beforeCompact: (signal?: AbortSignal) => Effect.Effect<void>
   /** `/memory off|on`, revoked trust: running tasks stop at once. */
   readonly invalidate: (reason: string) => Effect.Effect<void>
   /** `session_shutdown`: up to 60 s for background work, then interruption; a reload stops it at once. */
@@ -138,6 +149,15 @@ const nextMacrotask: Effect.Effect<void> = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
+/** Succeeds with None once `signal` aborts (at once when it already has). */
+const aborted = (signal: AbortSignal): Effect.Effect<Option.Option<never>> =>
+  Effect.async<Option.Option<never>>((resume) => {
+    if (signal.aborted) return resume(Effect.succeedNone)
+    const onAbort = () => resume(Effect.succeedNone)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
 const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
 
 export const changeNotice = (kind: string, change: MemoryChange): string =>
@@ -160,7 +180,7 @@ const defectReason = (cause: Cause.Cause<unknown>): string => {
  * is a failure; otherwise it saved files or had nothing to save.
  */
 const ranOutcome = (
-  stop: "done" | "max-turns" | "api-error" | "too-large",
+  stop: StopReason,
   errorMessage: string | undefined,
   changed: number,
   unsaved: ReadonlyArray<{ readonly file: string; readonly reason: string }>,
@@ -188,9 +208,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
   const locator = yield* ProjectLocator
   const registry = yield* ModelRegistry
   const extractor = yield* Extractor
-  // Optional so that graphs without the dream (unit tests of the extractor's scheduling) need not provide it.
-  const dreamService = yield* Effect.serviceOption(Dream)
-  const dreamAttempt = yield* Effect.serviceOption(DreamAttempt)
+  const dreamService = yield* Dream
+  const attempt = yield* DreamAttempt
   const scope = yield* Effect.scope
 
   const generation = yield* Ref.make(0)
@@ -391,7 +410,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           codemode: yield* safe(bgHost.codemode, undefined),
           lockWaitMs: EXTRACT_LOCK_WAIT_MS,
           onLockWait: () => Ref.set(waited, true),
-          onStart: Effect.zipRight(Ref.set(waited, false), bgHost.setStatus("memory: extracting"))
+          onStart: Effect.zipRight(Ref.set(waited, false), bgHost.setStatus("extract", "memory: extracting"))
         })
       })
       const waited = yield* Ref.make(false)
@@ -410,7 +429,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           })
         )
       )
-      const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus(undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
+      const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus("extract", undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
       const spent = yield* Ref.get(usage)
       const record: RunRecord = Exit.match(exit, {
         onSuccess: (o: ExtractionOutcome): RunRecord =>
@@ -425,6 +444,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
             }
             : o.stop === "too-large" && o.turns === 0
             ? { ...base, at: Date.now(), outcome: "skipped", detail: o.errorMessage ?? "the request does not fit the model's context window" }
+            : o.stop === "aborted"
+            ? { ...base, at: Date.now(), outcome: "stopped", detail: "the model request was aborted", turns: o.turns, usage: spent }
             : (o.writeFailures?.length ?? 0) > 0
             ? {
               ...base,
@@ -464,13 +485,45 @@ export const makeBackgroundSession = Effect.gen(function*() {
         }
       })
       // Returned outcomes advance the cursor (skips, API errors and the turn limit included); a throw, an
-      // interruption or invalidation leaves it, so the same messages are tried again.
-      if (Exit.isSuccess(exit) && exit.value.status !== "busy" && (yield* Ref.get(generation)) === startedIn) {
+      // interruption, an aborted request or invalidation leaves it, so the same messages are tried again.
+      if (
+        Exit.isSuccess(exit) && exit.value.status !== "busy" && !(exit.value.status === "ran" && exit.value.stop === "aborted") &&
+        (yield* Ref.get(generation)) === startedIn
+      ) {
         yield* advance(exit.value.advanceTo)
       }
       // "Nothing new" is not a run: the last real one stays on record.
       if (!(Exit.isSuccess(exit) && exit.value.status === "skipped" && exit.value.reason === "nothing-new")) yield* saveRun(a, record)
       return record
+    })
+
+  /**
+   * One trailing extraction for turns that settled while an extraction ran, once the session is idle again. While the
+   * agent runs, the mark is kept (deferred, not dropped): the turn it runs settles later and dispatches the messages
+   * with its own extraction.
+   */
+  const trailingRuns: Effect.Effect<void> = Effect.gen(function*() {
+    while (yield* Ref.getAndSet(trailing, false)) {
+      if (!(yield* safe(host.isIdle, true))) {
+        yield* Ref.set(trailing, true)
+        return
+      }
+      yield* extractOnce("trailing")
+    }
+  })
+
+  /** Starts an extraction loop (`first`, then the trailing runs) as the extraction in flight. */
+  const startLoop = (first: Effect.Effect<unknown>) =>
+    Effect.gen(function*() {
+      const loop: Effect.Effect<void> = Effect.gen(function*() {
+        // The settled turn's handler returns first: the task starts on a later turn of the event loop.
+        yield* nextMacrotask
+        yield* first
+        yield* trailingRuns
+      }).pipe(Effect.ensuring(Ref.set(current, undefined)))
+      const fiber = yield* FiberSet.run(fibers, loop)
+      yield* Ref.set(current, fiber)
+      return fiber
     })
 
   /** Starts an extraction fiber (with its trailing follow-ups) unless one runs; returns the fiber in flight. */
@@ -481,27 +534,25 @@ export const makeBackgroundSession = Effect.gen(function*() {
         yield* Ref.set(trailing, true)
         return running
       }
-      const loop: Effect.Effect<void> = Effect.gen(function*() {
-        // The settled turn's handler returns first: the task starts on a later turn of the event loop.
-        yield* nextMacrotask
-        yield* extractOnce(trigger)
-        // One trailing extraction for turns that settled meanwhile, once the session is idle again.
-        while (yield* Ref.getAndSet(trailing, false)) {
-          if (!(yield* safe(host.isIdle, true))) break
-          yield* extractOnce("trailing")
-        }
-      }).pipe(Effect.ensuring(Ref.set(current, undefined)))
-      const fiber = yield* FiberSet.run(fibers, loop)
-      yield* Ref.set(current, fiber)
-      return fiber
+      // This run reads the branch as it is now: a mark deferred earlier is covered by it.
+      yield* Ref.set(trailing, false)
+      return yield* startLoop(extractOnce(trigger))
     })
+
+  /** The deferred trailing extraction, when one is marked and none runs. */
+  const runDeferred = Effect.gen(function*() {
+    if ((yield* Ref.get(trailing)) && (yield* Ref.get(current)) === undefined) yield* startLoop(Effect.void)
+  })
 
   const awaitCurrent = Effect.gen(function*() {
     const running = yield* Ref.get(current)
     if (running !== undefined) yield* Fiber.await(running)
   })
 
-  /** Waits for the running extraction, then runs one more and waits for it too. */
+  /**
+   * Waits for the running extraction, then runs one more and waits for it too. Turns that settle meanwhile mark a
+   * trailing extraction, started when it ends (unless the session is busy: then the mark waits for the next turn).
+   */
   const extractAfterCurrent = (trigger: RunRecord["trigger"]) =>
     Effect.gen(function*() {
       yield* awaitCurrent
@@ -522,6 +573,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
         Effect.onInterrupt(() => Fiber.interrupt(fiber)),
         Effect.ensuring(Ref.update(current, (c) => (c === fiber ? undefined : c)))
       )
+      yield* runDeferred
       return record ?? ({ kind: "extract", at: Date.now(), trigger, outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroRunUsage } satisfies RunRecord)
     })
 
@@ -590,10 +642,6 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const base = { kind: "dream" as const, trigger, filesChanged: [], turns: 0, usage: zeroRunUsage }
       const a = yield* Ref.get(active)
       const startedIn = yield* Ref.get(generation)
-      if (Option.isNone(dreamService) || Option.isNone(dreamAttempt)) {
-        return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: "the dream is not available" } satisfies RunRecord) : undefined
-      }
-      const attempt = dreamAttempt.value
       if (a === undefined) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord) : undefined
       const invalid = yield* Effect.flip(validity(startedIn)).pipe(Effect.option)
       if (Option.isSome(invalid)) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord) : undefined
@@ -635,8 +683,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
         paths: request.paths,
         sessions,
         ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-        task: (ids) =>
-          dreamService.value.consolidate({
+        task: (ids, held) =>
+          dreamService.consolidate({
             location: a.location,
             cwd,
             sessionDir: request.sessionDir,
@@ -647,10 +695,14 @@ export const makeBackgroundSession = Effect.gen(function*() {
             maxTurns: a.background.dream.maxTurns,
             maxTokens: a.background.dream.maxTokens,
             requestTimeoutMs: a.background.dream.requestTimeoutSeconds * 1000,
-            check: validity(startedIn),
+            // Before each model and tool call and each publish: still valid, and dream.lock still ours. A lost lock
+            // also ends the task at once (the lock service interrupts it).
+            check: validity(startedIn).pipe(
+              Effect.zipRight(held.pipe(Effect.mapError((e) => new TaskInvalid({ reason: `dream.lock was lost (${e.reason})` }))))
+            ),
             onChange,
             onUsage,
-            onStart: bgHost.setStatus("memory: dreaming")
+            onStart: bgHost.setStatus("dream", "memory: dreaming")
           })
       })
       const recordStopped = Ref.get(usage).pipe(
@@ -658,7 +710,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           saveRun(a, { ...base, at: Date.now(), outcome: "stopped", detail: "interrupted", turns: spent.requests, usage: spent })
         )
       )
-      const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus(undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
+      const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus("dream", undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
       const spent = yield* Ref.get(usage)
       const relativeToMemory = (p: string) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)
       const record: RunRecord = Exit.match(exit, {
@@ -674,6 +726,16 @@ export const makeBackgroundSession = Effect.gen(function*() {
               outcome: "failed",
               detail: `${o.reason}${o.rolledBack ? " (the attempt time was rolled back)" : ""}`,
               turns: spent.requests,
+              usage: spent
+            }
+            : (o.value.writeFailures?.length ?? 0) > 0
+            ? {
+              ...base,
+              at: Date.now(),
+              outcome: "failed",
+              detail: `${o.value.writeFailures!.length} write${o.value.writeFailures!.length === 1 ? "" : "s"} failed, so memory was not saved: ${o.value.writeFailures![0]}`,
+              filesChanged: o.value.filesChanged.map(relativeToMemory),
+              turns: o.value.turns,
               usage: spent
             }
             : {
@@ -730,8 +792,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
 
   const dreamStatus = Effect.gen(function*() {
     const a = yield* Ref.get(active)
-    if (a === undefined || Option.isNone(dreamAttempt)) return undefined
-    const last = yield* dreamAttempt.value.lastDreamAt(statePathsOf(a)).pipe(Effect.orElseSucceed(() => null))
+    if (a === undefined) return undefined
+    const last = yield* attempt.lastDreamAt(statePathsOf(a)).pipe(Effect.orElseSucceed(() => null))
     const t = a.background.dreamThresholds
     return { lastDreamAt: last, eligibleAt: eligibleAt(last, t), minSessions: t.minSessions }
   })
@@ -747,14 +809,19 @@ export const makeBackgroundSession = Effect.gen(function*() {
     captureRequest,
     messageEnded,
     // Extraction and dream are dispatched side by side; neither waits for the other.
-    settled: (aborted) => (aborted ? Effect.void : Effect.asVoid(Effect.zip(dispatch("turn"), dispatchDream("turn")))),
+    // An aborted turn dispatches nothing of its own; a trailing extraction deferred for earlier turns (they settled
+    // while the agent was busy again) runs now that the session is idle.
+    settled: (aborted) =>
+      aborted ? runDeferred : Effect.asVoid(Effect.zip(dispatch("turn"), dispatchDream("turn"))),
     extractNow: extractAfterCurrent("manual"),
     dreamNow,
     // Bounded: past the wait the extraction is interrupted (its cursor stays) and compaction goes ahead.
-    beforeCompact: extractAfterCurrent("compaction").pipe(
-      Effect.timeoutOption(Duration.millis(COMPACTION_WAIT_MS)),
-      Effect.flatMap((done) => (Option.isSome(done) ? Effect.void : interruptCurrent))
-    ),
+    beforeCompact: (signal) =>
+      extractAfterCurrent("compaction").pipe(
+        Effect.timeoutOption(Duration.millis(COMPACTION_WAIT_MS)),
+        (wait) => (signal === undefined ? wait : Effect.raceFirst(wait, aborted(signal))),
+        Effect.flatMap((done) => (Option.isSome(done) ? Effect.void : interruptCurrent))
+      ),
     invalidate,
     shutdown,
     status: Effect.gen(function*() {
@@ -772,9 +839,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
 })
 
 export class BackgroundSession extends Context.Tag("pm/BackgroundSession")<BackgroundSession, BackgroundSessionShape>() {
+  /** The service's one constructor (its layer's, and the extension graph's). */
+  static readonly make = makeBackgroundSession
   static readonly layer: Layer.Layer<
     BackgroundSession,
     never,
-    Host | BackgroundHost | FileSystem | ConfigService | ProjectLocator | ModelRegistry | Extractor
-  > = Layer.scoped(BackgroundSession, makeBackgroundSession)
+    Host | BackgroundHost | FileSystem | ConfigService | ProjectLocator | ModelRegistry | Extractor | Dream | DreamAttempt
+  > = Layer.scoped(BackgroundSession, BackgroundSession.make)
 }

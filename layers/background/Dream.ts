@@ -77,6 +77,8 @@ export interface DreamTaskResult {
   readonly topicsAtStart?: number
   /** Changes the task tried and could not make. */
   readonly unsaved?: ReadonlyArray<UnsavedChange>
+  /** Writes that failed for a reason of the system (a full disk): what the task meant to save was not saved. */
+  readonly writeFailures?: ReadonlyArray<string>
 }
 
 export interface DreamShape {

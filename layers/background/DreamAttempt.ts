@@ -30,7 +30,7 @@ import {
   type DreamThresholds
 } from "../../src/background/dreamSchedule.ts"
 import type { DreamAttempt as AttemptTicket } from "../../src/state.ts"
-import { LockService } from "../LockService.ts"
+import { type LockLost, LockService } from "../LockService.ts"
 import { StateStore, type StatePaths } from "../StateStore.ts"
 import { SessionScanner } from "./SessionScanner.ts"
 
@@ -61,7 +61,11 @@ export interface DreamRunRequest<A> {
   readonly sessions: ReadonlyArray<string>
   /** The version the decision was based on; omitted when run by hand (`/memory dream`). */
   readonly expectedVersion?: number
-  readonly task: (sessions: ReadonlyArray<string>) => Effect.Effect<A, DreamTaskFailed>
+  /**
+   * The task, given `held`: the check that `dream.lock` is still ours, to run before each critical step (a failure
+   * also ends the task at once: the lock service interrupts it).
+   */
+  readonly task: (sessions: ReadonlyArray<string>, held: Effect.Effect<void, LockLost>) => Effect.Effect<A, DreamTaskFailed>
 }
 
 export type DreamRunOutcome<A> =
@@ -138,7 +142,7 @@ export const makeDreamAttempt = Effect.gen(function*() {
     state.read(paths).pipe(Effect.map((s) => s.state.lastDreamAt), Effect.mapError(reasonOf))
 
   const run = <A>(request: DreamRunRequest<A>): Effect.Effect<DreamRunOutcome<A>, DreamCheckFailed> => {
-    const attempt = Effect.gen(function*() {
+    const attempt = (held: Effect.Effect<void, LockLost>) => Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const recorded = yield* state.recordDreamAttempt(
         request.paths,
@@ -151,7 +155,7 @@ export const makeDreamAttempt = Effect.gen(function*() {
       )
       if (recorded === undefined) return { _tag: "Superseded" } satisfies DreamRunOutcome<A>
       const ticket = recorded
-      const exit = yield* Effect.exit(request.task(request.sessions))
+      const exit = yield* Effect.exit(request.task(request.sessions, held))
       if (Exit.isSuccess(exit)) return { _tag: "Ran", value: exit.value, attemptAt: ticket.at } satisfies DreamRunOutcome<A>
       const end: DreamTaskEnd = Cause.isInterruptedOnly(exit.cause)
         ? "aborted"
@@ -168,7 +172,7 @@ export const makeDreamAttempt = Effect.gen(function*() {
       if (end === "aborted") return yield* Effect.interrupt
       return { _tag: "Failed", end, reason, rolledBack } satisfies DreamRunOutcome<A>
     })
-    return locks.withLock(join(request.paths.rootDir, "locks"), "dream.lock", () => attempt, { kind: "dream in a pi session" }).pipe(
+    return locks.withLock(join(request.paths.rootDir, "locks"), "dream.lock", (lock) => attempt(lock.ensureHeld), { kind: "dream in a pi session" }).pipe(
       Effect.map((outcome): DreamRunOutcome<A> => (outcome._tag === "Done" ? outcome.value : { _tag: "Busy" })),
       Effect.catchTags({ LockFailed: (e) => Effect.fail(reasonOf(e)), LockLost: (e) => Effect.fail(reasonOf(e)) })
     )
@@ -178,8 +182,10 @@ export const makeDreamAttempt = Effect.gen(function*() {
 })
 
 export class DreamAttempt extends Context.Tag("pm/DreamAttempt")<DreamAttempt, DreamAttemptShape>() {
+  /** The service's one constructor (its layer's, and the extension graph's). */
+  static readonly make = makeDreamAttempt
   static readonly layer: Layer.Layer<DreamAttempt, never, StateStore | LockService | SessionScanner> = Layer.effect(
     DreamAttempt,
-    makeDreamAttempt
+    DreamAttempt.make
   )
 }

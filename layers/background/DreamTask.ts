@@ -14,7 +14,7 @@ import { ModelRegistry } from "../ModelRegistry.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
 import { runTask } from "./Runner.ts"
 import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges } from "./TaskTools.ts"
+import { makeTaskTools, recordingChanges, stoppableCheck } from "./TaskTools.ts"
 import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./Dream.ts"
 
 /** Far above any index the task should leave: enough to measure one that is too long. */
@@ -48,7 +48,9 @@ export const makeDream = Effect.gen(function*() {
     Effect.gen(function*() {
       if (request.onStart !== undefined) yield* request.onStart
       const { memoryDir } = request.location
-      const check = request.check
+      // Once the task ends (returned, failed or interrupted) no write of it may publish any more.
+      const { check, stop } = stoppableCheck(request.check)
+      const runtime = yield* Effect.runtime<never>()
       const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check, journal: taskJournal(request) })
       // The topics at the start: the catalog for the prompt, and the base of the delete cap.
       const { topics } = yield* store.scanTopics(memoryDir)
@@ -61,6 +63,7 @@ export const makeDream = Effect.gen(function*() {
             writer: task,
             guard,
             check,
+            runtime,
             deleteCap: { topics: topics.length },
             onChange: recordingChanges(filesChanged, request.onChange)
           }),
@@ -84,17 +87,25 @@ export const makeDream = Effect.gen(function*() {
           check,
           onUsage: request.onUsage
         }).pipe(Effect.provideService(ModelRegistry, registry))
-        return { result, deletesRefused: tools.deleteCapStatus?.()?.refused ?? [], topicsAtStart: topics.length, unsaved: tools.unsaved?.() ?? [] }
-      }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
+        return {
+          result,
+          deletesRefused: tools.deleteCapStatus?.()?.refused ?? [],
+          topicsAtStart: topics.length,
+          unsaved: tools.unsaved?.() ?? [],
+          writeFailures: tools.writeFailures()
+        }
+      }).pipe(Effect.ensuring(stop("the task ended").pipe(Effect.zipRight(Effect.promise(() => tools.close("the task ended"))))))
     })
 
   const consolidate = Effect.fn("Dream.consolidate")(function*(request: DreamTaskRequest) {
     const filesChanged: Array<string> = []
-    const { result, deletesRefused, topicsAtStart, unsaved } = yield* agent(request, filesChanged).pipe(
+    const { result, deletesRefused, topicsAtStart, unsaved, writeFailures } = yield* agent(request, filesChanged).pipe(
       // An invalid task was stopped from outside, as an abort is: it keeps its attempt time.
       Effect.catchTag("TaskInvalid", () => Effect.interrupt),
       Effect.catchAll((e) => Effect.fail(e._tag === "DreamTaskFailed" ? e : new DreamTaskFailed({ phase: "fork", reason: messageOf(e) })))
     )
+    // An aborted request ends the dream as an abort does: the attempt time is kept.
+    if (result.stop === "aborted") return yield* Effect.interrupt
     // The request itself failed before the model answered once (refused, an error answer, or not sent because it
     // would not fit): no dream took place, so it fails in the fork step and its attempt time is given back.
     if (requestFailedAtOnce(result)) {
@@ -116,7 +127,8 @@ export const makeDream = Effect.gen(function*() {
       index: indexSize(text),
       deletesRefused,
       topicsAtStart,
-      unsaved
+      unsaved,
+      writeFailures
     } satisfies DreamTaskResult
   })
 

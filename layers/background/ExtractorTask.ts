@@ -17,8 +17,11 @@ import { ModelRegistry } from "../ModelRegistry.ts"
 import { offeredTools } from "./offeredTools.ts"
 import { runTask, type TaskRequest } from "./Runner.ts"
 import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges } from "./TaskTools.ts"
-import { ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
+import { makeTaskTools, recordingChanges, stoppableCheck } from "./TaskTools.ts"
+import { type ExtractionError, ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
+
+/** The outcome of a task that ran (not skipped, not busy). */
+type RanOutcome = Extract<ExtractionOutcome, { readonly status: "ran" }>
 
 /** A session entry's message as the model sees it; undefined for what the model never sees. */
 const toModelMessage = (entry: BranchEntry & { readonly content?: unknown }): Message | undefined => {
@@ -75,12 +78,20 @@ export const makeExtractor = Effect.gen(function*() {
       range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
     })
 
-  const runLocked = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string, check: Effect.Effect<void, TaskInvalid>) =>
+  const runLocked = (
+    request: ExtractionRequest,
+    entries: ReadonlyArray<BranchEntry>,
+    advanceTo: string,
+    taskCheck: Effect.Effect<void, TaskInvalid>
+  ): Effect.Effect<RanOutcome, ExtractionError> =>
     Effect.gen(function*() {
       if (request.onStart !== undefined) yield* request.onStart
       const { memoryDir } = request.location
       const filesChanged: Array<string> = []
+      // Once the task ends (returned, failed or interrupted) no write of it may publish any more.
+      const { check, stop } = stoppableCheck(taskCheck)
       const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check, journal: taskJournal(request, entries, advanceTo) })
+      const runtime = yield* Effect.runtime<never>()
       const tools = yield* Effect.tryPromise({
         try: () =>
           makeTaskTools({
@@ -90,12 +101,13 @@ export const makeExtractor = Effect.gen(function*() {
             writer: task,
             guard,
             check,
+            runtime,
             codemode: request.codemode,
             onChange: recordingChanges(filesChanged, request.onChange)
           }),
         catch: (e) => new ExtractionFailed({ reason: `cannot set up the task's tools: ${e instanceof Error ? e.message : String(e)}` })
       })
-      return yield* Effect.gen(function*() {
+      return yield* Effect.gen(function*(): Effect.fn.Return<RanOutcome, ExtractionError> {
         const { topics } = yield* store.scanTopics(memoryDir)
         const rules = memoryRulesPrompt(memoryDir)
         const model = request.model
@@ -163,7 +175,7 @@ export const makeExtractor = Effect.gen(function*() {
               errorMessage:
                 `not sent: no recent message fits the model's ${model.contextWindow}-token context window with the task (about ${inputTokens} input tokens for all ${all.length})`,
               advanceTo
-            } as ExtractionOutcome
+            }
           }
           if (messages.length < all.length) {
             shortened = `${shortened === undefined ? "" : `${shortened}; `}the last ${messages.length} of ${all.length} messages fit the model's context window`
@@ -198,8 +210,8 @@ export const makeExtractor = Effect.gen(function*() {
           unsaved: tools.unsaved?.() ?? [],
           writeFailures: tools.writeFailures(),
           ...(shortened === undefined ? {} : { shortened })
-        } as ExtractionOutcome
-      }).pipe(Effect.ensuring(Effect.promise(() => tools.close("the task ended"))))
+        }
+      }).pipe(Effect.ensuring(stop("the task ended").pipe(Effect.zipRight(Effect.promise(() => tools.close("the task ended"))))))
     })
 
   const extract = Effect.fn("Extractor.extract")(function*(request: ExtractionRequest) {

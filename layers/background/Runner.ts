@@ -44,8 +44,11 @@ export interface RunSpec {
   readonly onUsage: (usage: Usage | undefined) => Effect.Effect<void>
 }
 
-/** `too-large`: the next request would not fit the model's context window, so it was not sent. */
-export type StopReason = "done" | "max-turns" | "api-error" | "too-large"
+/**
+ * `too-large`: the next request would not fit the model's context window, so it was not sent. `aborted`: the model's
+ * answer says its request was aborted; the task ends as an aborted one does (the extraction's cursor stays).
+ */
+export type StopReason = "done" | "max-turns" | "api-error" | "too-large" | "aborted"
 
 export interface RunResult {
   readonly stop: StopReason
@@ -97,7 +100,10 @@ export const runTask = Effect.fn("Background.runTask")(function*(spec: RunSpec) 
     }
     const reply: AssistantMessage = sent.reply
     transcript.push(reply)
-    if (reply.stopReason === "error" || reply.stopReason === "aborted") {
+    if (reply.stopReason === "aborted") {
+      return { stop: "aborted", turns: turn, finalText: textOf(reply), errorMessage: reply.errorMessage ?? "aborted" } satisfies RunResult
+    }
+    if (reply.stopReason === "error") {
       return { stop: "api-error", turns: turn, finalText: textOf(reply), errorMessage: reply.errorMessage ?? reply.stopReason } satisfies RunResult
     }
     const calls = reply.content.filter((c): c is ToolCall => c.type === "toolCall")

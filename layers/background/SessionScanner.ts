@@ -84,5 +84,7 @@ export const makeSessionScanner = Effect.gen(function*() {
 })
 
 export class SessionScanner extends Context.Tag("pm/SessionScanner")<SessionScanner, SessionScannerShape>() {
-  static readonly layer: Layer.Layer<SessionScanner, never, FileSystem> = Layer.effect(SessionScanner, makeSessionScanner)
+  /** The service's one constructor (its layer's, and the extension graph's). */
+  static readonly make = makeSessionScanner
+  static readonly layer: Layer.Layer<SessionScanner, never, FileSystem> = Layer.effect(SessionScanner, SessionScanner.make)
 }

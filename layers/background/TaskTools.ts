@@ -10,9 +10,13 @@
  */
 import type { AgentToolResult } from "@earendil-works/pi-agent-core"
 import type { Tool } from "@earendil-works/pi-ai"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import { existsSync } from "node:fs"
 import { access, glob, mkdtemp, readFile, realpath, rename, rm, stat } from "node:fs/promises"
 import { homedir, tmpdir } from "node:os"
@@ -34,7 +38,7 @@ import { loadWhenUnavailable, makeSandboxedTools } from "./sandboxed.ts"
 import { defaultSandbox, type SandboxShape } from "../Sandbox.ts"
 import type { WhenUnavailable } from "../../src/sandbox.ts"
 import { checkToolArguments } from "./toolArguments.ts"
-import type { MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
+import { type MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
 
 export const BACKGROUND_TOOL_NAMES = ["read", "find", "grep", "write", "edit", "bash"] as const
@@ -98,6 +102,11 @@ export interface TaskToolsOptions {
   readonly sandbox?: SandboxShape
   /** Without a sandbox: refuse bash, or run it behind the guard alone. Default: the user's config.json. */
   readonly whenUnavailable?: WhenUnavailable
+  /**
+   * The task's runtime (`Effect.runtime()` inside the task): every effect a tool runs (the check, reads' baselines,
+   * writes, deletes, the guard) runs with it, so the task's clock, services and fiber refs apply. Default: Effect's.
+   */
+  readonly runtime?: Runtime.Runtime<never>
 }
 
 export interface DeleteCapStatus {
@@ -124,7 +133,10 @@ export interface TaskToolSet {
   readonly deleteCapStatus?: () => DeleteCapStatus | undefined
   /** Files whose last `write` or `edit` in this task failed, with the error's first line (the run record's). */
   readonly unsaved?: () => ReadonlyArray<UnsavedChange>
-  /** Marks the tools dead (every later call fails) and removes the task's temporary folder. */
+  /**
+   * Marks the tools dead (every later call fails), ends what the tools still run (a write or delete already under
+   * way finishes first: it is never left to land after the task) and removes the task's temporary folder.
+   */
   readonly close: (reason: string) => Promise<void>
 }
 
@@ -181,11 +193,16 @@ const grepLinePaths = (line: string): Array<string> => {
   return paths
 }
 
-/** Runs a writer effect for Pi's tool; the error keeps its tag (`PublishFailed`: the disk, not the model, failed). */
-const run = async <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>): Promise<A> => {
-  const result = await Effect.runPromise(Effect.either(effect))
-  if (result._tag === "Right") return result.right
-  throw Object.assign(new Error(result.left.message), { tag: (result.left as { _tag?: string })._tag })
+/**
+ * A task's check that also fails once `stop` was called: the writer's last check before each publish consults it,
+ * so a write under way when the task ends publishes nothing.
+ */
+export const stoppableCheck = (check: Effect.Effect<void, TaskInvalid>) => {
+  let stopped: string | undefined
+  return {
+    check: Effect.suspend(() => (stopped === undefined ? check : Effect.fail(new TaskInvalid({ reason: stopped })))),
+    stop: (reason: string) => Effect.sync(() => void (stopped ??= reason))
+  }
 }
 
 export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskToolSet> => {
@@ -194,7 +211,40 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   const logs = new Set<string>()
   let dead: string | undefined
 
-  const changed = (change: MemoryChange) => Effect.runPromise(options.onChange(change))
+  /**
+   * Every effect of a tool runs as a fiber of the task's runtime, tracked until it ends, so that closing the tools
+   * (the task ended, or was interrupted) ends them too: closing interrupts each and waits for it. A change to memory
+   * (`change`) is not interrupted but awaited: the task's check, stopped before the tools close (stoppableCheck),
+   * fails at its last step before publishing, so a write under way ends without landing, never later.
+   */
+  const runtime = options.runtime ?? Runtime.defaultRuntime
+  const inFlight = new Map<Fiber.RuntimeFiber<unknown, unknown>, boolean>()
+  const track = <A, E>(effect: Effect.Effect<A, E>, change: boolean): Promise<Exit.Exit<A, E>> =>
+    new Promise((resume) => {
+      if (dead !== undefined) return resume(Exit.fail(new TaskInvalid({ reason: dead }) as E))
+      const fiber = Runtime.runFork(runtime)(effect)
+      inFlight.set(fiber, change)
+      fiber.addObserver((exit) => {
+        inFlight.delete(fiber)
+        resume(exit)
+      })
+    })
+  /** An effect of a tool; its failure is thrown. */
+  const runEffect = async <A, E>(effect: Effect.Effect<A, E>, change = false): Promise<A> => {
+    const exit = await track(effect, change)
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = Cause.failureOption(exit.cause)
+    if (Option.isSome(failure)) throw failure.value
+    throw new Error(Cause.isInterruptedOnly(exit.cause) ? "the background task was stopped" : Cause.pretty(exit.cause).split("\n")[0])
+  }
+  /** Runs a writer effect for Pi's tool; the error keeps its tag (`PublishFailed`: the disk, not the model, failed). */
+  const run = async <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>): Promise<A> =>
+    runEffect(effect, true).catch((e: unknown) => {
+      const tag = (e as { _tag?: string })._tag
+      throw Object.assign(new Error(e instanceof Error || typeof (e as { message?: unknown }).message === "string" ? (e as Error).message : String(e)), { tag })
+    })
+
+  const changed = (change: MemoryChange) => runEffect(options.onChange(change))
   /**
    * Writes that failed for a reason of the system (full disk, read-only, I/O), in publishing or in journaling: the
    * run failed to save memory. Refusals of the model's request (a stale read, a path outside memory) are not these.
@@ -311,7 +361,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   const guarded = (name: BackgroundToolName, body: (id: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>) =>
     async (id: string, raw: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
       if (dead !== undefined) return errorResult(`This background task was stopped (${dead}); no tool may run any more.`)
-      const valid = await Effect.runPromise(Effect.either(options.check))
+      const valid = await runEffect(Effect.either(options.check))
+        .catch(() => ({ _tag: "Left" as const, left: new TaskInvalid({ reason: dead ?? "the background task was stopped" }) }))
       if (valid._tag === "Left") {
         dead = valid.left.reason
         return errorResult(valid.left.message)
@@ -352,7 +403,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     const content = after === undefined ? undefined : await readFile(absolute, "utf8").catch(() => undefined)
     const steady = before !== undefined && after !== undefined && content !== undefined &&
       before.mtimeMs === after.mtimeMs && before.size === after.size && before.ino === after.ino
-    await Effect.runPromise(
+    await runEffect(
       steady
         ? writer.recordRead(absolute, outcome, { content, mtimeMs: after.mtimeMs })
         : writer.recordRead(absolute, { kind: "image" })
@@ -407,7 +458,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     const onAbort = () => controller.abort()
     signal.addEventListener("abort", onAbort, { once: true })
     try {
-      const outcome = await Effect.runPromise(
+      const outcome = await runEffect(
         Effect.tryPromise(() => sandboxed.grep?.(args, controller.signal) ?? viaPi(grepDef)(id, args, controller.signal)).pipe(
           Effect.timeoutOption(Duration.millis(GREP_TIMEOUT_MS)),
           Effect.either
@@ -460,7 +511,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
 
   const bash = async (id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> => {
     const command = typeof args["command"] === "string" ? args["command"] : ""
-    const verdict = await Effect.runPromise(options.guard.classify(command, { memoryDir, cwd, reads: { home: protection.home } }))
+    const verdict = await runEffect(options.guard.classify(command, { memoryDir, cwd, reads: { home: protection.home } }))
     if (verdict.verdict === "rejected") return errorResult(`Command refused in a background memory task: ${verdict.reason}`)
     if (verdict.verdict === "read-only") {
       // What the command may open, checked before it runs (a guard without the plan refuses: nothing is unchecked).
@@ -470,7 +521,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     if (verdict.verdict === "delete") {
       // Only files really removed are changes: `rm -f` of a missing file succeeds without one.
       const gone: Array<string> = []
-      const outcome = await Effect.runPromise(
+      const outcome = await runEffect(
         runDelete(
           verdict,
           (path, o) =>
@@ -529,6 +580,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
         : { topics: options.deleteCap.topics, limit: deleteLimit(options.deleteCap.topics), deleted: capDeleted, refused: [...capRefused] },
     close: async (reason) => {
       dead ??= reason
+      // A change under way fails at its last check (the task's check was stopped first); the rest is interrupted.
+      await Promise.all([...inFlight].map(([fiber, change]) => Runtime.runPromise(runtime)(change ? Fiber.await(fiber) : Fiber.interrupt(fiber))))
       await sandboxed.close()
       for (const log of logs) await rm(log, { force: true }).catch(() => undefined)
       await rm(tempDir, { recursive: true, force: true }).catch(() => undefined)

@@ -5,7 +5,7 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
+import * as Context from "effect/Context"
 import * as Queue from "effect/Queue"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
@@ -14,11 +14,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { coreLayer } from "../../layers/App.ts"
-import { BackgroundHost, BackgroundSession } from "../../layers/background/BackgroundSession.ts"
-import { Extractor, type ExtractionOutcome, type ExtractionRequest } from "../../layers/background/Extractor.ts"
-import { Host } from "../../layers/Host.ts"
-import { ModelRegistry } from "../../layers/ModelRegistry.ts"
+import { BackgroundSession } from "../../layers/background/BackgroundSession.ts"
+import { Extractor, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "../../layers/background/Extractor.ts"
+import { extensionGraph, hostLayer } from "../support/extensionGraph.ts"
 
 const dirs: Array<string> = []
 afterEach(() => {
@@ -30,6 +28,8 @@ interface Script {
   readonly calls: Array<{ request: ExtractionRequest; gate: Deferred.Deferred<void>; interrupted: boolean }>
   /** One item per call, offered when it starts: tests wait on it instead of on time. */
   readonly started: Queue.Queue<number>
+  /** What every call returns once released (default: a run that saved nothing). */
+  outcome: ExtractionOutcome | undefined
 }
 
 const setup = Effect.gen(function*() {
@@ -44,18 +44,13 @@ const setup = Effect.gen(function*() {
   ]
   const appended: Array<{ customType: string; data: any }> = []
   const idle = { value: true }
-  const script: Script = { calls: [], started: yield* Queue.unbounded<number>() }
-  const host = Layer.succeed(Host, {
-    cwd: Effect.succeed(cwd),
-    sessionId: Effect.succeed("s1"),
-    isTrusted: Effect.succeed(true),
+  const script: Script = { calls: [], started: yield* Queue.unbounded<number>(), outcome: undefined }
+  const host = hostLayer(cwd, {
     isIdle: Effect.sync(() => idle.value),
     branch: Effect.sync(() => branch),
-    notify: () => Effect.void,
-    appendEntry: (customType, data) => Effect.sync(() => void appended.push({ customType, data })),
-    sendHidden: () => Effect.void
+    appendEntry: (customType, data) => Effect.sync(() => void appended.push({ customType, data }))
   })
-  const extractor = Layer.succeed(Extractor, {
+  const extractor: ExtractorShape = {
     extract: (request) =>
       Effect.gen(function*() {
         const gate = yield* Deferred.make<void>()
@@ -63,20 +58,21 @@ const setup = Effect.gen(function*() {
         script.calls.push(entry)
         yield* Queue.offer(script.started, script.calls.length)
         yield* Deferred.await(gate).pipe(Effect.onInterrupt(() => Effect.sync(() => void (entry.interrupted = true))))
-        return { status: "ran", stop: "done", turns: 1, mode: "fork", filesChanged: [], finalText: "", errorMessage: undefined, advanceTo: branch.at(-1)!.id } satisfies ExtractionOutcome
+        return script.outcome ??
+          ({ status: "ran", stop: "done", turns: 1, mode: "fork", filesChanged: [], finalText: "", errorMessage: undefined, advanceTo: branch.at(-1)!.id } satisfies ExtractionOutcome)
       })
-  })
-  const model = { provider: "faux", api: "faux", id: "faux-1" } as any
-  const registry = ModelRegistry.fromBackend({ find: () => model, fallback: () => model, complete: () => Promise.reject(new Error("no model")) })
-  const layer = BackgroundSession.layer.pipe(
-    Layer.provide(Layer.mergeAll(host, extractor, registry, BackgroundHost.layerNoop)),
-    Layer.provide(coreLayer({ agentDir: join(base, "agent"), home: base }))
-  )
+  }
+  // The extension's own graph, with the extractor scripted (no session directory: no dream is due).
+  const layer = extensionGraph({ host, env: { agentDir: join(base, "agent"), home: base }, services: Context.make(Extractor, extractor) })
   return { layer, script, branch, appended, idle }
 })
 
-/** Lets forked fibers run until they block on something other than I/O. */
-const settle = Effect.repeatN(Effect.yieldNow(), 50)
+/**
+ * Lets the dispatch's own start happen: one turn of the event loop (the dispatch waits for one, `setImmediate`),
+ * then the fibers it woke run until they block.
+ */
+const macrotask = Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void)))
+const settle = Effect.repeatN(macrotask.pipe(Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 20))), 3)
 /** Waits for the next extract call to start. */
 const started = (s: Script) => Queue.take(s.started)
 
@@ -118,6 +114,9 @@ describe("BackgroundSession scheduling", () => {
         const bg = yield* BackgroundSession
         yield* bg.start
         yield* bg.settled(true)
+        // Whichever comes first: no task left (nothing was dispatched), or an extraction starting.
+        const first = yield* Effect.raceFirst(bg.idle.pipe(Effect.as("idle")), started(script).pipe(Effect.as("extraction started")))
+        expect(first).toBe("idle")
         yield* settle
         expect(script.calls).toHaveLength(0)
       })))
@@ -129,7 +128,7 @@ describe("BackgroundSession scheduling", () => {
         yield* bg.start
         yield* bg.settled(false)
         yield* started(script)
-        const compaction = yield* Effect.fork(bg.beforeCompact)
+        const compaction = yield* Effect.fork(bg.beforeCompact())
         yield* settle
         expect(script.calls).toHaveLength(1)
         expect(compaction.unsafePoll()).toBeNull()
@@ -194,5 +193,97 @@ describe("BackgroundSession scheduling", () => {
         yield* started(script)
         yield* bg.shutdown("reload")
         expect(script.calls[1]!.interrupted).toBe(true)
+      })))
+
+  it("an aborted model request ends the run as stopped and keeps the cursor, like an interruption", () =>
+    run(({ script, appended, branch }) =>
+      Effect.gen(function*() {
+        script.outcome = { status: "ran", stop: "aborted", turns: 1, mode: "fork", filesChanged: [], finalText: "", errorMessage: "aborted", advanceTo: branch.at(-1)!.id }
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        yield* release(script, 0)
+        yield* bg.idle
+        expect(appended.filter((e) => e.customType === "pm-extract-cursor")).toEqual([])
+        expect((yield* bg.status).runs.extract).toMatchObject({ outcome: "stopped", detail: "the model request was aborted" })
+      })))
+
+  it("a trailing extraction is deferred while the session is busy, and runs when it is idle again (even after an aborted turn)", () =>
+    run(({ script, idle }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        yield* bg.settled(false)
+        // The agent runs again when the first extraction ends: the trailing one waits.
+        idle.value = false
+        yield* release(script, 0)
+        yield* bg.idle
+        expect(script.calls).toHaveLength(1)
+        // That turn is aborted: it dispatches nothing of its own, but the deferred extraction runs now.
+        idle.value = true
+        yield* bg.settled(true)
+        const first = yield* Effect.raceFirst(bg.idle.pipe(Effect.as("idle")), started(script).pipe(Effect.as("extraction started")))
+        expect(first).toBe("extraction started")
+        yield* release(script, 1)
+        yield* bg.idle
+        expect(script.calls).toHaveLength(2)
+        expect((yield* bg.status).runs.extract?.trigger).toBe("trailing")
+      })))
+
+  it("a turn that settles during the extraction before compaction marks a trailing extraction, run after it", () =>
+    run(({ script }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        const compaction = yield* Effect.fork(bg.beforeCompact())
+        yield* started(script)
+        yield* bg.settled(false)
+        yield* settle
+        expect(script.calls).toHaveLength(1)
+        yield* release(script, 0)
+        yield* Fiber.join(compaction)
+        yield* started(script)
+        yield* release(script, 1)
+        yield* bg.idle
+        expect(script.calls).toHaveLength(2)
+        expect((yield* bg.status).history.map((r) => r.trigger)).toEqual(["compaction", "trailing"])
+      })))
+
+  it("the wait before compaction ends when the compaction is aborted: the extraction stops and its cursor stays", () =>
+    run(({ script, appended }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        const controller = new AbortController()
+        const compaction = yield* Effect.fork(bg.beforeCompact(controller.signal))
+        yield* settle
+        expect(compaction.unsafePoll()).toBeNull()
+        controller.abort()
+        yield* Fiber.join(compaction)
+        expect(script.calls[0]!.interrupted).toBe(true)
+        expect(appended.filter((e) => e.customType === "pm-extract-cursor")).toEqual([])
+        expect((yield* bg.status).running).toBe(false)
+      })))
+
+  it("the wait before compaction is bounded: after 60 s the extraction stops and compaction goes ahead", () =>
+    run(({ script }) =>
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        yield* bg.settled(false)
+        yield* started(script)
+        const compaction = yield* Effect.fork(bg.beforeCompact())
+        yield* settle
+        yield* TestClock.adjust("59999 millis")
+        yield* settle
+        expect(compaction.unsafePoll()).toBeNull()
+        yield* TestClock.adjust("1 millis")
+        yield* Fiber.join(compaction)
+        expect(script.calls[0]!.interrupted).toBe(true)
       })))
 })

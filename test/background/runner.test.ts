@@ -84,6 +84,11 @@ describe("the background tool loop", () => {
     expect(Exit.isSuccess(r.exit) && r.exit.value).toMatchObject({ stop: "api-error", turns: 1 })
   })
 
+  it("an aborted answer ends the task as aborted, not as an API error", async () => {
+    const r = await run([fauxAssistantMessage([fauxText("")], { stopReason: "aborted" } as any)])
+    expect(Exit.isSuccess(r.exit) && r.exit.value).toMatchObject({ stop: "aborted", turns: 1 })
+  })
+
   it("records usage after every model call, even when a later call throws", async () => {
     const r = await run([withUsage(toolUse("read"), 10), withUsage(toolUse("read"), 20), new Error("connection reset")])
     expect(Exit.isFailure(r.exit)).toBe(true)

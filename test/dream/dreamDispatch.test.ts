@@ -6,6 +6,7 @@
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as TestClock from "effect/TestClock"
@@ -16,15 +17,13 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { coreLayer } from "../../layers/App.ts"
 import { BackgroundHost, BackgroundSession } from "../../layers/background/BackgroundSession.ts"
 import { Dream, type DreamTaskRequest, type DreamTaskResult } from "../../layers/background/Dream.ts"
-import { DreamAttempt } from "../../layers/background/DreamAttempt.ts"
 import { Extractor, type ExtractionOutcome } from "../../layers/background/Extractor.ts"
-import { makeSessionScanner, SessionScanner } from "../../layers/background/SessionScanner.ts"
-import { Host } from "../../layers/Host.ts"
+import { SessionScanner } from "../../layers/background/SessionScanner.ts"
+import { FileSystem } from "../../layers/FileSystem.ts"
 import { LockService } from "../../layers/LockService.ts"
-import { ModelRegistry } from "../../layers/ModelRegistry.ts"
+import { extensionGraph, hostLayer } from "../support/extensionGraph.ts"
 import { ProjectLocator } from "../../layers/ProjectLocator.ts"
 import { StateStore } from "../../layers/StateStore.ts"
 import { locksDirOf } from "../../src/storage.ts"
@@ -57,26 +56,18 @@ const setup = (options: { config?: Record<string, unknown> } = {}) =>
       utimesSync(file, mtimeMs / 1000, mtimeMs / 1000)
       return id
     }
-    const host = Layer.succeed(Host, {
-      cwd: Effect.succeed(cwd),
-      sessionId: Effect.succeed("current"),
-      isTrusted: Effect.succeed(true),
-      isIdle: Effect.succeed(true),
-      branch: Effect.succeed([]),
-      notify: () => Effect.void,
-      appendEntry: () => Effect.void,
-      sendHidden: () => Effect.void
-    })
+    const host = hostLayer(cwd, { sessionId: Effect.succeed("current") })
     const bgHost = Layer.succeed(BackgroundHost, {
       setStatus: () => Effect.void,
       codemode: Effect.succeed(undefined),
       sessionDir: Effect.succeed({ dir: sessionDir, shared: false })
     })
     /** The extractor's calls wait for `extractGate` when it is set (a long extraction), else skip at once. */
-    const extraction = { gate: undefined as Deferred.Deferred<void> | undefined, started: yield* Queue.unbounded<void>() }
-    const extractor = Layer.succeed(Extractor, {
+    const extraction = { gate: undefined as Deferred.Deferred<void> | undefined, started: yield* Queue.unbounded<void>(), calls: 0 }
+    const extractor = Context.make(Extractor, {
       extract: () =>
         Effect.gen(function*() {
+          extraction.calls++
           yield* Queue.offer(extraction.started, undefined)
           if (extraction.gate !== undefined) yield* Deferred.await(extraction.gate)
           return { status: "skipped", reason: "nothing-new", advanceTo: undefined } satisfies ExtractionOutcome
@@ -84,7 +75,7 @@ const setup = (options: { config?: Record<string, unknown> } = {}) =>
     })
     const dreams: Array<DreamTaskRequest> = []
     const dreamStarted = yield* Queue.unbounded<void>()
-    const dream = Layer.succeed(Dream, {
+    const dream = Context.make(Dream, {
       consolidate: (request) =>
         Effect.gen(function*() {
           dreams.push(request)
@@ -101,23 +92,21 @@ const setup = (options: { config?: Record<string, unknown> } = {}) =>
         })
     })
     const scans = { calls: 0, scanned: 0 }
-    const countingScanner = Layer.effect(
-      SessionScanner,
-      makeSessionScanner.pipe(Effect.map((real) => ({
-        scan: (request: Parameters<typeof real.scan>[0]) =>
-          Effect.sync(() => void scans.calls++).pipe(
-            Effect.zipRight(real.scan(request)),
-            Effect.tap((r) => Effect.sync(() => void (r._tag === "Scanned" && scans.scanned++)))
-          )
-      })))
-    )
-    const model = { provider: "faux", api: "faux", id: "faux-1" } as any
-    const registry = ModelRegistry.fromBackend({ find: () => model, fallback: () => model, complete: () => Promise.reject(new Error("no model")) })
-    const core = coreLayer({ agentDir, home: base })
-    const layer = BackgroundSession.layer.pipe(
-      Layer.provide(Layer.mergeAll(host, bgHost, extractor, dream, registry, DreamAttempt.layer.pipe(Layer.provide(countingScanner)))),
-      Layer.provideMerge(core)
-    )
+    const real = yield* SessionScanner.make.pipe(Effect.provide(FileSystem.layer))
+    const countingScanner = Context.make(SessionScanner, {
+      scan: (request: Parameters<typeof real.scan>[0]) =>
+        Effect.sync(() => void scans.calls++).pipe(
+          Effect.zipRight(real.scan(request)),
+          Effect.tap((r) => Effect.sync(() => void (r._tag === "Scanned" && scans.scanned++)))
+        )
+    })
+    // The extension's own graph, the extractor, the consolidation task and the scanner (counting) replaced.
+    const layer = extensionGraph({
+      host,
+      background: bgHost,
+      env: { agentDir, home: base },
+      services: extractor.pipe(Context.merge(dream), Context.merge(countingScanner))
+    })
     return { layer, addSession, dreams, dreamStarted, scans, extraction, cwd }
   })
 
@@ -227,6 +216,7 @@ describe("dream dispatch after a settled turn", () => {
         yield* bg.settled(true)
         yield* bg.idle
         expect(dreams).toHaveLength(0)
+        expect(extraction.calls).toBe(0)
         extraction.gate = yield* Deferred.make<void>()
         yield* bg.settled(false)
         yield* Queue.take(extraction.started)
