@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { extensionLayer } from "../layers/ExtensionApp.ts"
 import { BackgroundHost, BackgroundSession } from "../layers/background/BackgroundSession.ts"
+import { withNotices } from "../layers/background/ChangeNotices.ts"
 import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
@@ -120,6 +121,13 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     hold(ctx)
     // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
+  })
+  // Change notices: the branch's records of background changes, placed as hidden messages where they happened.
+  pi.on("context", (event, ctx) => {
+    hold(ctx)
+    if (!ctx.isProjectTrusted()) return undefined
+    const messages = withNotices(event.messages, ctx.sessionManager.buildSessionProjection().entries as never)
+    return messages === undefined ? undefined : { messages: messages as typeof event.messages }
   })
   pi.on("context_with_system", (event, ctx) => {
     hold(ctx)

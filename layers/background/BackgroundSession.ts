@@ -28,7 +28,6 @@ import { addRunUsage, type BackgroundKind, type RunRecord, RUNS_FILE, type RunsF
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, type RunHistory, serializeRunHistory } from "../../src/background/runHistory.ts"
 import { configuredFailure, type FailureState, failureNotice, working } from "../../src/background/failureNotice.ts"
 import { randomUUID } from "node:crypto"
-import { sanitizeMemoryText } from "../../src/sanitize.ts"
 import type { ProjectLocation } from "../../src/storage.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { ConfigService } from "../ConfigService.ts"
@@ -43,13 +42,12 @@ import { DreamAttempt, type DreamCheckRequest, type DreamRunOutcome } from "./Dr
 import { eligibleAt } from "../../src/background/dreamSchedule.ts"
 import { deleteCapNote } from "../../src/deleteCap.ts"
 import { isInsideDir } from "./paths.ts"
-import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
+import { changeRecorder } from "./ChangeNotices.ts"
+import type { CodemodeSettings } from "./TaskTools.ts"
 
-/** The hidden message a background change leaves for the main agent's next request. */
 /** Run records as the entries format them. */
 export { formatRun, formatUsage, type RunRecord } from "../../src/background/runs.ts"
 
-export const UPDATE_MESSAGE = "pm-memory-update"
 export const STATUS_KEY = "pm-memory"
 export const SHUTDOWN_WAIT_MS = 60_000
 /** The most compaction waits for extraction (the running one and the final one together). */
@@ -137,13 +135,6 @@ const nextMacrotask: Effect.Effect<void> = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
 })
-
-const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
-
-export const changeNotice = (kind: string, change: MemoryChange): string =>
-  reminder(sanitizeMemoryText(
-    `The background memory ${kind} ${change.op === "delete" ? "deleted" : change.op === "edit" ? "edited" : "wrote"} ${change.path}. The memory index in your instructions may be out of date; read the file if it matters.`
-  ))
 
 /** An error's reason for the record: its message, else its `reason` field, else its tag (never an empty string). */
 export const reasonOf = (e: { readonly message?: string; readonly reason?: string; readonly _tag?: string }): string =>
@@ -363,11 +354,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const parent = yield* Ref.get(captured)
       const onUsage = (u: Usage | undefined) =>
         Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
-      const onChange = (change: MemoryChange) =>
-        Effect.gen(function*() {
-          const idle = yield* safe(host.isIdle, true)
-          yield* safe(host.sendHidden(UPDATE_MESSAGE, changeNotice("extractor", change), idle ? "nextTurn" : "steer"), undefined)
-        })
+      const onChange = changeRecorder(host, "extraction", [a.canonicalMemoryDir, a.location.memoryDir])
       const run = Effect.gen(function*() {
         const model = yield* registry.resolve(a.background.extractor.model)
         return yield* extractor.extract({
@@ -620,11 +607,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const sessionId = yield* safe(host.sessionId, "no-session")
       const onUsage = (u: Usage | undefined) =>
         Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
-      const onChange = (change: MemoryChange) =>
-        Effect.gen(function*() {
-          const idleNow = yield* safe(host.isIdle, true)
-          yield* safe(host.sendHidden(UPDATE_MESSAGE, changeNotice("dream", change), idleNow ? "nextTurn" : "steer"), undefined)
-        })
+      const onChange = changeRecorder(host, "dream", [a.canonicalMemoryDir, a.location.memoryDir])
       const model = yield* registry.resolve(a.background.dream.model).pipe(Effect.either)
       if (model._tag === "Left") {
         const record = { ...base, at: Date.now(), outcome: "failed", detail: `dream.model: ${reasonOf(model.left)}` } satisfies RunRecord
