@@ -122,7 +122,13 @@ const indexFor = (messages: ReadonlyArray<ContextMessage>, p: Placed): number =>
     const found = messages.findLastIndex((m) => sameMessage(m, p.anchor!))
     at = found < 0 ? messages.length : found + 1
   }
-  while (at < messages.length && messages[at]!.role === "toolResult") at++
+  // Tool results, and an answer that was already being written when the change happened (it started earlier, it
+  // is stored after the record), come first: the model is told after what it said without knowing.
+  while (at < messages.length) {
+    const m = messages[at]!
+    if (m.role !== "toolResult" && !(m.role === "assistant" && m.timestamp !== undefined && m.timestamp <= p.timestamp)) break
+    at++
+  }
   return at
 }
 
