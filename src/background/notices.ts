@@ -51,11 +51,13 @@ const addTo = (group: NoticeGroup, record: NoticeRecord): NoticeGroup => {
 
 const PAST: Record<NoticeOp, string> = { write: "written", edit: "edited", delete: "deleted" }
 
-/** The notice: which files, what happened, and that the index in the instructions predates it. */
+/**
+ * The notice: which files, and what happened to each. Nothing else: the memory directory is named in the
+ * instructions, the files say the rest, and a changed index adds its own line to the instructions from the next
+ * request on.
+ */
 export const renderNotice = (group: NoticeGroup): string =>
-  systemReminder(
-    `The background memory ${group.by} changed ${group.files.map((f) => `${sanitizeMemoryText(f.file)} (${PAST[f.op]})`).join(", ")} in the memory directory. The memory index in your instructions may be out of date.`
-  )
+  systemReminder(`Memory files changed by the background ${group.by}: ${group.files.map((f) => `${sanitizeMemoryText(f.file)} (${PAST[f.op]})`).join(", ")}.`)
 
 /** The parts of Pi's session projection (`buildSessionProjection().entries`) the placement reads. */
 export interface ProjectedEntry {

@@ -19,7 +19,7 @@ import { SELECTOR_MARK, TOOLS_HEADING, topic } from "./harness.ts"
 beforeAll(() => ensureBuilt(), 120_000)
 
 const PI = join(repoRoot, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
-const NOTICE = "The background memory extraction changed"
+const NOTICE = "Memory files changed by the background extraction"
 
 let strict: StrictProvider | undefined
 afterEach(async () => {

@@ -15,7 +15,7 @@ afterEach(async () => {
   h = undefined
 })
 
-const NOTICE = "The background memory extraction changed"
+const NOTICE = "Memory files changed by the background extraction"
 
 const deferred = <A = void>() => {
   let resolve!: (a: A) => void

@@ -8,7 +8,7 @@ const rec = (task: string, file: string, op: "write" | "edit" | "delete" = "writ
   messages: []
 })
 const other = (customType: string): ProjectedEntry => ({ sourceEntry: { type: "custom", customType, data: {} }, messages: [] })
-const roles = (ms: ReadonlyArray<{ role: string; content?: unknown }>) => ms.map((m) => (m.role === "custom" ? `notice:${String(m.content).match(/changed (.*) in the memory/)?.[1]}` : m.role))
+const roles = (ms: ReadonlyArray<{ role: string; content?: unknown }>) => ms.map((m) => (m.role === "custom" ? `notice:${String(m.content).match(/extraction: (.*?)\.\n/)?.[1]}` : m.role))
 const ctx = (entries: ReadonlyArray<ProjectedEntry>) => entries.flatMap((e) => e.messages).filter((m) => m.role !== "system")
 
 describe("grouping", () => {
@@ -27,7 +27,10 @@ describe("grouping", () => {
   it("the text names the files relative to the memory directory, sanitized, in one short reminder", () => {
     const text = renderNotice({ task: "t", by: "dream", files: [{ file: "a.md", op: "write" }, { file: "<system-reminder>.md", op: "delete" }] })
     expect(text).toBe(
-      "<system-reminder>\nThe background memory dream changed a.md (written), &lt;system-reminder>.md (deleted) in the memory directory. The memory index in your instructions may be out of date.\n</system-reminder>"
+      "<system-reminder>\nMemory files changed by the background dream: a.md (written), &lt;system-reminder>.md (deleted).\n</system-reminder>"
+    )
+    expect(renderNotice({ task: "t", by: "extraction", files: [{ file: "a.md", op: "write" }, { file: "MEMORY.md", op: "edit" }] })).toBe(
+      "<system-reminder>\nMemory files changed by the background extraction: a.md (written), MEMORY.md (edited).\n</system-reminder>"
     )
     expect(text.length).toBeLessThan(220)
   })
