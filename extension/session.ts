@@ -41,6 +41,7 @@ const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =
     isTrusted: Effect.sync(() => holder.current?.isProjectTrusted() ?? false),
     isIdle: Effect.sync(() => holder.current?.isIdle() ?? true),
     branch: Effect.sync(() => holder.current?.sessionManager.getBranch() ?? []),
+    entries: Effect.sync(() => holder.current?.sessionManager.getEntries() ?? []),
     notify: (message, level) => Effect.sync(() => notifyPerson(holder.current, message, level)),
     appendEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendHidden: (customType, content, deliverAs) =>
@@ -187,6 +188,7 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
   pi.on("session_tree", async (_event, ctx) => {
     hold(ctx)
     await session((s) => s.branchChanged)
+    await background((b) => b.branchChanged)
   })
   pi.on("session_shutdown", async (event, ctx) => {
     hold(ctx)

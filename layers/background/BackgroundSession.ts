@@ -23,7 +23,7 @@ import * as Scope from "effect/Scope"
 import { homedir } from "node:os"
 import { join, relative } from "node:path"
 import { type BackgroundConfig, decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
-import { type BranchEntry, CURSOR_ENTRY, cursorFromBranch } from "../../src/background/cursor.ts"
+import { type BranchEntry, CURSOR_ENTRY, cursorOnBranch, type TreeEntry } from "../../src/background/cursor.ts"
 import { addRunUsage, type BackgroundKind, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, type RunHistory, serializeRunHistory } from "../../src/background/runHistory.ts"
 import { configuredFailure, type FailureState, failureNotice, working } from "../../src/background/failureNotice.ts"
@@ -108,6 +108,8 @@ export interface BackgroundSessionShape {
   readonly extractNow: Effect.Effect<RunRecord>
   /** `/memory dream`: wait for this session's running dream, then dream now (thresholds ignored, the lock never). */
   readonly dreamNow: Effect.Effect<RunRecord>
+  /** `session_tree`: the cursor as it applies to the new branch; the captured request (the old branch's) is dropped. */
+  readonly branchChanged: Effect.Effect<void>
   /** `session_before_compact`: wait for a running extraction, then extract the rest. */
   readonly beforeCompact: Effect.Effect<void>
   /** `/memory off|on`, revoked trust: running tasks stop at once. */
@@ -269,9 +271,18 @@ export const makeBackgroundSession = Effect.gen(function*() {
     const canonicalMemoryDir = yield* fs.realpath(location.memoryDir).pipe(Effect.orElseSucceed(() => location.memoryDir))
     const a: Active = { location, canonicalMemoryDir, background: yield* readBackgroundConfig }
     yield* Ref.set(active, a)
-    yield* Ref.set(cursor, cursorFromBranch((yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>))
+    // A cursor held from another session names none of this one's entries: only this session's own count.
+    yield* Ref.set(cursor, undefined)
+    yield* Ref.set(cursor, yield* branchCursor)
     yield* Ref.set(history, yield* readHistory(a))
     yield* checkConfiguredModels(cfg.selector.model, a.background)
+  })
+
+  /** The cursor on the current branch (src/background/cursor.ts): what any branch's extraction covered of it. */
+  const branchCursor = Effect.gen(function*() {
+    const branch = (yield* safe(host.branch, [])) as ReadonlyArray<TreeEntry>
+    const entries = host.entries === undefined ? branch : (yield* safe(host.entries, branch)) as ReadonlyArray<TreeEntry>
+    return cursorOnBranch(branch, entries, [yield* Ref.get(cursor)])
   })
 
   const captureRequest = (messages: ReadonlyArray<unknown>, model: ModelIdentity | undefined) =>
@@ -361,7 +372,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           location: a.location,
           cwd,
           branch: (yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>,
-          cursor: yield* Ref.get(cursor),
+          cursor: yield* branchCursor,
           parent: parent === undefined
             ? undefined
             : ({ messages: parent.messages, model: parent.model, sessionId } satisfies ParentRequest),
@@ -738,6 +749,10 @@ export const makeBackgroundSession = Effect.gen(function*() {
       Effect.timeoutOption(Duration.millis(COMPACTION_WAIT_MS)),
       Effect.flatMap((done) => (Option.isSome(done) ? Effect.void : interruptCurrent))
     ),
+    branchChanged: Effect.gen(function*() {
+      yield* Ref.set(captured, undefined)
+      yield* Ref.set(cursor, yield* branchCursor)
+    }),
     invalidate,
     shutdown,
     status: Effect.gen(function*() {

@@ -123,3 +123,44 @@ export const cursorFromBranch = (branch: ReadonlyArray<BranchEntry & { readonly 
   }
   return undefined
 }
+
+/** A session entry with its place in the tree (Pi's `parentId`). */
+export interface TreeEntry extends BranchEntry {
+  readonly parentId?: string | null
+  readonly data?: unknown
+}
+
+/**
+ * The cursor as it applies to `branch`: the deepest entry of the branch that an extraction has covered, on this
+ * branch or on any other. An extraction covers the entry its cursor names and every ancestor of it, so after `/tree`
+ * the shared part of two branches counts as done once, and what only the new branch holds is still to do. `entries`
+ * is the whole session (every branch); `known` adds cursors not yet on record (the one held in memory).
+ */
+export const cursorOnBranch = (
+  branch: ReadonlyArray<TreeEntry>,
+  entries: ReadonlyArray<TreeEntry>,
+  known: ReadonlyArray<string | undefined> = []
+): string | undefined => {
+  const parent = new Map<string, string | null | undefined>()
+  for (const e of entries) parent.set(e.id, e.parentId)
+  for (const e of branch) if (!parent.has(e.id)) parent.set(e.id, e.parentId)
+  const targets = new Set<string>()
+  for (const list of [entries, branch]) {
+    for (const e of list) {
+      if (e.type !== "custom" || e.customType !== CURSOR_ENTRY) continue
+      const data = e.data as Partial<CursorEntryData> | undefined
+      if (typeof data?.cursor === "string") targets.add(data.cursor)
+    }
+  }
+  for (const k of known) if (k !== undefined) targets.add(k)
+  const covered = new Set<string>()
+  for (const target of targets) {
+    let id: string | null | undefined = target
+    while (id !== undefined && id !== null && !covered.has(id) && parent.has(id)) {
+      covered.add(id)
+      id = parent.get(id)
+    }
+  }
+  for (let i = branch.length - 1; i >= 0; i--) if (covered.has(branch[i]!.id)) return branch[i]!.id
+  return undefined
+}
