@@ -75,7 +75,7 @@ export const makeExtractor = Effect.gen(function*() {
       range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
     })
 
-  const runLocked = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string, check: Effect.Effect<void, TaskInvalid>) =>
+  const runLocked = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string, check: Effect.Effect<void, TaskInvalid>, messageCount = entries.length) =>
     Effect.gen(function*() {
       if (request.onStart !== undefined) yield* request.onStart
       const { memoryDir } = request.location
@@ -119,7 +119,8 @@ export const makeExtractor = Effect.gen(function*() {
             instructions: [
               sectionFor(forkOffered),
               ...(parentHasRules(parent.messages, rules) ? [] : [memoryRulesSection(memoryDir)]),
-              promptFor(entries.length)
+              // The parent's messages after the cursor, as it sent them: change notices count, system entries not.
+              promptFor(messageCount)
             ].join("\n\n"),
             sessionId: parent.sessionId
           }
@@ -215,7 +216,8 @@ export const makeExtractor = Effect.gen(function*() {
         decision.advanceTo,
         request.check.pipe(
           Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
-        )
+        ),
+        decision.messageCount
       ), {
       maxWaitMs: request.lockWaitMs ?? 0,
       kind: "extraction in a pi session",

@@ -4,6 +4,7 @@
  * memory, or no user message of at least three words), or run over the messages after it and advance to the end of
  * this snapshot when the task returns.
  */
+import { noticeCount } from "./notices.ts"
 
 /** The part of a Pi session entry the machine looks at. */
 export interface BranchEntry {
@@ -28,6 +29,8 @@ export type CursorDecision =
     readonly entries: ReadonlyArray<BranchEntry>
     /** The last entry of the snapshot: where the cursor goes when the task returns. */
     readonly advanceTo: string
+    /** How many messages the model sees after the cursor: these entries and the change notices among them. */
+    readonly messageCount: number
   }
 
 /** Words of a string: split on runs of whitespace, empty pieces dropped (no merging across blocks or messages). */
@@ -47,7 +50,9 @@ export const isSubstantialUserMessage = (message: BranchEntry["message"]): boole
   return false
 }
 
-const isModelVisible = (e: BranchEntry): boolean => e.type === "message" || e.type === "custom_message"
+/** A message the model reads: Pi's own system entries (the prompt and its patches, often empty) are not. */
+const isModelVisible = (e: BranchEntry): boolean =>
+  (e.type === "message" && e.message?.role !== "system") || e.type === "custom_message"
 
 /** The entries after the cursor; when the cursor is not on this branch, everything after the last compaction. */
 export const entriesAfter = (branch: ReadonlyArray<BranchEntry>, cursor: string | undefined): ReadonlyArray<BranchEntry> => {
@@ -103,7 +108,7 @@ export const decideExtraction = (
   if (!visible.some((e) => e.type === "message" && isSubstantialUserMessage(e.message))) {
     return { _tag: "Skip", reason: "too-few-words", advanceTo }
   }
-  return { _tag: "Run", entries: visible, advanceTo: advanceTo! }
+  return { _tag: "Run", entries: visible, advanceTo: advanceTo!, messageCount: visible.length + noticeCount(after) }
 }
 
 /** Custom entry holding the cursor, appended on each advance; the last one on the branch wins. */
