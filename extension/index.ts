@@ -21,6 +21,7 @@ export type { ProjectMemoryOptions } from "./session.ts"
 /** Every host event the session side handles. It may register no other: binding checks against this list. */
 export const HANDLED_EVENTS = [
   "session_start",
+  "context",
   "context_with_system",
   "before_agent_start",
   "message_end",

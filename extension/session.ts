@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { extensionLayer } from "../layers/ExtensionApp.ts"
 import { BackgroundHost, BackgroundSession, statusKeyOf } from "../layers/background/BackgroundSession.ts"
+import { withNotices } from "../layers/background/ChangeNotices.ts"
 import { Host, type HostShape } from "../layers/Host.ts"
 import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
 import { ModelRegistry } from "../layers/ModelRegistry.ts"
@@ -40,6 +41,7 @@ const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =
     isTrusted: Effect.sync(() => holder.current?.isProjectTrusted() ?? false),
     isIdle: Effect.sync(() => holder.current?.isIdle() ?? true),
     branch: Effect.sync(() => holder.current?.sessionManager.getBranch() ?? []),
+    entries: Effect.sync(() => holder.current?.sessionManager.getEntries() ?? []),
     notify: (message, level) => Effect.sync(() => notifyPerson(holder.current, message, level)),
     appendEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendHidden: (customType, content, deliverAs) =>
@@ -121,6 +123,13 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
   })
+  // Change notices: the branch's records of background changes, placed as hidden messages where they happened.
+  pi.on("context", (event, ctx) => {
+    hold(ctx)
+    if (!ctx.isProjectTrusted()) return undefined
+    const messages = withNotices(event.messages, ctx.sessionManager.buildSessionProjection().entries as never)
+    return messages === undefined ? undefined : { messages: messages as typeof event.messages }
+  })
   pi.on("context_with_system", (event, ctx) => {
     hold(ctx)
     const m = ctx.model
@@ -179,6 +188,7 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
   pi.on("session_tree", async (_event, ctx) => {
     hold(ctx)
     await session((s) => s.branchChanged)
+    await background((b) => b.branchChanged)
   })
   pi.on("session_shutdown", async (event, ctx) => {
     hold(ctx)

@@ -16,6 +16,8 @@ export interface HostShape {
   readonly isIdle: Effect.Effect<boolean>
   /** The active branch's entries, root first. */
   readonly branch: Effect.Effect<ReadonlyArray<EntryLike>>
+  /** Every entry of the session, all branches (with `id` and `parentId`); the branch alone when not given. */
+  readonly entries?: Effect.Effect<ReadonlyArray<EntryLike>>
   readonly notify: (message: string, level: "info" | "warning" | "error") => Effect.Effect<void>
   /** A custom entry: persisted, never sent to the model. */
   readonly appendEntry: (customType: string, data: unknown) => Effect.Effect<void>

@@ -280,7 +280,7 @@ export const makeMemorySession = Effect.gen(function* () {
     Effect.gen(function* () {
       for (const w of outcome.warnings) yield* warn(w)
       if (outcome.answered) {
-        const data: RecallEntryData = { query: query.trim(), selected: outcome.selected, budgetUsed: outcome.budgetUsed }
+        const data: RecallEntryData = { query: query.trim(), selected: outcome.selected, budgetUsed: outcome.budgetUsed, mtimes: outcome.mtimes }
         yield* Ref.update(branchState, (s) => withRecall(s, data))
         yield* host.appendEntry(RECALL_ENTRY, data)
       }

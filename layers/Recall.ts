@@ -28,6 +28,8 @@ export interface RecallOutcome {
   readonly selected: ReadonlyArray<string>
   readonly injection: string
   readonly budgetUsed: number
+  /** The mtime of each injected file as read: recall does not inject that version again on the branch. */
+  readonly mtimes: Readonly<Record<string, number>>
   readonly warnings: ReadonlyArray<string>
   /** Whether the selector model was asked. */
   readonly called: boolean
@@ -64,6 +66,7 @@ export const makeRecall = Effect.gen(function* () {
       selected: [],
       injection: "",
       budgetUsed: 0,
+      mtimes: {},
       warnings,
       called,
       answered: false,
@@ -108,14 +111,16 @@ export const makeRecall = Effect.gen(function* () {
       else warnings.push(`Memory ${name} was selected but could not be read: ${read.left.reason}.`)
     }
     const rendering = renderRecall(reads, request.nowMs)
+    const mtimes = Object.fromEntries(reads.filter((r) => rendering.included.includes(r.filename)).map((r) => [r.filename, r.mtimeMs]))
     return {
       selected: rendering.included,
       injection: rendering.injection,
       budgetUsed: rendering.budgetUsed,
+      mtimes,
       warnings,
       called,
       answered: answered || request.select !== undefined,
-      state: withRecall(request.state, { query: request.query.trim(), selected: rendering.included, budgetUsed: rendering.budgetUsed })
+      state: withRecall(request.state, { query: request.query.trim(), selected: rendering.included, budgetUsed: rendering.budgetUsed, mtimes })
     } satisfies RecallOutcome
   })
 

@@ -23,12 +23,11 @@ import * as Scope from "effect/Scope"
 import { homedir } from "node:os"
 import { join, relative } from "node:path"
 import { type BackgroundConfig, decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
-import { type BranchEntry, CURSOR_ENTRY, cursorFromBranch } from "../../src/background/cursor.ts"
+import { type BranchEntry, CURSOR_ENTRY, cursorOnBranch, type TreeEntry } from "../../src/background/cursor.ts"
 import { addRunUsage, type BackgroundKind, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, type RunHistory, serializeRunHistory } from "../../src/background/runHistory.ts"
 import { configuredFailure, type FailureState, failureNotice, working } from "../../src/background/failureNotice.ts"
 import { randomUUID } from "node:crypto"
-import { sanitizeMemoryText } from "../../src/sanitize.ts"
 import type { ProjectLocation } from "../../src/storage.ts"
 import { resolveToolPath } from "../../src/toolPath.ts"
 import { ConfigService } from "../ConfigService.ts"
@@ -44,13 +43,12 @@ import { eligibleAt } from "../../src/background/dreamSchedule.ts"
 import { deleteCapNote } from "../../src/deleteCap.ts"
 import { isInsideDir } from "./paths.ts"
 import type { StopReason } from "./Runner.ts"
-import type { CodemodeSettings, MemoryChange } from "./TaskTools.ts"
+import { changeRecorder } from "./ChangeNotices.ts"
+import type { CodemodeSettings } from "./TaskTools.ts"
 
-/** The hidden message a background change leaves for the main agent's next request. */
 /** Run records as the entries format them. */
 export { formatRun, formatUsage, type RunRecord } from "../../src/background/runs.ts"
 
-export const UPDATE_MESSAGE = "pm-memory-update"
 /** The status line of each kind: a dream and an extraction side by side each show (and clear) their own. */
 export const STATUS_KEY = "pm-memory"
 export const DREAM_STATUS_KEY = "pm-memory-dream"
@@ -118,6 +116,8 @@ export interface BackgroundSessionShape {
   readonly extractNow: Effect.Effect<RunRecord>
   /** `/memory dream`: wait for this session's running dream, then dream now (thresholds ignored, the lock never). */
   readonly dreamNow: Effect.Effect<RunRecord>
+  /** `session_tree`: the cursor as it applies to the new branch; the captured request (the old branch's) is dropped. */
+  readonly branchChanged: Effect.Effect<void>
   /**
    * `session_before_compact`: wait for a running extraction, then extract the rest; at most COMPACTION_WAIT_MS in
    * all, and no longer than the event's abort signal allows (then the extraction stops and its cursor stays).
@@ -157,13 +157,6 @@ const aborted = (signal: AbortSignal): Effect.Effect<Option.Option<never>> =>
     signal.addEventListener("abort", onAbort, { once: true })
     return Effect.sync(() => signal.removeEventListener("abort", onAbort))
   })
-
-const reminder = (text: string): string => `<system-reminder>\n${text}\n</system-reminder>`
-
-export const changeNotice = (kind: string, change: MemoryChange): string =>
-  reminder(sanitizeMemoryText(
-    `The background memory ${kind} ${change.op === "delete" ? "deleted" : change.op === "edit" ? "edited" : "wrote"} ${change.path}. The memory index in your instructions may be out of date; read the file if it matters.`
-  ))
 
 /** An error's reason for the record: its message, else its `reason` field, else its tag (never an empty string). */
 export const reasonOf = (e: { readonly message?: string; readonly reason?: string; readonly _tag?: string }): string =>
@@ -297,9 +290,18 @@ export const makeBackgroundSession = Effect.gen(function*() {
     const canonicalMemoryDir = yield* fs.realpath(location.memoryDir).pipe(Effect.orElseSucceed(() => location.memoryDir))
     const a: Active = { location, canonicalMemoryDir, background: yield* readBackgroundConfig }
     yield* Ref.set(active, a)
-    yield* Ref.set(cursor, cursorFromBranch((yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>))
+    // A cursor held from another session names none of this one's entries: only this session's own count.
+    yield* Ref.set(cursor, undefined)
+    yield* Ref.set(cursor, yield* branchCursor)
     yield* Ref.set(history, yield* readHistory(a))
     yield* checkConfiguredModels(cfg.selector.model, a.background)
+  })
+
+  /** The cursor on the current branch (src/background/cursor.ts): what any branch's extraction covered of it. */
+  const branchCursor = Effect.gen(function*() {
+    const branch = (yield* safe(host.branch, [])) as ReadonlyArray<TreeEntry>
+    const entries = host.entries === undefined ? branch : (yield* safe(host.entries, branch)) as ReadonlyArray<TreeEntry>
+    return cursorOnBranch(branch, entries, [yield* Ref.get(cursor)])
   })
 
   const captureRequest = (messages: ReadonlyArray<unknown>, model: ModelIdentity | undefined) =>
@@ -382,18 +384,14 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const parent = yield* Ref.get(captured)
       const onUsage = (u: Usage | undefined) =>
         Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
-      const onChange = (change: MemoryChange) =>
-        Effect.gen(function*() {
-          const idle = yield* safe(host.isIdle, true)
-          yield* safe(host.sendHidden(UPDATE_MESSAGE, changeNotice("extractor", change), idle ? "nextTurn" : "steer"), undefined)
-        })
+      const onChange = changeRecorder(host, "extraction", [a.canonicalMemoryDir, a.location.memoryDir])
       const run = Effect.gen(function*() {
         const model = yield* registry.resolve(a.background.extractor.model)
         return yield* extractor.extract({
           location: a.location,
           cwd,
           branch: (yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>,
-          cursor: yield* Ref.get(cursor),
+          cursor: yield* branchCursor,
           parent: parent === undefined
             ? undefined
             : ({ messages: parent.messages, model: parent.model, sessionId } satisfies ParentRequest),
@@ -668,11 +666,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const sessionId = yield* safe(host.sessionId, "no-session")
       const onUsage = (u: Usage | undefined) =>
         Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
-      const onChange = (change: MemoryChange) =>
-        Effect.gen(function*() {
-          const idleNow = yield* safe(host.isIdle, true)
-          yield* safe(host.sendHidden(UPDATE_MESSAGE, changeNotice("dream", change), idleNow ? "nextTurn" : "steer"), undefined)
-        })
+      const onChange = changeRecorder(host, "dream", [a.canonicalMemoryDir, a.location.memoryDir])
       const model = yield* registry.resolve(a.background.dream.model).pipe(Effect.either)
       if (model._tag === "Left") {
         const record = { ...base, at: Date.now(), outcome: "failed", detail: `dream.model: ${reasonOf(model.left)}` } satisfies RunRecord
@@ -822,6 +816,10 @@ export const makeBackgroundSession = Effect.gen(function*() {
         (wait) => (signal === undefined ? wait : Effect.raceFirst(wait, aborted(signal))),
         Effect.flatMap((done) => (Option.isSome(done) ? Effect.void : interruptCurrent))
       ),
+    branchChanged: Effect.gen(function*() {
+      yield* Ref.set(captured, undefined)
+      yield* Ref.set(cursor, yield* branchCursor)
+    }),
     invalidate,
     shutdown,
     status: Effect.gen(function*() {

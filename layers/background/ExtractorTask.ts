@@ -82,7 +82,8 @@ export const makeExtractor = Effect.gen(function*() {
     request: ExtractionRequest,
     entries: ReadonlyArray<BranchEntry>,
     advanceTo: string,
-    taskCheck: Effect.Effect<void, TaskInvalid>
+    taskCheck: Effect.Effect<void, TaskInvalid>,
+    messageCount = entries.length
   ): Effect.Effect<RanOutcome, ExtractionError> =>
     Effect.gen(function*() {
       if (request.onStart !== undefined) yield* request.onStart
@@ -131,7 +132,8 @@ export const makeExtractor = Effect.gen(function*() {
             instructions: [
               sectionFor(forkOffered),
               ...(parentHasRules(parent.messages, rules) ? [] : [memoryRulesSection(memoryDir)]),
-              promptFor(entries.length)
+              // The parent's messages after the cursor, as it sent them: change notices count, system entries not.
+              promptFor(messageCount)
             ].join("\n\n"),
             sessionId: parent.sessionId
           }
@@ -227,7 +229,8 @@ export const makeExtractor = Effect.gen(function*() {
         decision.advanceTo,
         request.check.pipe(
           Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
-        )
+        ),
+        decision.messageCount
       ), {
       maxWaitMs: request.lockWaitMs ?? 0,
       kind: "extraction in a pi session",

@@ -4,6 +4,7 @@
  * memory, or no user message of at least three words), or run over the messages after it and advance to the end of
  * this snapshot when the task returns.
  */
+import { noticeCount } from "./notices.ts"
 
 /** The part of a Pi session entry the machine looks at. */
 export interface BranchEntry {
@@ -28,6 +29,8 @@ export type CursorDecision =
     readonly entries: ReadonlyArray<BranchEntry>
     /** The last entry of the snapshot: where the cursor goes when the task returns. */
     readonly advanceTo: string
+    /** How many messages the model sees after the cursor: these entries and the change notices among them. */
+    readonly messageCount: number
   }
 
 /** Words of a string: split on runs of whitespace, empty pieces dropped (no merging across blocks or messages). */
@@ -47,7 +50,9 @@ export const isSubstantialUserMessage = (message: BranchEntry["message"]): boole
   return false
 }
 
-const isModelVisible = (e: BranchEntry): boolean => e.type === "message" || e.type === "custom_message"
+/** A message the model reads: Pi's own system entries (the prompt and its patches, often empty) are not. */
+const isModelVisible = (e: BranchEntry): boolean =>
+  (e.type === "message" && e.message?.role !== "system") || e.type === "custom_message"
 
 /** The entries after the cursor; when the cursor is not on this branch, everything after the last compaction. */
 export const entriesAfter = (branch: ReadonlyArray<BranchEntry>, cursor: string | undefined): ReadonlyArray<BranchEntry> => {
@@ -103,7 +108,7 @@ export const decideExtraction = (
   if (!visible.some((e) => e.type === "message" && isSubstantialUserMessage(e.message))) {
     return { _tag: "Skip", reason: "too-few-words", advanceTo }
   }
-  return { _tag: "Run", entries: visible, advanceTo: advanceTo! }
+  return { _tag: "Run", entries: visible, advanceTo: advanceTo!, messageCount: visible.length + noticeCount(after) }
 }
 
 /** Custom entry holding the cursor, appended on each advance; the last one on the branch wins. */
@@ -121,5 +126,46 @@ export const cursorFromBranch = (branch: ReadonlyArray<BranchEntry & { readonly 
       if (typeof data?.cursor === "string") return data.cursor
     }
   }
+  return undefined
+}
+
+/** A session entry with its place in the tree (Pi's `parentId`). */
+export interface TreeEntry extends BranchEntry {
+  readonly parentId?: string | null
+  readonly data?: unknown
+}
+
+/**
+ * The cursor as it applies to `branch`: the deepest entry of the branch that an extraction has covered, on this
+ * branch or on any other. An extraction covers the entry its cursor names and every ancestor of it, so after `/tree`
+ * the shared part of two branches counts as done once, and what only the new branch holds is still to do. `entries`
+ * is the whole session (every branch); `known` adds cursors not yet on record (the one held in memory).
+ */
+export const cursorOnBranch = (
+  branch: ReadonlyArray<TreeEntry>,
+  entries: ReadonlyArray<TreeEntry>,
+  known: ReadonlyArray<string | undefined> = []
+): string | undefined => {
+  const parent = new Map<string, string | null | undefined>()
+  for (const e of entries) parent.set(e.id, e.parentId)
+  for (const e of branch) if (!parent.has(e.id)) parent.set(e.id, e.parentId)
+  const targets = new Set<string>()
+  for (const list of [entries, branch]) {
+    for (const e of list) {
+      if (e.type !== "custom" || e.customType !== CURSOR_ENTRY) continue
+      const data = e.data as Partial<CursorEntryData> | undefined
+      if (typeof data?.cursor === "string") targets.add(data.cursor)
+    }
+  }
+  for (const k of known) if (k !== undefined) targets.add(k)
+  const covered = new Set<string>()
+  for (const target of targets) {
+    let id: string | null | undefined = target
+    while (id !== undefined && id !== null && !covered.has(id) && parent.has(id)) {
+      covered.add(id)
+      id = parent.get(id)
+    }
+  }
+  for (let i = branch.length - 1; i >= 0; i--) if (covered.has(branch[i]!.id)) return branch[i]!.id
   return undefined
 }

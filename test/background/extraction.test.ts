@@ -79,8 +79,11 @@ describe("extraction after a settled turn", () => {
     // The change notices reach the main agent's next request, hidden and wrapped.
     await h.prompt("what should we do next then")
     const next = h.ofKind("main").at(-1)!
-    const notices = next.messages.filter((m: any) => m.role === "user" && textOf(m).includes("<system-reminder>") && textOf(m).includes("background memory extractor"))
-    expect(notices.map(textOf).join("\n")).toContain("deploys.md")
+    const notices = next.messages.filter((m: any) => m.role === "user" && textOf(m).includes("<system-reminder>") && textOf(m).includes("Memory files changed by the background extraction"))
+    // One notice for the task, naming both files it changed, relative to the memory directory.
+    expect(notices.map(textOf)).toEqual([
+      "<system-reminder>\nMemory files changed by the background extraction: deploys.md (written), MEMORY.md (edited).\n</system-reminder>"
+    ])
     // The background loop never entered the transcript.
     expect(next.messages.some((m: any) => textOf(m).includes(TOOLS_HEADING))).toBe(false)
 
@@ -90,7 +93,7 @@ describe("extraction after a settled turn", () => {
     await h.prompt("/memory extract")
     const fork = h.ofKind("background").at(-1)!
     expect(fork.messages.some((m: any) => m.role === "custom")).toBe(false)
-    const forkedNotice = fork.messages.find((m: any) => m.role === "user" && textOf(m).includes("background memory extractor"))
+    const forkedNotice = fork.messages.find((m: any) => m.role === "user" && textOf(m).includes("Memory files changed by the background extraction"))
     expect(forkedNotice?.content).toEqual(expect.arrayContaining([expect.objectContaining({ type: "text" })]))
     const afterNotice = JSON.parse(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env, encoding: "utf8" }))
     expect(afterNotice.background.extract).toMatchObject({ outcome: "nothing", trigger: "turn" })

@@ -189,6 +189,29 @@ describe("recall", () => {
     expect(injected).toContain(join(h.memoryDir, "other.md"))
   })
 
+  it("an unchanged topic already recalled on the branch is not injected or charged again; changed, or after compaction, it is", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer(["release.md"]) })
+    const injectedNow = () => JSON.stringify(recallMessages(lastMain(h!))).split("How releases are tagged and published").length - 1
+    await h.prompt("how do we release this project")
+    expect(injectedNow()).toBe(1)
+    const charged = (await statusText(h)).match(/Recall budget: +([\d,]+) of/)![1]
+    for (const p of ["and how about a hotfix release", "who approves a release again", "what about release notes then"]) {
+      await h.prompt(p)
+      // Once in the whole request: the first turn's injection, never a second copy.
+      expect(injectedNow()).toBe(1)
+    }
+    expect(h.selectorRequests()).toHaveLength(4)
+    expect((await statusText(h)).match(/Recall budget: +([\d,]+) of/)![1]).toBe(charged)
+    // Changed on disk: injected again.
+    utimesSync(join(h.memoryDir, "release.md"), new Date(), new Date(Date.now() + 60_000))
+    await h.prompt("the release process once more please")
+    expect(injectedNow()).toBe(2)
+    // After a compaction the earlier text is gone from context: injected again.
+    await h.session.compact()
+    await h.prompt("and after compaction the release process")
+    expect(injectedNow()).toBe(1)
+  })
+
   it("a stale memory read in full gets the staleness reminder first", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
     const threeDaysAgo = (Date.now() - 3 * 86_400_000) / 1000

@@ -159,6 +159,8 @@ describe("Recall: the branch budget", () => {
         if (faux.callCount() === before) break
         used.push(out.budgetUsed)
         state = out.state
+        // Changed since they were injected: the next call may inject them again (unchanged, they would be skipped).
+        for (const f of five) utimesSync(join(dir, f), new Date(), new Date(NOW + (i + 1) * 1000))
       }
       // Each call injects the five big topics whole (about 20,000 units); the fourth crosses 61,440 and is the last.
       expect(used).toHaveLength(4)
@@ -191,6 +193,32 @@ describe("Recall: files read in full on the branch", () => {
       changed.script(toolReply(["release.md", "old.md"]))
       const b = yield* recall(changed, { memoryDir: dir, state })
       expect(b.selected).toStrictEqual(["release.md", "old.md"])
+    })
+  )
+})
+
+describe("Recall: files already injected on the branch", () => {
+  it.effect("are not injected again while unchanged (nor charged), and are once modified", () =>
+    Effect.gen(function* () {
+      const dir = memoryDir()
+      const first = makeFaux()
+      first.script(toolReply(["release.md"]))
+      const a = yield* recall(first, { memoryDir: dir, query: "how do we release" })
+      expect(a.selected).toStrictEqual(["release.md"])
+      expect(a.budgetUsed).toBeGreaterThan(0)
+
+      const again = makeFaux()
+      again.script(toolReply(["release.md", "old.md"]))
+      const b = yield* recall(again, { memoryDir: dir, query: "and how do we release a hotfix", state: a.state })
+      expect(b.selected).toStrictEqual(["old.md"])
+      expect(b.injection).not.toContain("release.md")
+      expect(b.state.budgetUsed).toBe(a.budgetUsed + b.budgetUsed)
+
+      utimesSync(join(dir, "release.md"), new Date(), new Date(NOW + 7000))
+      const changed = makeFaux()
+      changed.script(toolReply(["release.md"]))
+      const c = yield* recall(changed, { memoryDir: dir, query: "the release once more please", state: b.state })
+      expect(c.selected).toStrictEqual(["release.md"])
     })
   )
 })

@@ -98,4 +98,17 @@ describe("budget and suppression", () => {
     expect(isSuppressed(s, "a.md", undefined)).toBe(false)
     expect(isSuppressed(s, "b.md", 1000)).toBe(false)
   })
+
+  it("a file recall injected is suppressed at the mtime it was injected at, until a compaction; old entries suppress nothing", () => {
+    const injected = (mtimes: unknown): EntryLike => ({ type: "custom", customType: RECALL_ENTRY, data: { query: "q", selected: ["a.md"], budgetUsed: 5, mtimes } })
+    const s = rebuildRecallState([injected({ "a.md": 1000, "b.md": 2000 })])
+    expect(isSuppressed(s, "a.md", 1000)).toBe(true)
+    expect(isSuppressed(s, "a.md", 1001)).toBe(false)
+    // Only what was injected: a name in mtimes but not in selected does not count.
+    expect(isSuppressed(s, "b.md", 2000)).toBe(false)
+    expect(isSuppressed(rebuildRecallState([injected({ "a.md": 1000 }), { type: "compaction" }]), "a.md", 1000)).toBe(false)
+    expect(isSuppressed(rebuildRecallState([recall("q", ["a.md"], 5)]), "a.md", 1000)).toBe(false)
+    // Malformed mtimes: the entry is not ours to trust.
+    expect(rebuildRecallState([injected({ "a.md": "1000" })]).history).toHaveLength(0)
+  })
 })
