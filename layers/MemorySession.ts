@@ -22,7 +22,7 @@ import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
-import type { Config } from "../src/config.ts"
+import { type Config, type EffectiveSwitches, type Feature, mayBeOnSomewhere, offReason, switchesFor, switchPath } from "../src/config.ts"
 import { SELECTOR_WAIT_MS } from "../src/limits.ts"
 import { lintIndex, lintTopic } from "../src/lint.ts"
 import { trimIndex } from "../src/memoryIndex.ts"
@@ -97,6 +97,10 @@ export interface SessionStatus {
   readonly generation: number
   /** Epoch ms of the last consolidation attempt, from the shared state. */
   readonly lastDreamAt: number | null
+  /** The switches in force for this project, as config.json says now. */
+  readonly switches?: EffectiveSwitches
+  /** The project root they were resolved for (undefined: not known, the global switches). */
+  readonly projectRoot?: string | undefined
 }
 
 export interface MemorySessionShape {
@@ -122,6 +126,11 @@ export interface MemorySessionShape {
   /** Waits until no prefetch is running (delivered, dropped or interrupted): an event to wait on instead of a time. */
   readonly prefetchesDone: Effect.Effect<void>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, unknown>
+  /**
+   * `/memory on|off [FEATURE] [--project]`: sets one switch in config.json, globally or for this project, and starts
+   * a new generation with it. Returns the project root a project switch was saved for.
+   */
+  readonly setSwitch: (what: "memory" | Feature, on: boolean, scope: "global" | "project") => Effect.Effect<string | undefined, unknown>
   /** `/memory undo [TASK]`: the newest task not yet undone (or TASK) back to its previous bytes, journaled. */
   readonly undo: (task?: string) => Effect.Effect<UndoResult, unknown>
 }
@@ -130,6 +139,8 @@ interface Active {
   readonly location: ProjectLocation
   readonly canonicalMemoryDir: string
   readonly config: Config
+  /** The switches in force for this project (memory is on, or the session would not be active). */
+  readonly switches: EffectiveSwitches
   readonly sessionId: string
 }
 
@@ -194,19 +205,27 @@ export const makeMemorySession = Effect.gen(function* () {
     yield* Ref.set(configStamp, yield* readConfigStamp)
     const { config: cfg, warnings } = yield* config.load
     for (const w of warnings) yield* warn(`Project memory: ${w.message}`)
-    if (!cfg.enabled) {
-      yield* Ref.set(inactiveReason, "turned off (/memory on to enable)")
-      return
-    }
+    const off = (e: EffectiveSwitches["memory"]) =>
+      Ref.set(inactiveReason, cfg.closed !== undefined && e.from !== "project" ? `off because ${cfg.closed} (fix the file; the warning says where)` : offReason("memory", e))
+    // Switched off everywhere: nothing is located (no git call, no directory made).
+    if (!mayBeOnSomewhere(cfg)) return yield* off(switchesFor(cfg, undefined).memory)
     const cwd = yield* host.cwd
+    // Off globally but on for some project: look at the root first, without making anything.
+    if (!cfg.enabled) {
+      const root = yield* locator.projectRootOf(cwd).pipe(Effect.orElseSucceed(() => undefined))
+      const memory = switchesFor(cfg, root).memory
+      if (!memory.on) return yield* off(memory)
+    }
     const located = yield* locator.locate(cwd).pipe(Effect.either)
     if (located._tag === "Left") {
       yield* Ref.set(inactiveReason, located.left.message)
       return yield* warn(`Project memory is off for this session: ${located.left.message}`)
     }
+    const switches = switchesFor(cfg, located.right.projectRoot)
+    if (!switches.memory.on) return yield* off(switches.memory)
     const canonicalMemoryDir = yield* fs.realpath(located.right.memoryDir).pipe(Effect.orElseSucceed(() => located.right.memoryDir))
     const sessionId = yield* host.sessionId
-    yield* Ref.set(active, { location: located.right, canonicalMemoryDir, config: cfg, sessionId })
+    yield* Ref.set(active, { location: located.right, canonicalMemoryDir, config: cfg, switches, sessionId })
     yield* Ref.set(inactiveReason, undefined)
     yield* Ref.set(branchState, rebuildRecallState(yield* host.branch))
   })
@@ -352,6 +371,8 @@ export const makeMemorySession = Effect.gen(function* () {
         if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(sanitizeMemoryText(a.location.memoryDir))
       }
 
+      // Recall switched off: the index and the rules stay, no topic is selected or injected.
+      if (!a.switches.recall.on) return undefined
       yield* Ref.set(skipNextUserMessage, true)
       const pending = yield* startPrefetch(a, input.prompt, "waiting")
       const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
@@ -376,7 +397,7 @@ export const makeMemorySession = Effect.gen(function* () {
       // Queued messages follow config.json too, not only requests.
       yield* followConfig
       const a = yield* usable
-      if (a === undefined) return
+      if (a === undefined || !a.switches.recall.on) return
       yield* startPrefetch(a, text, "late")
     })
 
@@ -492,8 +513,17 @@ export const makeMemorySession = Effect.gen(function* () {
       return { content: [...event.content, { type: "text", text }] }
     }).pipe(Effect.catchAllCause(() => Effect.succeed(undefined)))
 
+  /** The project root of this session: the active location's, else the one git gives (nothing is made). */
+  const projectRoot = Effect.gen(function* () {
+    const a = yield* Ref.get(active)
+    if (a !== undefined) return a.location.projectRoot
+    return yield* locator.projectRootOf(yield* host.cwd).pipe(Effect.orElseSucceed(() => undefined))
+  })
+
   const status = Effect.gen(function* () {
     const a = yield* Ref.get(active)
+    const root = yield* projectRoot
+    const switches = switchesFor((yield* config.load).config, root)
     const usage = yield* registry.totals
     const state = yield* Ref.get(branchState)
     const base = {
@@ -503,7 +533,9 @@ export const makeMemorySession = Effect.gen(function* () {
       budgetUsed: state.budgetUsed,
       recalled: state.history,
       usage,
-      generation: yield* Ref.get(generation)
+      generation: yield* Ref.get(generation),
+      switches,
+      projectRoot: root
     }
     if (a === undefined) return { ...base, topics: 0, indexLines: 0, indexChars: 0, lastDreamAt: null } satisfies SessionStatus
     const { topics } = yield* store.scanTopics(a.location.memoryDir)
@@ -515,11 +547,15 @@ export const makeMemorySession = Effect.gen(function* () {
     return { ...base, topics: topics.length, indexLines: index.lines, indexChars: index.chars, lastDreamAt } satisfies SessionStatus
   })
 
-  const setEnabled = (enabled: boolean) =>
+  const setSwitch = (what: "memory" | Feature, on: boolean, scope: "global" | "project") =>
     Effect.gen(function* () {
-      yield* config.setKey("enabled", enabled)
+      const root = scope === "project" ? yield* projectRoot : undefined
+      if (scope === "project" && root === undefined) return yield* Effect.fail(new Error("the project's root could not be found, so nothing was saved"))
+      yield* config.setKey(switchPath(what, root), on)
       yield* activate
+      return root
     })
+  const setEnabled = (enabled: boolean) => Effect.asVoid(setSwitch("memory", enabled, "global"))
 
   const undo = (task?: string) =>
     Effect.gen(function* () {
@@ -546,7 +582,8 @@ export const makeMemorySession = Effect.gen(function* () {
     toolResult,
     status,
     prefetchesDone: FiberSet.awaitEmpty(prefetches),
-    setEnabled
+    setEnabled,
+    setSwitch
   } satisfies MemorySessionShape
 })
 

@@ -303,3 +303,12 @@ export const describeSwitches = (s: EffectiveSwitches): string =>
   (["memory", ...FEATURES] as const)
     .map((k) => `${k} ${s[k].on ? "on" : "off"}${s[k].from === "default" ? "" : ` (${s[k].from})`}`)
     .join(", ")
+
+/** Why `what` is off, for status lines and skipped runs: the level it was switched off at, and how to turn it on. */
+export const offReason = (what: "memory" | Feature, e: Effective): string => {
+  const name = what === "memory" ? "project memory" : what
+  const on = what === "memory" ? "/memory on" : `/memory on ${what}`
+  return e.from === "project"
+    ? `${name} is switched off for this project (${on} --project)`
+    : `${name} is switched off${what === "memory" ? " for every project" : ""} (${on})`
+}

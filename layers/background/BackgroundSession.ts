@@ -23,6 +23,7 @@ import * as Scope from "effect/Scope"
 import { homedir } from "node:os"
 import { join, relative } from "node:path"
 import { type BackgroundConfig, decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
+import { mayBeOnSomewhere, offReason, switchesFor } from "../../src/config.ts"
 import { type BranchEntry, CURSOR_ENTRY, cursorFromBranch } from "../../src/background/cursor.ts"
 import { addRunUsage, type BackgroundKind, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, type RunHistory, serializeRunHistory } from "../../src/background/runHistory.ts"
@@ -271,10 +272,17 @@ export const makeBackgroundSession = Effect.gen(function*() {
     yield* Ref.set(captured, undefined)
     yield* Ref.set(active, undefined)
     const { config: cfg } = yield* config.load
-    if (!cfg.enabled) return
-    const located = yield* locator.locate(yield* host.cwd).pipe(Effect.option)
+    // Off everywhere, or off for this project (read from its root before anything is made): nothing to run.
+    if (!mayBeOnSomewhere(cfg)) return
+    const cwd = yield* host.cwd
+    if (!cfg.enabled) {
+      const root = yield* locator.projectRootOf(cwd).pipe(Effect.orElseSucceed(() => undefined))
+      if (!switchesFor(cfg, root).memory.on) return
+    }
+    const located = yield* locator.locate(cwd).pipe(Effect.option)
     if (Option.isNone(located)) return
     const location = located.value
+    if (!switchesFor(cfg, location.projectRoot).memory.on) return
     const canonicalMemoryDir = yield* fs.realpath(location.memoryDir).pipe(Effect.orElseSucceed(() => location.memoryDir))
     const a: Active = { location, canonicalMemoryDir, background: yield* readBackgroundConfig }
     yield* Ref.set(active, a)
@@ -299,8 +307,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
       return { ...c, messages: [...c.messages, m] }
     })
 
-  /** Valid while the generation is the one the task started in, the project is trusted and memory is on. */
-  const validity = (startedIn: number): Effect.Effect<void, TaskInvalid> =>
+  /** Valid while the generation is the one the task started in, the project is trusted and the task's switch is on. */
+  const validity = (startedIn: number, kind: "extraction" | "dream"): Effect.Effect<void, TaskInvalid> =>
     Effect.gen(function*() {
       if ((yield* Ref.get(generation)) !== startedIn) {
         return yield* Effect.fail(new TaskInvalid({ reason: "project memory was reloaded, turned off or restarted" }))
@@ -309,7 +317,17 @@ export const makeBackgroundSession = Effect.gen(function*() {
         return yield* Effect.fail(new TaskInvalid({ reason: "the project is no longer trusted" }))
       }
       const { config: cfg } = yield* config.load
-      if (!cfg.enabled) return yield* Effect.fail(new TaskInvalid({ reason: "project memory was turned off" }))
+      const switches = switchesFor(cfg, (yield* Ref.get(active))?.location.projectRoot)
+      if (!switches.memory.on) return yield* Effect.fail(new TaskInvalid({ reason: "project memory was turned off" }))
+      if (!switches[kind].on) return yield* Effect.fail(new TaskInvalid({ reason: offReason(kind, switches[kind]) }))
+    })
+
+  /** Whether a settled turn starts this kind of task: its switch as config.json says now. */
+  const switchedOn = (kind: "extraction" | "dream") =>
+    Effect.gen(function*() {
+      const a = yield* Ref.get(active)
+      if (a === undefined) return false
+      return switchesFor((yield* config.load).config, a.location.projectRoot)[kind].on
     })
 
   /**
@@ -350,7 +368,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const startedIn = yield* Ref.get(generation)
       const base = { kind: "extract" as const, trigger, filesChanged: [], turns: 0, usage: zeroRunUsage }
       if (a === undefined) return { ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord
-      const invalid = yield* Effect.flip(validity(startedIn)).pipe(Effect.option)
+      const invalid = yield* Effect.flip(validity(startedIn, "extraction")).pipe(Effect.option)
       if (Option.isSome(invalid)) return { ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord
       const usage = yield* Ref.make(zeroRunUsage)
       const cwd = yield* host.cwd
@@ -385,7 +403,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           maxTokens: a.background.extractor.maxTokens,
           requestTimeoutMs: a.background.extractor.requestTimeoutSeconds * 1000,
           isMemoryPath,
-          check: validity(startedIn),
+          check: validity(startedIn, "extraction"),
           onChange,
           onUsage,
           codemode: yield* safe(bgHost.codemode, undefined),
@@ -595,7 +613,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       }
       const attempt = dreamAttempt.value
       if (a === undefined) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord) : undefined
-      const invalid = yield* Effect.flip(validity(startedIn)).pipe(Effect.option)
+      const invalid = yield* Effect.flip(validity(startedIn, "dream")).pipe(Effect.option)
       if (Option.isSome(invalid)) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord) : undefined
       const request = yield* dreamCheckRequest(a)
       if (request === undefined) {
@@ -647,7 +665,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
             maxTurns: a.background.dream.maxTurns,
             maxTokens: a.background.dream.maxTokens,
             requestTimeoutMs: a.background.dream.requestTimeoutSeconds * 1000,
-            check: validity(startedIn),
+            check: validity(startedIn, "dream"),
             onChange,
             onUsage,
             onStart: bgHost.setStatus("memory: dreaming")
@@ -747,7 +765,14 @@ export const makeBackgroundSession = Effect.gen(function*() {
     captureRequest,
     messageEnded,
     // Extraction and dream are dispatched side by side; neither waits for the other.
-    settled: (aborted) => (aborted ? Effect.void : Effect.asVoid(Effect.zip(dispatch("turn"), dispatchDream("turn")))),
+    settled: (aborted) =>
+      aborted
+        ? Effect.void
+        : Effect.gen(function*() {
+          // A switch turned off in config.json starts nothing; one turned off mid-run stops the run (validity).
+          if (yield* switchedOn("extraction")) yield* dispatch("turn")
+          if (yield* switchedOn("dream")) yield* dispatchDream("turn")
+        }),
     extractNow: extractAfterCurrent("manual"),
     dreamNow,
     // Bounded: past the wait the extraction is interrupted (its cursor stays) and compaction goes ahead.
