@@ -24,6 +24,7 @@ import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
 import { type Config, type EffectiveSwitches, type Feature, mayBeOnSomewhere, offReason, switchesFor, switchPath } from "../src/config.ts"
 import { SELECTOR_WAIT_MS } from "../src/limits.ts"
+import { type ContextPart, wrapSection } from "../src/memoryContext.ts"
 import { lintIndex, lintTopic } from "../src/lint.ts"
 import { trimIndex } from "../src/memoryIndex.ts"
 import { EMPTY_INDEX_TEXT, indexChangedNotice, memoryRulesPrompt } from "../src/prompts/memoryRules.ts"
@@ -103,6 +104,16 @@ export interface SessionStatus {
   readonly projectRoot?: string | undefined
 }
 
+/** What memory adds to the next request of this session (`/memory context`). */
+export interface MemoryContext {
+  readonly active: boolean
+  readonly reason: string | undefined
+  readonly parts: ReadonlyArray<ContextPart>
+  /** Whether the next message is sent to recall (memory active, trusted, recall on). */
+  readonly recallOn: boolean
+  readonly switches?: EffectiveSwitches
+}
+
 export interface MemorySessionShape {
   readonly start: Effect.Effect<void>
   /** Compaction: drop the prompt snapshot, rebuild the branch state from entries. */
@@ -131,6 +142,8 @@ export interface MemorySessionShape {
    * a new generation with it. Returns the project root a project switch was saved for.
    */
   readonly setSwitch: (what: "memory" | Feature, on: boolean, scope: "global" | "project") => Effect.Effect<string | undefined, unknown>
+  /** `/memory context`: the sections the next request carries and the last recall of this session, as sent. */
+  readonly context: Effect.Effect<MemoryContext>
   /** `/memory undo [TASK]`: the newest task not yet undone (or TASK) back to its previous bytes, journaled. */
   readonly undo: (task?: string) => Effect.Effect<UndoResult, unknown>
 }
@@ -182,6 +195,8 @@ export const makeMemorySession = Effect.gen(function* () {
   const branchState = yield* Ref.make<BranchRecallState>(emptyRecallState)
   /** The next user message_end belongs to a request already prefetched in before_agent_start. */
   const skipNextUserMessage = yield* Ref.make(false)
+  /** The last recall delivered in this session (what `/memory context` shows): its message, topics and text. */
+  const lastRecall = yield* Ref.make<{ readonly query: string; readonly selected: ReadonlyArray<string>; readonly text: string } | undefined>(undefined)
   // Prefetch fibers live in the layer's scope: closing the runtime interrupts whatever is still running.
   const prefetches = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
 
@@ -298,6 +313,7 @@ export const makeMemorySession = Effect.gen(function* () {
   const record = (query: string, outcome: RecallOutcome) =>
     Effect.gen(function* () {
       for (const w of outcome.warnings) yield* warn(w)
+      if (outcome.injection !== "") yield* Ref.set(lastRecall, { query: query.trim(), selected: outcome.selected, text: outcome.injection })
       if (outcome.answered) {
         const data: RecallEntryData = { query: query.trim(), selected: outcome.selected, budgetUsed: outcome.budgetUsed }
         yield* Ref.update(branchState, (s) => withRecall(s, data))
@@ -547,6 +563,34 @@ export const makeMemorySession = Effect.gen(function* () {
     return { ...base, topics: topics.length, indexLines: index.lines, indexChars: index.chars, lastDreamAt } satisfies SessionStatus
   })
 
+  const context = Effect.gen(function* () {
+    const a = yield* usable
+    const switches = (yield* status).switches
+    if (a === undefined) {
+      const reason = (yield* Ref.get(inactiveReason)) ?? ((yield* Ref.get(active)) !== undefined ? "the project is not trusted" : undefined)
+      return { active: false, reason, parts: [], recallOn: false, ...(switches === undefined ? {} : { switches }) } satisfies MemoryContext
+    }
+    // The snapshot the next request reuses, or the one it would build now.
+    const snap = (yield* Ref.get(snapshot)) ?? (yield* buildSnapshot(a))
+    const parts: Array<ContextPart> = [
+      { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", snap.rules) },
+      { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", snap.indexSection) }
+    ]
+    if ((yield* indexStampOf(a)) !== snap.indexStamp) {
+      const current = yield* store.readIndexFile(a.location.memoryDir).pipe(Effect.map((raw) => trimIndex(raw).text), Effect.orElseSucceed(() => ""))
+      if (current !== snap.index) {
+        const notice = indexChangedNotice(sanitizeMemoryText(a.location.memoryDir))
+        parts.push({ name: "auto_memory_notice", where: "system prompt", text: wrapSection("auto_memory_notice", notice) })
+      }
+    }
+    const last = yield* Ref.get(lastRecall)
+    if (last !== undefined) {
+      const oneLine = last.query.replace(/\s+/g, " ")
+      parts.push({ name: "recall", where: "message", text: last.text, note: `the last recall, for "${oneLine.length > 60 ? `${oneLine.slice(0, 59)}…` : oneLine}": ${last.selected.join(", ")}` })
+    }
+    return { active: true, reason: undefined, parts, recallOn: a.switches.recall.on, switches: a.switches } satisfies MemoryContext
+  })
+
   const setSwitch = (what: "memory" | Feature, on: boolean, scope: "global" | "project") =>
     Effect.gen(function* () {
       const root = scope === "project" ? yield* projectRoot : undefined
@@ -569,6 +613,7 @@ export const makeMemorySession = Effect.gen(function* () {
 
   return {
     undo,
+    context,
     start: activate,
     rebuild,
     branchChanged: FiberSet.clear(prefetches).pipe(Effect.zipRight(rebuild)),
