@@ -175,6 +175,10 @@ const ranOutcome = (
     ? { outcome: "failed", detail: `${unsaved.length} change(s) could not be made` }
     : { outcome: changed > 0 ? "saved" : "nothing", detail }
 
+/** What a person is told when a background run saved files: which task, and every file it changed. */
+export const savedNotice = (r: RunRecord): string =>
+  `Project memory: the ${r.kind === "extract" ? "extraction" : "dream"} saved ${r.filesChanged.join(", ")} (/memory undo takes it back).`
+
 const skipText: Record<string, string> = {
   "nothing-new": "no new messages",
   "main-agent-wrote": "the main agent already wrote memory",
@@ -352,6 +356,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
         return [notice, { ...f, [record.kind]: state }] as const
       })
       if (told !== undefined && record.trigger !== "manual") yield* tell(told.level, told.text)
+      // Every save is announced, naming the files (a run asked for by hand reports them itself).
+      if (record.filesChanged.length > 0 && record.trigger !== "manual") yield* tell("info", savedNotice(record))
     })
 
   const advance = (to: string | undefined) =>
