@@ -64,6 +64,27 @@ describe("a background save is announced", () => {
   }, 150_000)
 })
 
+describe("print mode tells a warning once", () => {
+  it("the same selector failure on two messages of one pi -p is one line on stderr", () => {
+    const agentDir = tempDir("pm-print-agent-")
+    const repo = gitRepo()
+    const memoryDir = join(agentDir, "project-memory", "projects", repo.replace(/[^a-zA-Z0-9]/g, "-"), "memory")
+    mkdirSync(memoryDir, { recursive: true })
+    writeFileSync(join(memoryDir, "release.md"), topic("Release", "how releases are tagged"))
+    // Extraction and the dream off, so the script is the selector's and the main agent's only.
+    writeFileSync(join(agentDir, "project-memory", "config.json"), JSON.stringify({ extractor: { enabled: false }, dream: { enabled: false } }))
+    const script = [{ error: "503 selector overloaded" }, { text: "ok" }, { error: "503 selector overloaded" }, { text: "fine" }]
+    const r = spawnSync(
+      join(repoRoot, "node_modules", ".bin", "pi"),
+      ["-e", join(repoRoot, "dist", "extension.ts"), "-e", join(repoRoot, "test", "fixtures", "providers", "faux.mjs"), "--provider", "faux", "--model", "faux-1", "--no-session", "-p", "how are releases tagged here", "and who approves the releases"],
+      { cwd: repo, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1", PM_FAUX_SCRIPT: JSON.stringify(script) }, encoding: "utf8", timeout: 120_000 }
+    )
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toContain("fine")
+    expect(r.stderr.split("\n").filter((l) => l.includes("503 selector overloaded"))).toHaveLength(1)
+  }, 150_000)
+})
+
 describe("extraction and dream switch on their own", () => {
   it("/memory off extraction: a settled turn starts no extraction, recall and the index stay; /memory on extraction brings it back", async () => {
     h = await startHarness({ memory: { "MEMORY.md": "- [Old](old.md) - an older memory\n", "old.md": topic("Old", "an older memory") } })
