@@ -122,6 +122,20 @@ describe("extraction and dream switch on their own", () => {
   })
 })
 
+describe("invalid values are told where the person looks", () => {
+  it("in the TUI: one notification per bad key at session start, naming the key, the value and what it must be", async () => {
+    h = await startHarness({ config: { extractor: { maxTurns: -3 }, selector: "haiku" } })
+    await h.prompt("hello there, first question")
+    const file = join(h.agentDir, "project-memory", "config.json")
+    const config = h.notifications.filter((n) => n.message.includes(file))
+    expect(config.map((n) => n.message).sort()).toEqual([
+      `Project memory: ${file}: "extractor.maxTurns" must be an integer from 1 to 200 (found -3); using the default, 5.`,
+      `Project memory: ${file}: "selector" must be an object (found "haiku"); using the default.`
+    ])
+    expect(config.every((n) => n.level === "warning")).toBe(true)
+  })
+})
+
 describe("a config.json broken by an edit fails closed", () => {
   it("memory switched off stays off after a bad edit, with one warning; a fresh session is off too", async () => {
     h = await startHarness({ config: { enabled: false } })
