@@ -299,10 +299,10 @@ export const switchPath = (what: "memory" | Feature, projectRoot: string | undef
 }
 
 /** The effective switches as one line: `memory on; extraction on; dream off (project); recall on`. */
-export const describeSwitches = (s: EffectiveSwitches): string =>
-  (["memory", ...FEATURES] as const)
-    .map((k) => `${k} ${s[k].on ? "on" : "off"}${s[k].from === "default" ? "" : ` (${s[k].from})`}`)
-    .join(", ")
+export const describeSwitches = (s: EffectiveSwitches): string => {
+  const one = (k: "memory" | Feature) => `${k} ${s[k].on ? "on" : "off"}${s[k].from === "default" ? "" : ` (${s[k].from})`}`
+  return s.memory.on ? (["memory", ...FEATURES] as const).map(one).join(", ") : `${one("memory")}: extraction, dream and recall with it`
+}
 
 /** Why `what` is off, for status lines and skipped runs: the level it was switched off at, and how to turn it on. */
 export const offReason = (what: "memory" | Feature, e: Effective): string => {
