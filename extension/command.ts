@@ -153,6 +153,12 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
   getArgumentCompletions: async (prefix: string) => {
     const name = /^(\S+)\s+(.*)$/.exec(prefix.trimStart())
     if (name !== null) {
+      if (name[1] === "on" || name[1] === "off") {
+        const typed = name[2]!.split(/\s+/).at(-1) ?? ""
+        const before = name[2]!.slice(0, name[2]!.length - typed.length)
+        const items = [...FEATURES, "--project"].filter((w) => w.startsWith(typed)).map((w) => ({ value: `${name[1]} ${before}${w}`, label: w }))
+        return items.length > 0 ? items : null
+      }
       if (!TAKES_NAME.has(name[1]!) || runBrowse === undefined) return null
       const status = await run((s) => s.status)
       if (status?.location === undefined) return null

@@ -96,3 +96,15 @@ describe("recall switched off", () => {
     expect(h.selectorRequests()).toHaveLength(1)
   })
 })
+
+describe("/memory on|off completions", () => {
+  it("complete the part and --project", async () => {
+    h = await startHarness()
+    const command = h.session.extensionRunner.getCommand("memory")
+    const values = async (prefix: string) => ((await command.getArgumentCompletions(prefix)) ?? []).map((i: { value: string }) => i.value)
+    expect(await values("off ")).toEqual(["off extraction", "off dream", "off recall", "off --project"])
+    expect(await values("off re")).toEqual(["off recall"])
+    expect(await values("on dream --p")).toEqual(["on dream --project"])
+    expect(await values("rem")).toEqual(["remember"])
+  })
+})
