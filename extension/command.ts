@@ -281,13 +281,18 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         const c = await run((s) => s.context)
         if (c === undefined) return
         if (!c.active) return say(ctx, `Project memory adds nothing to the next request: ${c.reason ?? "it is inactive"}.`)
+        const notices = (await runBackground?.((b) => b.pendingNotices ?? Effect.succeed([] as ReadonlyArray<string>))) ?? []
+        const parts = [
+          ...c.parts,
+          ...notices.map((text) => ({ name: "change notice", where: "message" as const, text, note: "a background change, sent with the next request" }))
+        ]
         const notes = [
           c.recallOn
             ? "Recall: each message is also sent to the selector; what it picks joins the message (at most 5 topics, 4,096 bytes each)."
             : "Recall is switched off: no topic is selected or added to messages.",
           ...(c.parts.some((p) => p.name === "recall") ? [] : ["No recall was added to a message in this session yet."])
         ]
-        say(ctx, formatContext(summarizeContext(c.parts), notes))
+        say(ctx, formatContext(summarizeContext(parts), notes))
         return
       }
       case "open": {

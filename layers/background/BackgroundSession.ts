@@ -120,6 +120,8 @@ export interface BackgroundSessionShape {
   readonly status: Effect.Effect<BackgroundStatus>
   /** Resolves when no background task of this session runs (tests, print mode). */
   readonly idle: Effect.Effect<void>
+  /** Change notices waiting for the next request (sent while the session was idle), as sent (`/memory context`). */
+  readonly pendingNotices?: Effect.Effect<ReadonlyArray<string>>
 }
 
 interface Active {
@@ -202,6 +204,14 @@ export const makeBackgroundSession = Effect.gen(function*() {
   const active = yield* Ref.make<Active | undefined>(undefined)
   const cursor = yield* Ref.make<string | undefined>(undefined)
   const captured = yield* Ref.make<Captured | undefined>(undefined)
+  /** Notices sent as `nextTurn` since the last request was captured: they ride along with the next one. */
+  const pendingNotices = yield* Ref.make<ReadonlyArray<string>>([])
+  const sendNotice = (text: string) =>
+    Effect.gen(function*() {
+      const idle = yield* safe(host.isIdle, true)
+      yield* safe(host.sendHidden(UPDATE_MESSAGE, text, idle ? "nextTurn" : "steer"), undefined)
+      if (idle) yield* Ref.update(pendingNotices, (p) => [...p, text])
+    })
   const history = yield* Ref.make<RunHistory>([])
   /** One save of background-runs.json at a time in this process (extraction and dream finish side by side). */
   const saving = yield* Effect.makeSemaphore(1)
@@ -299,7 +309,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
     Ref.set(
       captured,
       model === undefined ? undefined : { messages: [...(messages as ReadonlyArray<Message>)], model }
-    )
+    ).pipe(Effect.zipRight(Ref.set(pendingNotices, [])))
 
   const messageEnded = (message: unknown) =>
     Ref.update(captured, (c) => {
@@ -387,11 +397,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const parent = yield* Ref.get(captured)
       const onUsage = (u: Usage | undefined) =>
         Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
-      const onChange = (change: MemoryChange) =>
-        Effect.gen(function*() {
-          const idle = yield* safe(host.isIdle, true)
-          yield* safe(host.sendHidden(UPDATE_MESSAGE, changeNotice("extractor", change), idle ? "nextTurn" : "steer"), undefined)
-        })
+      const onChange = (change: MemoryChange) => sendNotice(changeNotice("extractor", change))
       const run = Effect.gen(function*() {
         const model = yield* registry.resolve(a.background.extractor.model)
         return yield* extractor.extract({
@@ -644,11 +650,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const sessionId = yield* safe(host.sessionId, "no-session")
       const onUsage = (u: Usage | undefined) =>
         Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
-      const onChange = (change: MemoryChange) =>
-        Effect.gen(function*() {
-          const idleNow = yield* safe(host.isIdle, true)
-          yield* safe(host.sendHidden(UPDATE_MESSAGE, changeNotice("dream", change), idleNow ? "nextTurn" : "steer"), undefined)
-        })
+      const onChange = (change: MemoryChange) => sendNotice(changeNotice("dream", change))
       const model = yield* registry.resolve(a.background.dream.model).pipe(Effect.either)
       if (model._tag === "Left") {
         const record = { ...base, at: Date.now(), outcome: "failed", detail: `dream.model: ${reasonOf(model.left)}` } satisfies RunRecord
@@ -788,6 +790,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
     ),
     invalidate,
     shutdown,
+    pendingNotices: Ref.get(pendingNotices),
     status: Effect.gen(function*() {
       return {
         running: (yield* Ref.get(current)) !== undefined,
