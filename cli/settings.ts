@@ -10,9 +10,7 @@ import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import { describeSwitches, type Feature, switchesFor, switchPath } from "../src/config.ts"
-import { type ContextPart, formatContext, summarizeContext, wrapSection } from "../src/memoryContext.ts"
-import { EMPTY_INDEX_TEXT, memoryRulesPrompt } from "../src/prompts/memoryRules.ts"
-import { sanitizeMemoryText } from "../src/sanitize.ts"
+import { type ContextPart, formatContext, memorySections, summarizeContext, wrapSection } from "../src/memoryContext.ts"
 import type { contextOptions, Parsed, rememberOptions, switchOptions } from "./commandLine.ts"
 import { inspect, locate, waitOf } from "./locate.ts"
 import { EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit } from "./output.ts"
@@ -75,10 +73,10 @@ export const context = ({ cwd, json }: Parsed<typeof contextOptions>) =>
     const parts: Array<ContextPart> = []
     if (switches.memory.on) {
       const index = yield* (yield* MemoryStore).peekIndex(location.memoryDir)
-      const clean = sanitizeMemoryText(index.text).trim()
+      const sections = memorySections(location.memoryDir, index.text)
       parts.push(
-        { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", memoryRulesPrompt(sanitizeMemoryText(location.memoryDir))) },
-        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", clean === "" ? EMPTY_INDEX_TEXT : clean) }
+        { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", sections.rules) },
+        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", sections.indexSection) }
       )
     }
     const summary = summarizeContext(parts)

@@ -24,10 +24,10 @@ import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
 import { type Config, type EffectiveSwitches, type Feature, mayBeOnSomewhere, offReason, switchesFor, switchPath } from "../src/config.ts"
 import { SELECTOR_WAIT_MS } from "../src/limits.ts"
-import { type ContextPart, wrapSection } from "../src/memoryContext.ts"
+import { type ContextPart, memorySections, wrapSection } from "../src/memoryContext.ts"
 import { lintIndex, lintTopic } from "../src/lint.ts"
 import { trimIndex } from "../src/memoryIndex.ts"
-import { EMPTY_INDEX_TEXT, indexChangedNotice, memoryRulesPrompt } from "../src/prompts/memoryRules.ts"
+import { indexChangedNotice } from "../src/prompts/memoryRules.ts"
 import {
   emptyRecallState,
   READ_ENTRY,
@@ -288,14 +288,7 @@ export const makeMemorySession = Effect.gen(function* () {
       // Stamped before the read: a change racing the read shows up as a new stamp on the next request.
       const indexStamp = yield* indexStampOf(a)
       const index = yield* store.readIndex(a.location.memoryDir)
-      const clean = sanitizeMemoryText(index.text).trim()
-      return {
-        // The directory's path is configuration, but it reaches the model like memory text: one sanitizer for all.
-        rules: memoryRulesPrompt(sanitizeMemoryText(a.location.memoryDir)),
-        index: index.text,
-        indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean,
-        indexStamp
-      } satisfies Snapshot
+      return { ...memorySections(a.location.memoryDir, index.text), index: index.text, indexStamp } satisfies Snapshot
     })
 
   /**

@@ -3,7 +3,19 @@
  * and the last recall, each with its size in characters and in tokens as every budget here estimates them
  * (characters / 4, rounded up). Pure formatting.
  */
+import { EMPTY_INDEX_TEXT, memoryRulesPrompt } from "./prompts/memoryRules.ts"
 import { tokensOfChars } from "./requestFit.ts"
+import { sanitizeMemoryText } from "./sanitize.ts"
+
+/**
+ * The two system-prompt sections from the memory directory and the index as read: the rules, and the index
+ * sanitized (DECISIONS D5; the directory's path too, which reaches the model like memory text). One function for the
+ * session's snapshot and `pm context`, so what is shown is what is sent.
+ */
+export const memorySections = (memoryDir: string, indexText: string): { readonly rules: string; readonly indexSection: string } => {
+  const clean = sanitizeMemoryText(indexText).trim()
+  return { rules: memoryRulesPrompt(sanitizeMemoryText(memoryDir)), indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean }
+}
 
 export interface ContextPart {
   /** `auto_memory`, `auto_memory_index`, `auto_memory_notice`, or "recall" for the last recall's message. */
