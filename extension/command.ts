@@ -80,7 +80,11 @@ export const splitArgs = (args: string): ReadonlyArray<string> =>
 
 export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>): string => {
   if (!s.active || s.location === undefined) {
-    return [`Project memory is inactive: ${s.reason ?? "unknown reason"}.`, ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`])].join("\n")
+    return [
+      `Project memory is inactive: ${s.reason ?? "unknown reason"}.`,
+      ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
+      ...(s.configProblems ?? []).map((p) => `Config problem:   ${p}`)
+    ].join("\n")
   }
   const u = s.usage
   return [
@@ -92,6 +96,7 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
     ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
+    ...(s.configProblems ?? []).map((p) => `Config problem:   ${p}`),
     ...(background ?? [`Background tasks: extraction and dream are not available yet`])
   ].join("\n")
 }

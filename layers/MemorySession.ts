@@ -23,6 +23,7 @@ import * as Scope from "effect/Scope"
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
 import { type Config, type EffectiveSwitches, type Feature, mayBeOnSomewhere, offReason, switchesFor, switchPath } from "../src/config.ts"
+import { decodeBackgroundConfig } from "../src/background/config.ts"
 import { SELECTOR_WAIT_MS } from "../src/limits.ts"
 import { type ContextPart, memorySections, wrapSection } from "../src/memoryContext.ts"
 import { lintIndex, lintTopic } from "../src/lint.ts"
@@ -102,6 +103,8 @@ export interface SessionStatus {
   readonly switches?: EffectiveSwitches
   /** The project root they were resolved for (undefined: not known, the global switches). */
   readonly projectRoot?: string | undefined
+  /** What in config.json cannot be used, one line each (the background keys' too). */
+  readonly configProblems?: ReadonlyArray<string>
 }
 
 /** What memory adds to the next request of this session (`/memory context`). */
@@ -532,7 +535,13 @@ export const makeMemorySession = Effect.gen(function* () {
   const status = Effect.gen(function* () {
     const a = yield* Ref.get(active)
     const root = yield* projectRoot
-    const switches = switchesFor((yield* config.load).config, root)
+    const loaded = yield* config.load
+    const switches = switchesFor(loaded.config, root)
+    const background = yield* fs.readRegularFile(config.configPath, 1 << 20).pipe(
+      Effect.map((r) => decodeBackgroundConfig(config.configPath, Buffer.from(r.bytes).toString("utf8")).warnings),
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
+    const configProblems = [...loaded.warnings.map((w) => w.message), ...background]
     const usage = yield* registry.totals
     const state = yield* Ref.get(branchState)
     const base = {
@@ -544,7 +553,8 @@ export const makeMemorySession = Effect.gen(function* () {
       usage,
       generation: yield* Ref.get(generation),
       switches,
-      projectRoot: root
+      projectRoot: root,
+      configProblems
     }
     if (a === undefined) return { ...base, topics: 0, indexLines: 0, indexChars: 0, lastDreamAt: null } satisfies SessionStatus
     const { topics } = yield* store.scanTopics(a.location.memoryDir)

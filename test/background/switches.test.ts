@@ -143,6 +143,10 @@ describe("invalid values are told where the person looks", () => {
       `Project memory: ${file}: "selector" must be an object (found "haiku"); using the default.`
     ])
     expect(config.every((n) => n.level === "warning")).toBe(true)
+    // /memory status lists them too, one line each.
+    await h.prompt("/memory status")
+    const status = messages(h).at(-1)!.split("\n").filter((l) => l.startsWith("Config problem:"))
+    expect(status.map((l) => l.replace(/^Config problem: +/, "Project memory: ")).sort()).toEqual(config.map((n) => n.message).sort())
   })
 })
 
