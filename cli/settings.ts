@@ -43,6 +43,9 @@ export const off = setSwitch(false)
 
 export const remember = ({ cwd, json, text, type, wait }: Parsed<typeof rememberOptions>) =>
   Effect.gen(function*() {
+    // Without a usable config.json the memory directory is not known (autoMemoryDirectory may name another).
+    const closed = (yield* (yield* ConfigService).load).config.closed
+    if (closed !== undefined) return yield* fail(`nothing was saved: ${closed}, so the memory directory is not known; fix the file first`)
     const location = yield* locate(cwd)
     const result = yield* (yield* MemoryBrowse).remember({
       memoryDir: location.memoryDir,

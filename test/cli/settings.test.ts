@@ -86,6 +86,10 @@ describe("config.json values that cannot be used", () => {
     const doctor = await t.pm("doctor")
     expect(doctor.stdout).toMatch(/^memory-off: /m)
     expect(doctor.stdout).toMatch(/^config-invalid: .*not valid JSON/m)
+    // Nothing is saved while the memory directory is not known.
+    const remember = await t.pm("remember", "the deploys happen on Fridays")
+    expect(remember.code).toBe(2)
+    expect(remember.stderr).toContain("nothing was saved: config.json is not valid JSON")
     // And it is not rewritten by a switch: the file is the person's to fix.
     const on = await t.pm("on")
     expect(on.code).toBe(2)
