@@ -18,6 +18,10 @@ import * as Layer from "effect/Layer"
 import type { Core } from "../layers/Core.ts"
 import {
   bashCheckCommand,
+  contextCommand,
+  offCommand,
+  onCommand,
+  rememberCommand,
   doctorCommand,
   forgetCommand,
   lintCommand,
@@ -79,7 +83,11 @@ export const pmCommand = Command.make("pm").pipe(
     listCommand.pipe(Command.provide(browse)),
     showCommand.pipe(Command.provide(browse)),
     searchCommand.pipe(Command.provide(browse)),
-    forgetCommand.pipe(Command.provide(browse))
+    forgetCommand.pipe(Command.provide(browse)),
+    onCommand,
+    offCommand,
+    rememberCommand.pipe(Command.provide(browse)),
+    contextCommand
   ]),
   aroundCore
 )

@@ -99,7 +99,27 @@ export const forgetOptions = {
   )
 }
 
+export const switchOptions = {
+  ...commonOptions,
+  project: Options.boolean("project").pipe(Options.withDescription("Only for this project (the one --cwd is in), in config.json's projects")),
+  part: Args.choice([["memory", "memory"], ["extraction", "extraction"], ["dream", "dream"], ["recall", "recall"]] as const, { name: "PART" }).pipe(
+    Args.withDescription("extraction, dream or recall: switch only that part (default: all of memory)"),
+    Args.optional
+  )
+}
+export const rememberOptions = {
+  ...commonOptions,
+  wait: waitOption,
+  type: Options.choice("type", ["user", "feedback", "project", "reference"] as const).pipe(
+    Options.withDescription("The memory's type (default: project)"),
+    Options.withDefault("project" as const)
+  ),
+  text: Args.text({ name: "TEXT" }).pipe(Args.withDescription("What to remember, as one line or several words"), Args.atLeast(1))
+}
+export const contextOptions = { ...commonOptions }
+
 const inspect = () => import("./inspect.ts")
+const settings = () => import("./settings.ts")
 const recall = () => import("./recall.ts")
 const status = () => import("./status.ts")
 const journal = () => import("./journal.ts")
@@ -145,4 +165,16 @@ export const searchCommand = Command.make("search", searchOptions, (o) => handle
 )
 export const forgetCommand = Command.make("forget", forgetOptions, (o) => handledBy(browse, (m) => m.forget(o))).pipe(
   Command.withDescription("Delete topics and their MEMORY.md lines (journaled: `pm undo` restores them); exit 1 when a name is refused")
+)
+export const onCommand = Command.make("on", switchOptions, (o) => handledBy(settings, (m) => m.on(o))).pipe(
+  Command.withDescription("Turn memory (or one PART: extraction, dream, recall) on in config.json, for every project or with --project this one")
+)
+export const offCommand = Command.make("off", switchOptions, (o) => handledBy(settings, (m) => m.off(o))).pipe(
+  Command.withDescription("Turn memory (or one PART: extraction, dream, recall) off in config.json, for every project or with --project this one")
+)
+export const rememberCommand = Command.make("remember", rememberOptions, (o) => handledBy(settings, (m) => m.remember(o))).pipe(
+  Command.withDescription("Save TEXT as a new memory topic and index line (checked and journaled: `pm undo` takes it back); exit 1 when refused")
+)
+export const contextCommand = Command.make("context", contextOptions, (o) => handledBy(settings, (m) => m.context(o))).pipe(
+  Command.withDescription("Show what memory adds to a request of this project, with its size in characters and tokens")
 )

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path"
 import type { LockJudgement } from "../src/lockFile.ts"
 import { locksDirOf } from "../src/storage.ts"
 import { decodeBackgroundConfig } from "../src/background/config.ts"
+import { describeSwitches, offReason, switchesFor } from "../src/config.ts"
 import { eligibleAt } from "../src/background/dreamSchedule.ts"
 import { formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
 import { latestRuns, parseRunHistory, type RunHistory } from "../src/background/runHistory.ts"
@@ -104,16 +105,20 @@ const gather = (cwd: string) =>
       }
     }
     const configText = readText(config.configPath)
-    const background = configText === undefined ? undefined : decodeBackgroundConfig(config.configPath, configText).config
+    const decodedBackground = configText === undefined ? undefined : decodeBackgroundConfig(config.configPath, configText)
+    const background = decodedBackground?.config
+    const switches = switchesFor(cfg, location.projectRoot)
     const thresholds = background?.dreamThresholds
     const lastDreamAt = state._tag === "Right" ? state.right.state.lastDreamAt : null
     // Whether the background shell runs in the OS sandbox here (the runtime is started and stopped for the answer).
     const availability = yield* sandboxAvailability(defaultSandbox())
     const whenUnavailable = cfg.sandbox.whenUnavailable
     return {
-      enabled: cfg.enabled,
+      enabled: switches.memory.on,
+      /** Each switch in force for this project and the level it comes from. */
+      switches,
       configPath: config.configPath,
-      configWarnings: warnings.map((w) => w.message),
+      configWarnings: [...warnings.map((w) => w.message), ...(decodedBackground?.warnings ?? [])],
       location,
       topics: topics.length,
       skipped,
@@ -151,6 +156,7 @@ export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         if (json) return yield* printJson(s)
         const now = Date.now()
         yield* printLine(`Project memory ${s.enabled ? "on" : "off"}  (${s.configPath})`)
+        yield* printLine(`Switches:   ${describeSwitches(s.switches)}`)
         yield* printLine(`Project:    ${s.location.projectRoot}`)
         yield* printLine(`Memory:     ${s.location.memoryDir}`)
         yield* printLine(`Topics:     ${s.topics}${s.skipped.length > 0 ? ` (${s.skipped.length} skipped: pm scan shows why)` : ""}`)
@@ -189,7 +195,7 @@ export const doctor = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         if (!nodeOk()) problems.push({ code: "node-too-old", message: `Node ${s.versions.node} is older than 22.19, which Pi 1.x needs.` })
         if (s.versions.pi === null) problems.push({ code: "pi-not-found", message: "The Pi host package is not installed beside pm; model-based recall needs it." })
         if (s.sandbox.mode !== "sandbox") problems.push({ code: "sandbox-unavailable", message: s.sandbox.line.replace(/^sandbox: /, "The OS sandbox is ") })
-        if (!s.enabled) problems.push({ code: "memory-off", message: "Project memory is switched off (config.json enabled: false; /memory on)." })
+        if (!s.enabled) problems.push({ code: "memory-off", message: `${offReason("memory", s.switches.memory).replace(/^p/, "P")}; pm on${s.switches.memory.from === "project" ? " --project" : ""} turns it on.` })
         if (s.stateSource === "corrupt" || s.stateSource === "unreadable") problems.push({ code: "state-unreadable", message: `${s.location.memoryRootDir}/state.json cannot be read; the next write replaces it.` })
         for (const l of s.locks) {
           if (l.judgement === "stale") {

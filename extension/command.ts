@@ -1,10 +1,13 @@
-/** `/memory`: status, on, off, open, list, show, search, forget, recalled. Formatting only; the work is the layers'. */
+/** `/memory`: status, on, off, open, list, show, search, forget, recalled, remember, context. Formatting only; the work is the layers'. */
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import { writeSync } from "node:fs"
 import type { BackgroundSession } from "../layers/background/BackgroundSession.ts"
+import { branchNotices } from "../layers/background/ChangeNotices.ts"
 import type { UndoResult } from "../layers/Journal.ts"
 import { describeUndo } from "../layers/MemoryUndo.ts"
+import { describeSwitches, FEATURES, type Feature } from "../src/config.ts"
+import { formatContext, summarizeContext } from "../src/memoryContext.ts"
 import type { ListedTopic, MemoryBrowse } from "../layers/MemoryBrowse.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
@@ -17,8 +20,10 @@ type RunBackground = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effe
 
 const SUBCOMMANDS = [
   { value: "status", label: "status", description: "Memory directory, topics, recall budget, model usage" },
-  { value: "on", label: "on", description: "Turn project memory on (all projects)" },
-  { value: "off", label: "off", description: "Turn project memory off (all projects)" },
+  { value: "on", label: "on", description: "Turn memory on (all projects); on extraction|dream|recall [--project]: one part, or this project only" },
+  { value: "off", label: "off", description: "Turn memory off (all projects); off extraction|dream|recall [--project]: one part, or this project only" },
+  { value: "remember", label: "remember", description: "Save a memory now: /memory remember [--type user|feedback|project|reference] TEXT" },
+  { value: "context", label: "context", description: "What memory adds to the next request, with its size in characters and tokens" },
   { value: "open", label: "open", description: "Show the memory directory's path" },
   { value: "extract", label: "extract", description: "Extract memories from this conversation now" },
   { value: "dream", label: "dream", description: "Consolidate the memory directory now, whatever the schedule says" },
@@ -75,7 +80,13 @@ export const splitArgs = (args: string): ReadonlyArray<string> =>
   [...args.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? "")
 
 export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>, sandbox?: string): string => {
-  if (!s.active || s.location === undefined) return `Project memory is inactive: ${s.reason ?? "unknown reason"}.`
+  if (!s.active || s.location === undefined) {
+    return [
+      `Project memory is inactive: ${s.reason ?? "unknown reason"}.`,
+      ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
+      ...(s.configProblems ?? []).map((p) => `Config problem:   ${p}`)
+    ].join("\n")
+  }
   const u = s.usage
   return [
     `Memory directory: ${s.location.memoryDir}`,
@@ -85,9 +96,60 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
     `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
+    ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
+    ...(s.configProblems ?? []).map((p) => `Config problem:   ${p}`),
     ...(background ?? [`Background tasks: extraction and dream are not available yet`]),
     ...(sandbox === undefined ? [] : [`Sandbox:          ${sandbox.replace(/^sandbox: /, "")}`])
   ].join("\n")
+}
+
+/** `on|off [extraction|dream|recall] [--project]`: which switch, at which level; a string is a usage problem. */
+export const parseSwitch = (
+  words: ReadonlyArray<string>
+): { readonly what: "memory" | Feature; readonly scope: "global" | "project" } | string => {
+  let what: "memory" | Feature = "memory"
+  let scope: "global" | "project" = "global"
+  for (const w of words) {
+    if (w === "--project") scope = "project"
+    else if ((FEATURES as ReadonlyArray<string>).includes(w) && what === "memory") what = w as Feature
+    else if (w === "memory" && what === "memory") continue
+    else return `Usage: /memory on|off [extraction|dream|recall] [--project] ("${w}" is not one of them)`
+  }
+  return { what, scope }
+}
+
+/** What a switch command saved, and what is in force for this project now. */
+export const switchReport = (what: "memory" | Feature, on: boolean, root: string | undefined, status: SessionStatus | undefined): string => {
+  const name = what === "memory" ? "Project memory" : what[0]!.toUpperCase() + what.slice(1)
+  const where = root === undefined ? "saved in config.json for every project" : `saved in config.json for ${root} only`
+  const now = status?.switches
+  const effective = now === undefined ? undefined : now[what === "memory" ? "memory" : what]
+  const differs = effective !== undefined && effective.on !== on
+  return [
+    `${name} is ${on ? "on" : "off"} (${where}).`,
+    ...(differs
+      ? [
+        what !== "memory" && now?.memory.on === false
+          ? `Here it stays off while memory is off (/memory on${now.memory.from === "project" ? " --project" : ""}).`
+          : effective!.from === "project"
+          ? `This project keeps its own setting, so here it stays ${effective!.on ? "on" : "off"} (/memory ${on ? "on" : "off"}${what === "memory" ? "" : ` ${what}`} --project to change it).`
+          : `Here it stays ${effective!.on ? "on" : "off"}.`
+      ]
+      : []),
+    ...(now === undefined ? [] : [`In force here: ${describeSwitches(now)}.`])
+  ].join("\n")
+}
+
+const TYPES = ["user", "feedback", "project", "reference"] as const
+
+/** `remember [--type TYPE] TEXT`; a string is a usage problem. */
+export const parseRemember = (args: string): { readonly text: string; readonly type: (typeof TYPES)[number] } | string => {
+  const m = /^--type(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(args)
+  const type = m === null ? "project" : m[1]!
+  const text = m === null ? args : m[2]!
+  if (!(TYPES as ReadonlyArray<string>).includes(type)) return `Usage: /memory remember [--type user|feedback|project|reference] TEXT ("${type}" is not a memory type)`
+  if (text.trim() === "") return "Usage: /memory remember [--type user|feedback|project|reference] TEXT"
+  return { text, type: type as (typeof TYPES)[number] }
 }
 
 /** What `/memory undo` reports: the task, what came back, what was left alone and why. */
@@ -98,6 +160,12 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
   getArgumentCompletions: async (prefix: string) => {
     const name = /^(\S+)\s+(.*)$/.exec(prefix.trimStart())
     if (name !== null) {
+      if (name[1] === "on" || name[1] === "off") {
+        const typed = name[2]!.split(/\s+/).at(-1) ?? ""
+        const before = name[2]!.slice(0, name[2]!.length - typed.length)
+        const items = [...FEATURES, "--project"].filter((w) => w.startsWith(typed)).map((w) => ({ value: `${name[1]} ${before}${w}`, label: w }))
+        return items.length > 0 ? items : null
+      }
       if (!TAKES_NAME.has(name[1]!) || runBrowse === undefined) return null
       const status = await run((s) => s.status)
       if (status?.location === undefined) return null
@@ -194,12 +262,46 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
       }
       case "on":
       case "off": {
+        const parsed = parseSwitch(rest)
+        if (typeof parsed === "string") return say(ctx, parsed, "warning")
+        const on = sub === "on"
         // A failed save was already reported as a warning by `run`: claiming success would be false.
-        const saved = await run((s) => Effect.as(s.setEnabled(sub === "on"), true))
-        if (saved !== true) return
-        // Background tasks of the old setting stop at once.
-        await runBackground?.((b) => b.invalidate(`/memory ${sub}`))
-        say(ctx, `Project memory is ${sub} (saved in config.json for every project).`)
+        const saved = await run((s) => Effect.map(s.setSwitch(parsed.what, on, parsed.scope), (root) => ({ root })))
+        if (saved === undefined) return
+        // Background tasks of the old setting stop at once (a part switched on needs nothing stopped).
+        if (parsed.what === "memory" || !on) await runBackground?.((b) => b.invalidate(`/memory ${sub}`))
+        const status = await run((s) => s.status)
+        say(ctx, switchReport(parsed.what, on, saved.root, status))
+        return
+      }
+      case "remember": {
+        const parsed = parseRemember(args.trim().slice(sub.length).trim())
+        if (typeof parsed === "string") return say(ctx, parsed, "warning")
+        const location = await located()
+        const result = location &&
+          (await browse((b) =>
+            b.remember({ memoryDir: location.memoryDir, rootDir: location.memoryRootDir, text: parsed.text, type: parsed.type, session: ctx.sessionManager.getSessionId() })
+          ))
+        if (result === undefined) return
+        say(ctx, `Project memory: saved ${result.files.join(", ")} (task ${result.task}; /memory undo takes it back).`)
+        return
+      }
+      case "context": {
+        const c = await run((s) => s.context)
+        if (c === undefined) return
+        if (!c.active) return say(ctx, `Project memory adds nothing to the next request: ${c.reason ?? "it is inactive"}.`)
+        const notices = branchNotices(ctx.sessionManager.buildSessionProjection().entries as never)
+        const parts = [
+          ...c.parts,
+          ...notices.map((text) => ({ name: "change notice", where: "message" as const, text, note: "a background change, part of every request on this branch" }))
+        ]
+        const notes = [
+          c.recallOn
+            ? "Recall: each message is also sent to the selector; what it picks joins the message (at most 5 topics, 4,096 bytes each)."
+            : "Recall is switched off: no topic is selected or added to messages.",
+          ...(c.parts.some((p) => p.name === "recall") ? [] : ["No recall was added to a message in this session yet."])
+        ]
+        say(ctx, formatContext(summarizeContext(parts), notes))
         return
       }
       case "open": {
@@ -214,7 +316,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         return
       }
       default:
-        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget or recalled.`, "warning")
+        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget, recalled, remember or context.`, "warning")
     }
   }
 })

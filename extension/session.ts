@@ -31,8 +31,15 @@ interface ContextHolder {
 export const notifyPerson = (ctx: ExtensionContext | undefined, message: string, level: "info" | "warning" | "error"): void => {
   if (ctx === undefined) return
   if (ctx.hasUI) return ctx.ui.notify(message, level)
-  process.stderr.write(`${message.replace(/\s*\n\s*/g, " ")}\n`)
+  const line = message.replace(/\s*\n\s*/g, " ")
+  // A print-mode run is one script step: the same warning twice in it (each turn's failing selector) is told once.
+  if (level !== "info" && ctx.mode === "print") {
+    if (toldInPrintMode.has(line)) return
+    toldInPrintMode.add(line)
+  }
+  process.stderr.write(`${line}\n`)
 }
+const toldInPrintMode = new Set<string>()
 
 const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =>
   Layer.succeed(Host, {

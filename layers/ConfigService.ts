@@ -1,6 +1,8 @@
 /**
  * ConfigService: where the agent directory is, and the decoded user-level `config.json`.
- * Reading never fails: a missing file is the defaults, a broken one the defaults plus warnings.
+ * Reading never fails: a missing file is the defaults; a bad key its default plus a warning. A file that cannot be
+ * used at all (unreadable, not JSON, not an object) fails closed: the settings this service last read, or memory off
+ * when it has read none, plus a warning; never the defaults, which would turn on what a person switched off.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -8,7 +10,8 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { homedir } from "node:os"
 import { basename, dirname, join, resolve } from "node:path"
-import { decodeConfig, defaultConfig, type DecodedConfig, parseConfigObject } from "../src/config.ts"
+import * as Ref from "effect/Ref"
+import { type Config, closedConfig, decodeConfig, defaultConfig, type DecodedConfig, parseConfigObject, UNUSABLE_FALLBACK } from "../src/config.ts"
 import { configPathOf, storageRootOf } from "../src/storage.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "./AtomicPublish.ts"
 import { FileSystem, FsReason, fsReasonText } from "./FileSystem.ts"
@@ -40,10 +43,11 @@ export interface ConfigServiceShape {
   readonly home: string
   readonly load: Effect.Effect<DecodedConfig>
   /**
-   * Sets one top-level key, keeping every other key of the file as it was (used by `/memory on|off`). A file that
-   * exists but cannot be read or is not a JSON object fails with ConfigWriteFailed and is left untouched.
+   * Sets one key (a top-level name, or a path of names into nested objects, made as needed), keeping every other
+   * key of the file as it was (used by `/memory on|off`). A file that exists but cannot be read or is not a JSON
+   * object, or a path through a value that is not an object, fails with ConfigWriteFailed and is left untouched.
    */
-  readonly setKey: (key: string, value: unknown) => Effect.Effect<void, ConfigWriteFailed>
+  readonly setKey: (key: string | ReadonlyArray<string>, value: unknown) => Effect.Effect<void, ConfigWriteFailed>
 }
 
 export interface ConfigEnvironment {
@@ -64,20 +68,28 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
     const agentDir = options.agentDir ?? agentDirFromEnv(process.env, home)
     const storageRoot = storageRootOf(agentDir)
     const configPath = configPathOf(storageRoot)
+    /** The settings of the last read that could be used: what a broken file falls back to. */
+    const lastGood = yield* Ref.make<Config | undefined>(undefined)
+    const unusable = (why: string, message: string): Effect.Effect<DecodedConfig> =>
+      Effect.map(Ref.get(lastGood), (good) => ({
+        config: good ?? closedConfig(why),
+        warnings: [{ file: configPath, key: "(file)", message: good === undefined ? message : message.replace(UNUSABLE_FALLBACK, "keeping the settings read before") }],
+        unusable: true
+      }))
     const load: Effect.Effect<DecodedConfig> = fs.readRegularFile(configPath, 1 << 20).pipe(
       Effect.map((r) => decodeConfig(configPath, Buffer.from(r.bytes).toString("utf8"), home)),
+      Effect.flatMap((d) =>
+        d.unusable === true
+          ? unusable(d.config.closed ?? "config.json cannot be used", d.warnings[0]?.message ?? `${configPath} cannot be used; ${UNUSABLE_FALLBACK}.`)
+          : Effect.as(Ref.set(lastGood, d.config), d)
+      ),
       Effect.catchAll((e) =>
-        Effect.succeed<DecodedConfig>(
-          e.reason === "NotFound"
-            ? { config: defaultConfig, warnings: [] }
-            : {
-                config: defaultConfig,
-                warnings: [{ file: configPath, key: "(file)", message: `${configPath} could not be read (${fsReasonText(e.reason, e.detail)}); using defaults.` }]
-              }
-        )
+        e.reason === "NotFound"
+          ? Effect.as(Ref.set(lastGood, defaultConfig), { config: defaultConfig, warnings: [] })
+          : unusable("config.json cannot be read", `${configPath} could not be read (${fsReasonText(e.reason, e.detail)}); ${UNUSABLE_FALLBACK}.`)
       )
     )
-    const setKey = (key: string, value: unknown) =>
+    const setKey = (key: string | ReadonlyArray<string>, value: unknown) =>
       Effect.gen(function* () {
         const current = yield* fs.readRegularFile(configPath, 1 << 20).pipe(
           Effect.map((r) => ({ text: Buffer.from(r.bytes).toString("utf8"), mode: r.info.mode & 0o777, partial: r.partial })),
@@ -96,7 +108,18 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
           }
           object = { ...parsed.object }
         }
-        object[key] = value
+        const path = typeof key === "string" ? [key] : key
+        let at: Record<string, unknown> = object
+        for (const [i, name] of path.slice(0, -1).entries()) {
+          const next = at[name]
+          if (next === undefined) at = at[name] = {}
+          else if (typeof next === "object" && next !== null && !Array.isArray(next)) at = at[name] = { ...(next as Record<string, unknown>) }
+          else {
+            const where = path.slice(0, i + 1).map((n) => JSON.stringify(n)).join(" > ")
+            return yield* Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "invalid", detail: `holds ${where} that is not an object` }))
+          }
+        }
+        at[path[path.length - 1]!] = value
         const dir = dirname(configPath)
         const writeFailed = (e: { reason: FsReason; detail: string }) =>
           new ConfigWriteFailed({ path: configPath, reason: "write", fsReason: e.reason, detail: e.detail || e.reason })

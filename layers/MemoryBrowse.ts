@@ -19,6 +19,8 @@ import {
   type SearchHit,
   searchDocuments
 } from "../src/memoryQuery.ts"
+import { buildBackfillIndex, indexLine } from "../src/memoryIndex.ts"
+import { rememberedTopic } from "../src/remember.ts"
 import { ageInDays, stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, locksDirOf } from "../src/storage.ts"
 import type { MemoryType } from "../src/frontmatter.ts"
@@ -109,12 +111,45 @@ export interface ForgetRequest extends PersonWait {
   readonly session: string | null
 }
 
+export interface RememberRequest extends PersonWait {
+  readonly memoryDir: string
+  /** `memory-roots/<hash>/`: the journal and the locks live there. */
+  readonly rootDir: string
+  readonly text: string
+  /** Default "project". */
+  readonly type?: MemoryType
+  readonly session: string | null
+}
+
+export interface RememberResult {
+  /** The new topic file, relative to the memory directory. */
+  readonly file: string
+  /** Every file written: the topic and MEMORY.md. */
+  readonly files: ReadonlyArray<string>
+  /** The journal task: `pm undo` removes it again. */
+  readonly task: string
+}
+
+/** `remember` refused the text (a credential, too large, nothing given): nothing was written. */
+export class RememberRefused extends Schema.TaggedError<RememberRefused>()("RememberRefused", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
 export interface MemoryBrowseShape {
   readonly list: (memoryDir: string, nowMs?: number) => Effect.Effect<Listing, MemoryDirUnreadable>
   readonly show: (memoryDir: string, name: string, nowMs?: number) => Effect.Effect<ShownTopic, MemoryDirUnreadable | TopicRefused>
   readonly search: (memoryDir: string, query: string) => Effect.Effect<ReadonlyArray<SearchHit>, MemoryDirUnreadable>
   /** Every name must denote a topic, or nothing changes. */
   readonly forget: (request: ForgetRequest) => Effect.Effect<ForgetResult, MemoryDirUnreadable | TopicRefused | ForgetFailed>
+  /**
+   * A person's explicit save: one new topic file from `text` and its MEMORY.md line, through the writer with the
+   * checks a background write passes (credentials, size, header), journaled like one (`pm undo` takes it back).
+   */
+  readonly remember: (request: RememberRequest) => Effect.Effect<RememberResult, MemoryDirUnreadable | RememberRefused | ForgetFailed>
   /** Topic file names, for completions; empty when the directory cannot be read. */
   readonly names: (memoryDir: string) => Effect.Effect<ReadonlyArray<string>>
 }
@@ -256,10 +291,47 @@ export const makeMemoryBrowse: Effect.Effect<
     )
   })
 
+  const remember = Effect.fn("MemoryBrowse.remember")(function*(request: RememberRequest) {
+    const { memoryDir } = request
+    yield* checkDir(memoryDir)
+    const failed = (what: string) => (e: { readonly message: string }) => new ForgetFailed({ reason: `${what}: ${e.message}` })
+    const body = Effect.gen(function*() {
+      // Named under the lock: a background writer may have added a file of the same name meanwhile.
+      const present = yield* fs.readDirectory(memoryDir).pipe(Effect.orElseSucceed(() => []))
+      const made = rememberedTopic(request.text, request.type ?? "project", new Set(present.map((e) => e.name.toLowerCase())))
+      if (made._tag === "Refused") return yield* new RememberRefused({ reason: made.reason })
+      const { topic } = made
+      const task = `remember-${randomUUID()}`
+      const journaled = journal.forWriter({ rootDir: request.rootDir }, { task, kind: "remember", session: request.session, model: null })
+      const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
+      yield* writeTask.write(topic.filename, topic.content).pipe(Effect.mapError(failed("nothing was saved")))
+      const index = yield* rawIndex(memoryDir)
+      const line = indexLine({ filename: topic.filename, title: topic.name, description: topic.description })
+      let next: string
+      if (index.exists) {
+        yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { content: index.text, mtimeMs: index.mtimeMs })
+        next = `${index.text}${index.text === "" || index.text.endsWith("\n") ? "" : "\n"}${line}\n`
+      } else {
+        // No index yet: the one the first read would make from the other topics, with this line first.
+        const { topics } = yield* store.scanTopics(memoryDir)
+        const others = topics.filter((t) => t.filename !== topic.filename)
+        next = `${line}\n${buildBackfillIndex(others.map((t) => ({ filename: t.filename, title: t.name ?? t.filename, description: t.description })))}`
+      }
+      yield* writeTask.write(INDEX_FILE, next).pipe(Effect.mapError(failed(`${topic.filename} was saved but the index was not updated`)))
+      return { file: topic.filename, files: [topic.filename, INDEX_FILE], task } satisfies RememberResult
+    })
+    return yield* holdingBackgroundLocks(request.rootDir, body, request).pipe(
+      Effect.provideService(LockService, locks),
+      Effect.mapError((e) =>
+        e instanceof LockFailed || e instanceof LockLost || e instanceof MemoryBusy ? new ForgetFailed({ reason: e.message }) : e
+      )
+    )
+  })
+
   const names = (memoryDir: string) =>
     store.scanTopics(memoryDir).pipe(Effect.map((r) => r.topics.map((t) => t.filename)))
 
-  return { list, show, search, forget, names } as MemoryBrowseShape
+  return { list, show, search, forget, remember, names } as MemoryBrowseShape
 })
 
 export class MemoryBrowse extends Context.Tag("MemoryBrowse")<MemoryBrowse, MemoryBrowseShape>() {

@@ -22,11 +22,13 @@ import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
-import type { Config } from "../src/config.ts"
+import { type Config, type EffectiveSwitches, type Feature, mayBeOnSomewhere, offReason, switchesFor, switchPath } from "../src/config.ts"
+import { decodeBackgroundConfig } from "../src/background/config.ts"
 import { SELECTOR_WAIT_MS } from "../src/limits.ts"
+import { type ContextPart, memorySections, wrapSection } from "../src/memoryContext.ts"
 import { lintIndex, lintTopic } from "../src/lint.ts"
 import { trimIndex } from "../src/memoryIndex.ts"
-import { EMPTY_INDEX_TEXT, indexChangedNotice, memoryRulesPrompt } from "../src/prompts/memoryRules.ts"
+import { indexChangedNotice } from "../src/prompts/memoryRules.ts"
 import {
   emptyRecallState,
   READ_ENTRY,
@@ -97,6 +99,22 @@ export interface SessionStatus {
   readonly generation: number
   /** Epoch ms of the last consolidation attempt, from the shared state. */
   readonly lastDreamAt: number | null
+  /** The switches in force for this project, as config.json says now. */
+  readonly switches?: EffectiveSwitches
+  /** The project root they were resolved for (undefined: not known, the global switches). */
+  readonly projectRoot?: string | undefined
+  /** What in config.json cannot be used, one line each (the background keys' too). */
+  readonly configProblems?: ReadonlyArray<string>
+}
+
+/** What memory adds to the next request of this session (`/memory context`). */
+export interface MemoryContext {
+  readonly active: boolean
+  readonly reason: string | undefined
+  readonly parts: ReadonlyArray<ContextPart>
+  /** Whether the next message is sent to recall (memory active, trusted, recall on). */
+  readonly recallOn: boolean
+  readonly switches?: EffectiveSwitches
 }
 
 export interface MemorySessionShape {
@@ -122,6 +140,13 @@ export interface MemorySessionShape {
   /** Waits until no prefetch is running (delivered, dropped or interrupted): an event to wait on instead of a time. */
   readonly prefetchesDone: Effect.Effect<void>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, unknown>
+  /**
+   * `/memory on|off [FEATURE] [--project]`: sets one switch in config.json, globally or for this project, and starts
+   * a new generation with it. Returns the project root a project switch was saved for.
+   */
+  readonly setSwitch: (what: "memory" | Feature, on: boolean, scope: "global" | "project") => Effect.Effect<string | undefined, unknown>
+  /** `/memory context`: the sections the next request carries and the last recall of this session, as sent. */
+  readonly context: Effect.Effect<MemoryContext>
   /** `/memory undo [TASK]`: the newest task not yet undone (or TASK) back to its previous bytes, journaled. */
   readonly undo: (task?: string) => Effect.Effect<UndoResult, unknown>
 }
@@ -130,6 +155,8 @@ interface Active {
   readonly location: ProjectLocation
   readonly canonicalMemoryDir: string
   readonly config: Config
+  /** The switches in force for this project (memory is on, or the session would not be active). */
+  readonly switches: EffectiveSwitches
   readonly sessionId: string
 }
 
@@ -171,6 +198,8 @@ export const makeMemorySession = Effect.gen(function* () {
   const branchState = yield* Ref.make<BranchRecallState>(emptyRecallState)
   /** The next user message_end belongs to a request already prefetched in before_agent_start. */
   const skipNextUserMessage = yield* Ref.make(false)
+  /** The last recall delivered in this session (what `/memory context` shows): its message, topics and text. */
+  const lastRecall = yield* Ref.make<{ readonly query: string; readonly selected: ReadonlyArray<string>; readonly text: string } | undefined>(undefined)
   // Prefetch fibers live in the layer's scope: closing the runtime interrupts whatever is still running.
   const prefetches = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
 
@@ -194,19 +223,27 @@ export const makeMemorySession = Effect.gen(function* () {
     yield* Ref.set(configStamp, yield* readConfigStamp)
     const { config: cfg, warnings } = yield* config.load
     for (const w of warnings) yield* warn(`Project memory: ${w.message}`)
-    if (!cfg.enabled) {
-      yield* Ref.set(inactiveReason, "turned off (/memory on to enable)")
-      return
-    }
+    const off = (e: EffectiveSwitches["memory"]) =>
+      Ref.set(inactiveReason, cfg.closed !== undefined && e.from !== "project" ? `off because ${cfg.closed} (fix the file; the warning says where)` : offReason("memory", e))
+    // Switched off everywhere: nothing is located (no git call, no directory made).
+    if (!mayBeOnSomewhere(cfg)) return yield* off(switchesFor(cfg, undefined).memory)
     const cwd = yield* host.cwd
+    // Off globally but on for some project: look at the root first, without making anything.
+    if (!cfg.enabled) {
+      const root = yield* locator.projectRootOf(cwd).pipe(Effect.orElseSucceed(() => undefined))
+      const memory = switchesFor(cfg, root).memory
+      if (!memory.on) return yield* off(memory)
+    }
     const located = yield* locator.locate(cwd).pipe(Effect.either)
     if (located._tag === "Left") {
       yield* Ref.set(inactiveReason, located.left.message)
       return yield* warn(`Project memory is off for this session: ${located.left.message}`)
     }
+    const switches = switchesFor(cfg, located.right.projectRoot)
+    if (!switches.memory.on) return yield* off(switches.memory)
     const canonicalMemoryDir = yield* fs.realpath(located.right.memoryDir).pipe(Effect.orElseSucceed(() => located.right.memoryDir))
     const sessionId = yield* host.sessionId
-    yield* Ref.set(active, { location: located.right, canonicalMemoryDir, config: cfg, sessionId })
+    yield* Ref.set(active, { location: located.right, canonicalMemoryDir, config: cfg, switches, sessionId })
     yield* Ref.set(inactiveReason, undefined)
     yield* Ref.set(branchState, rebuildRecallState(yield* host.branch))
   })
@@ -254,14 +291,7 @@ export const makeMemorySession = Effect.gen(function* () {
       // Stamped before the read: a change racing the read shows up as a new stamp on the next request.
       const indexStamp = yield* indexStampOf(a)
       const index = yield* store.readIndex(a.location.memoryDir)
-      const clean = sanitizeMemoryText(index.text).trim()
-      return {
-        // The directory's path is configuration, but it reaches the model like memory text: one sanitizer for all.
-        rules: memoryRulesPrompt(sanitizeMemoryText(a.location.memoryDir)),
-        index: index.text,
-        indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean,
-        indexStamp
-      } satisfies Snapshot
+      return { ...memorySections(a.location.memoryDir, index.text), index: index.text, indexStamp } satisfies Snapshot
     })
 
   /**
@@ -279,6 +309,7 @@ export const makeMemorySession = Effect.gen(function* () {
   const record = (query: string, outcome: RecallOutcome) =>
     Effect.gen(function* () {
       for (const w of outcome.warnings) yield* warn(w)
+      if (outcome.injection !== "") yield* Ref.set(lastRecall, { query: query.trim(), selected: outcome.selected, text: outcome.injection })
       if (outcome.answered) {
         const data: RecallEntryData = { query: query.trim(), selected: outcome.selected, budgetUsed: outcome.budgetUsed, mtimes: outcome.mtimes }
         yield* Ref.update(branchState, (s) => withRecall(s, data))
@@ -352,6 +383,8 @@ export const makeMemorySession = Effect.gen(function* () {
         if (current !== snap.index) input.sections["auto_memory_notice"] = indexChangedNotice(sanitizeMemoryText(a.location.memoryDir))
       }
 
+      // Recall switched off: the index and the rules stay, no topic is selected or injected.
+      if (!a.switches.recall.on) return undefined
       yield* Ref.set(skipNextUserMessage, true)
       const pending = yield* startPrefetch(a, input.prompt, "waiting")
       const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
@@ -376,7 +409,7 @@ export const makeMemorySession = Effect.gen(function* () {
       // Queued messages follow config.json too, not only requests.
       yield* followConfig
       const a = yield* usable
-      if (a === undefined) return
+      if (a === undefined || !a.switches.recall.on) return
       yield* startPrefetch(a, text, "late")
     })
 
@@ -492,8 +525,23 @@ export const makeMemorySession = Effect.gen(function* () {
       return { content: [...event.content, { type: "text", text }] }
     }).pipe(Effect.catchAllCause(() => Effect.succeed(undefined)))
 
+  /** The project root of this session: the active location's, else the one git gives (nothing is made). */
+  const projectRoot = Effect.gen(function* () {
+    const a = yield* Ref.get(active)
+    if (a !== undefined) return a.location.projectRoot
+    return yield* locator.projectRootOf(yield* host.cwd).pipe(Effect.orElseSucceed(() => undefined))
+  })
+
   const status = Effect.gen(function* () {
     const a = yield* Ref.get(active)
+    const root = yield* projectRoot
+    const loaded = yield* config.load
+    const switches = switchesFor(loaded.config, root)
+    const background = yield* fs.readRegularFile(config.configPath, 1 << 20).pipe(
+      Effect.map((r) => decodeBackgroundConfig(config.configPath, Buffer.from(r.bytes).toString("utf8")).warnings),
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
+    const configProblems = [...loaded.warnings.map((w) => w.message), ...background]
     const usage = yield* registry.totals
     const state = yield* Ref.get(branchState)
     const base = {
@@ -503,7 +551,10 @@ export const makeMemorySession = Effect.gen(function* () {
       budgetUsed: state.budgetUsed,
       recalled: state.history,
       usage,
-      generation: yield* Ref.get(generation)
+      generation: yield* Ref.get(generation),
+      switches,
+      projectRoot: root,
+      configProblems
     }
     if (a === undefined) return { ...base, topics: 0, indexLines: 0, indexChars: 0, lastDreamAt: null } satisfies SessionStatus
     const { topics } = yield* store.scanTopics(a.location.memoryDir)
@@ -515,11 +566,43 @@ export const makeMemorySession = Effect.gen(function* () {
     return { ...base, topics: topics.length, indexLines: index.lines, indexChars: index.chars, lastDreamAt } satisfies SessionStatus
   })
 
-  const setEnabled = (enabled: boolean) =>
+  const context = Effect.gen(function* () {
+    const a = yield* usable
+    const switches = (yield* status).switches
+    if (a === undefined) {
+      const reason = (yield* Ref.get(inactiveReason)) ?? ((yield* Ref.get(active)) !== undefined ? "the project is not trusted" : undefined)
+      return { active: false, reason, parts: [], recallOn: false, ...(switches === undefined ? {} : { switches }) } satisfies MemoryContext
+    }
+    // The snapshot the next request reuses, or the one it would build now.
+    const snap = (yield* Ref.get(snapshot)) ?? (yield* buildSnapshot(a))
+    const parts: Array<ContextPart> = [
+      { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", snap.rules) },
+      { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", snap.indexSection) }
+    ]
+    if ((yield* indexStampOf(a)) !== snap.indexStamp) {
+      const current = yield* store.readIndexFile(a.location.memoryDir).pipe(Effect.map((raw) => trimIndex(raw).text), Effect.orElseSucceed(() => ""))
+      if (current !== snap.index) {
+        const notice = indexChangedNotice(sanitizeMemoryText(a.location.memoryDir))
+        parts.push({ name: "auto_memory_notice", where: "system prompt", text: wrapSection("auto_memory_notice", notice) })
+      }
+    }
+    const last = yield* Ref.get(lastRecall)
+    if (last !== undefined) {
+      const oneLine = last.query.replace(/\s+/g, " ")
+      parts.push({ name: "recall", where: "message", text: last.text, note: `the last recall, for "${oneLine.length > 60 ? `${oneLine.slice(0, 59)}…` : oneLine}": ${last.selected.join(", ")}` })
+    }
+    return { active: true, reason: undefined, parts, recallOn: a.switches.recall.on, switches: a.switches } satisfies MemoryContext
+  })
+
+  const setSwitch = (what: "memory" | Feature, on: boolean, scope: "global" | "project") =>
     Effect.gen(function* () {
-      yield* config.setKey("enabled", enabled)
+      const root = scope === "project" ? yield* projectRoot : undefined
+      if (scope === "project" && root === undefined) return yield* Effect.fail(new Error("the project's root could not be found, so nothing was saved"))
+      yield* config.setKey(switchPath(what, root), on)
       yield* activate
+      return root
     })
+  const setEnabled = (enabled: boolean) => Effect.asVoid(setSwitch("memory", enabled, "global"))
 
   const undo = (task?: string) =>
     Effect.gen(function* () {
@@ -533,6 +616,7 @@ export const makeMemorySession = Effect.gen(function* () {
 
   return {
     undo,
+    context,
     start: activate,
     rebuild,
     branchChanged: FiberSet.clear(prefetches).pipe(Effect.zipRight(rebuild)),
@@ -546,7 +630,8 @@ export const makeMemorySession = Effect.gen(function* () {
     toolResult,
     status,
     prefetchesDone: FiberSet.awaitEmpty(prefetches),
-    setEnabled
+    setEnabled,
+    setSwitch
   } satisfies MemorySessionShape
 })
 

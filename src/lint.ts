@@ -14,23 +14,27 @@ import {
   RECALL_MAX_LINES
 } from "./limits.ts"
 
-export type LintCode =
-  | "recall-window-over"
-  | "recall-window-near"
-  | "continuation-name"
-  | "frontmatter-missing"
-  | "frontmatter-invalid"
-  | "description-missing"
-  | "description-too-long"
-  | "type-unknown"
-  | "index-too-long"
-  | "index-line-too-long"
-  | "index-line-not-link"
-  | "index-link-missing"
-  | "topic-not-indexed"
-  | "description-cut-by-comment"
-  | "file-unreadable"
-  | "secret"
+/** Every code a lint problem can carry (docs/configuration.md lists them; a test keeps the two in step). */
+export const LINT_CODES = [
+  "recall-window-over",
+  "recall-window-near",
+  "continuation-name",
+  "frontmatter-missing",
+  "frontmatter-invalid",
+  "description-missing",
+  "description-too-long",
+  "type-unknown",
+  "index-too-long",
+  "index-line-too-long",
+  "index-line-not-link",
+  "index-link-missing",
+  "topic-not-indexed",
+  "description-cut-by-comment",
+  "file-unreadable",
+  "secret"
+] as const
+
+export type LintCode = (typeof LINT_CODES)[number]
 
 export interface LintProblem {
   readonly code: LintCode

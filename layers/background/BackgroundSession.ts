@@ -23,6 +23,7 @@ import * as Scope from "effect/Scope"
 import { homedir } from "node:os"
 import { join, relative } from "node:path"
 import { type BackgroundConfig, decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
+import { mayBeOnSomewhere, offReason, switchesFor } from "../../src/config.ts"
 import { type BranchEntry, CURSOR_ENTRY, cursorOnBranch, type TreeEntry } from "../../src/background/cursor.ts"
 import { addRunUsage, type BackgroundKind, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, type RunHistory, serializeRunHistory } from "../../src/background/runHistory.ts"
@@ -187,6 +188,10 @@ const ranOutcome = (
     ? { outcome: "failed", detail: `${unsaved.length} change(s) could not be made` }
     : { outcome: changed > 0 ? "saved" : "nothing", detail }
 
+/** What a person is told when a background run saved files: which task, and every file it changed. */
+export const savedNotice = (r: RunRecord): string =>
+  `Project memory: the ${r.kind === "extract" ? "extraction" : "dream"} saved ${r.filesChanged.join(", ")} (/memory undo takes it back).`
+
 const skipText: Record<string, string> = {
   "nothing-new": "no new messages",
   "main-agent-wrote": "the main agent already wrote memory",
@@ -209,6 +214,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
   const active = yield* Ref.make<Active | undefined>(undefined)
   const cursor = yield* Ref.make<string | undefined>(undefined)
   const captured = yield* Ref.make<Captured | undefined>(undefined)
+  /** Notices sent as `nextTurn` since the last request was captured: they ride along with the next one. */
   const history = yield* Ref.make<RunHistory>([])
   /** One save of background-runs.json at a time in this process (extraction and dream finish side by side). */
   const saving = yield* Effect.makeSemaphore(1)
@@ -283,10 +289,17 @@ export const makeBackgroundSession = Effect.gen(function*() {
     yield* Ref.set(captured, undefined)
     yield* Ref.set(active, undefined)
     const { config: cfg } = yield* config.load
-    if (!cfg.enabled) return
-    const located = yield* locator.locate(yield* host.cwd).pipe(Effect.option)
+    // Off everywhere, or off for this project (read from its root before anything is made): nothing to run.
+    if (!mayBeOnSomewhere(cfg)) return
+    const cwd = yield* host.cwd
+    if (!cfg.enabled) {
+      const root = yield* locator.projectRootOf(cwd).pipe(Effect.orElseSucceed(() => undefined))
+      if (!switchesFor(cfg, root).memory.on) return
+    }
+    const located = yield* locator.locate(cwd).pipe(Effect.option)
     if (Option.isNone(located)) return
     const location = located.value
+    if (!switchesFor(cfg, location.projectRoot).memory.on) return
     const canonicalMemoryDir = yield* fs.realpath(location.memoryDir).pipe(Effect.orElseSucceed(() => location.memoryDir))
     const a: Active = { location, canonicalMemoryDir, background: yield* readBackgroundConfig }
     yield* Ref.set(active, a)
@@ -320,8 +333,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
       return { ...c, messages: [...c.messages, m] }
     })
 
-  /** Valid while the generation is the one the task started in, the project is trusted and memory is on. */
-  const validity = (startedIn: number): Effect.Effect<void, TaskInvalid> =>
+  /** Valid while the generation is the one the task started in, the project is trusted and the task's switch is on. */
+  const validity = (startedIn: number, kind: "extraction" | "dream"): Effect.Effect<void, TaskInvalid> =>
     Effect.gen(function*() {
       if ((yield* Ref.get(generation)) !== startedIn) {
         return yield* Effect.fail(new TaskInvalid({ reason: "project memory was reloaded, turned off or restarted" }))
@@ -330,7 +343,17 @@ export const makeBackgroundSession = Effect.gen(function*() {
         return yield* Effect.fail(new TaskInvalid({ reason: "the project is no longer trusted" }))
       }
       const { config: cfg } = yield* config.load
-      if (!cfg.enabled) return yield* Effect.fail(new TaskInvalid({ reason: "project memory was turned off" }))
+      const switches = switchesFor(cfg, (yield* Ref.get(active))?.location.projectRoot)
+      if (!switches.memory.on) return yield* Effect.fail(new TaskInvalid({ reason: "project memory was turned off" }))
+      if (!switches[kind].on) return yield* Effect.fail(new TaskInvalid({ reason: offReason(kind, switches[kind]) }))
+    })
+
+  /** Whether a settled turn starts this kind of task: its switch as config.json says now. */
+  const switchedOn = (kind: "extraction" | "dream") =>
+    Effect.gen(function*() {
+      const a = yield* Ref.get(active)
+      if (a === undefined) return false
+      return switchesFor((yield* config.load).config, a.location.projectRoot)[kind].on
     })
 
   /**
@@ -355,6 +378,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
         return [notice, { ...f, [record.kind]: state }] as const
       })
       if (told !== undefined && record.trigger !== "manual") yield* tell(told.level, told.text)
+      // Every save is announced, naming the files (a run asked for by hand reports them itself).
+      if (record.filesChanged.length > 0 && record.trigger !== "manual") yield* tell("info", savedNotice(record))
     })
 
   const advance = (to: string | undefined) =>
@@ -371,7 +396,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const startedIn = yield* Ref.get(generation)
       const base = { kind: "extract" as const, trigger, filesChanged: [], turns: 0, usage: zeroRunUsage }
       if (a === undefined) return { ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord
-      const invalid = yield* Effect.flip(validity(startedIn)).pipe(Effect.option)
+      const invalid = yield* Effect.flip(validity(startedIn, "extraction")).pipe(Effect.option)
       if (Option.isSome(invalid)) return { ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord
       const usage = yield* Ref.make(zeroRunUsage)
       const cwd = yield* host.cwd
@@ -402,7 +427,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
           maxTokens: a.background.extractor.maxTokens,
           requestTimeoutMs: a.background.extractor.requestTimeoutSeconds * 1000,
           isMemoryPath,
-          check: validity(startedIn),
+          check: validity(startedIn, "extraction"),
           onChange,
           onUsage,
           codemode: yield* safe(bgHost.codemode, undefined),
@@ -641,7 +666,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const a = yield* Ref.get(active)
       const startedIn = yield* Ref.get(generation)
       if (a === undefined) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord) : undefined
-      const invalid = yield* Effect.flip(validity(startedIn)).pipe(Effect.option)
+      const invalid = yield* Effect.flip(validity(startedIn, "dream")).pipe(Effect.option)
       if (Option.isSome(invalid)) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord) : undefined
       const request = yield* dreamCheckRequest(a)
       if (request === undefined) {
@@ -691,7 +716,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
             requestTimeoutMs: a.background.dream.requestTimeoutSeconds * 1000,
             // Before each model and tool call and each publish: still valid, and dream.lock still ours. A lost lock
             // also ends the task at once (the lock service interrupts it).
-            check: validity(startedIn).pipe(
+            check: validity(startedIn, "dream").pipe(
               Effect.zipRight(held.pipe(Effect.mapError((e) => new TaskInvalid({ reason: `dream.lock was lost (${e.reason})` }))))
             ),
             onChange,
@@ -806,7 +831,13 @@ export const makeBackgroundSession = Effect.gen(function*() {
     // An aborted turn dispatches nothing of its own; a trailing extraction deferred for earlier turns (they settled
     // while the agent was busy again) runs now that the session is idle.
     settled: (aborted) =>
-      aborted ? runDeferred : Effect.asVoid(Effect.zip(dispatch("turn"), dispatchDream("turn"))),
+      aborted
+        ? runDeferred
+        : Effect.gen(function*() {
+          // A switch turned off in config.json starts nothing; one turned off mid-run stops the run (validity).
+          if (yield* switchedOn("extraction")) yield* dispatch("turn")
+          if (yield* switchedOn("dream")) yield* dispatchDream("turn")
+        }),
     extractNow: extractAfterCurrent("manual"),
     dreamNow,
     // Bounded: past the wait the extraction is interrupted (its cursor stays) and compaction goes ahead.

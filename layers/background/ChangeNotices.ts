@@ -7,12 +7,16 @@
 import { randomUUID } from "node:crypto"
 import * as Effect from "effect/Effect"
 import { relative, sep } from "node:path"
-import { NOTICE_ENTRY, type NoticeBy, type NoticeRecord } from "../../src/background/notices.ts"
+import { NOTICE_ENTRY, type NoticeBy, noticeGroups, type NoticeRecord, type ProjectedEntry, renderNotice } from "../../src/background/notices.ts"
 import type { HostShape } from "../Host.ts"
 import { isInsideDir } from "./paths.ts"
 import type { MemoryChange } from "./TaskTools.ts"
 
 export { NOTICE_ENTRY, NOTICE_MESSAGE, withNotices } from "../../src/background/notices.ts"
+
+/** The notices every request of this branch carries, as the model reads them (`/memory context`). */
+export const branchNotices = (entries: ReadonlyArray<ProjectedEntry>): ReadonlyArray<string> =>
+  noticeGroups(entries).map((p) => renderNotice(p.group))
 
 /**
  * The `onChange` of one task run: every change it reports becomes one record of this task, with the file relative

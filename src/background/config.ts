@@ -2,7 +2,8 @@
  * The background tasks' keys of `config.json`: `extractor` and `dream`, each
  * `{ model?, maxTurns?, maxTokens?, requestTimeoutSeconds? }`; `dream`
  * also takes when it becomes due: `{ minHours?, minSessions?, scanIntervalMinutes? }`.
- * Decoded key by key like the rest of the file: a bad value falls back to its default with one warning.
+ * Decoded key by key like the rest of the file: a bad value falls back to its default with one warning (one line,
+ * naming the key, the value found and what it must be). Their `enabled` switches are src/config.ts's.
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -33,18 +34,37 @@ export const defaultBackgroundConfig: BackgroundConfig = {
   dreamThresholds: DEFAULT_DREAM_THRESHOLDS
 }
 
-const fields = {
+/** Each task key's schema and what a person is told it expects (the docs' table is checked against these keys). */
+export const fields = {
   model: Schema.String.pipe(Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })),
   maxTurns: Schema.Int.pipe(Schema.between(1, 200)),
   maxTokens: Schema.Int.pipe(Schema.between(256, 1_000_000)),
   requestTimeoutSeconds: Schema.Number.pipe(Schema.between(1, 3_600))
 }
+const expected: Record<keyof typeof fields | keyof typeof thresholdFields, string> = {
+  model: "must be provider/model-id",
+  maxTurns: "must be an integer from 1 to 200",
+  maxTokens: "must be an integer from 256 to 1,000,000",
+  requestTimeoutSeconds: "must be a number of seconds from 1 to 3600",
+  minHours: "must be a number of hours from 0 to 8760",
+  minSessions: "must be an integer from 0 to 10,000",
+  scanIntervalMinutes: "must be a number of minutes from 0 to 1440"
+}
 
-const thresholdFields = {
+/** When a dream is due: keys of the `dream` section beside the task keys. */
+export const thresholdFields = {
   minHours: Schema.Number.pipe(Schema.between(0, 24 * 365)),
   minSessions: Schema.Int.pipe(Schema.between(0, 10_000)),
   scanIntervalMinutes: Schema.Number.pipe(Schema.between(0, 24 * 60))
 }
+
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text
+}
+/** One line: `<file>: "<key>" <expectation> (found <value>); using <default>.` */
+const invalid = (file: string, key: string, what: string, value: unknown, fallback: unknown): string =>
+  `${file}: "${key}" ${what} (found ${shown(value)}); using ${fallback === undefined ? "the default" : `the default, ${shown(fallback)}`}.`
 
 export const decodeBackgroundConfig = (
   file: string,
@@ -63,7 +83,7 @@ export const decodeBackgroundConfig = (
     const value = raw[name]
     if (value === undefined) return defaults
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      warnings.push(`${file}: "${name}" must be an object; using the defaults.`)
+      // Told by src/config.ts, which switches the feature off for it.
       return defaults
     }
     const obj = value as Record<string, unknown>
@@ -71,7 +91,7 @@ export const decodeBackgroundConfig = (
       if (obj[key] === undefined) return fallback
       const decoded = Schema.decodeUnknownEither(schema)(obj[key])
       if (Either.isRight(decoded)) return decoded.right
-      warnings.push(`${file}: "${name}.${key}" is invalid; using the default.`)
+      warnings.push(invalid(file, `${name}.${key}`, expected[key], obj[key], fallback))
       return fallback
     }
     return {
@@ -90,7 +110,7 @@ export const decodeBackgroundConfig = (
       if (obj[key] === undefined) return fallback
       const decoded = Schema.decodeUnknownEither(thresholdFields[key])(obj[key])
       if (Either.isRight(decoded)) return decoded.right
-      warnings.push(`${file}: "dream.${key}" is invalid; using the default.`)
+      warnings.push(invalid(file, `dream.${key}`, expected[key], obj[key], fallback))
       return fallback
     }
     return {

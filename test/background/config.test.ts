@@ -21,7 +21,7 @@ describe("background config keys", () => {
     for (const bad of [0, 201, 2.5, "5"]) {
       const { config, warnings } = decode({ extractor: { maxTurns: bad } })
       expect(config.extractor.maxTurns).toBe(5)
-      expect(warnings).toEqual([`/c.json: "extractor.maxTurns" is invalid; using the default.`])
+      expect(warnings).toEqual([`/c.json: "extractor.maxTurns" must be an integer from 1 to 200 (found ${JSON.stringify(bad)}); using the default, 5.`])
     }
   })
   it("requestTimeoutSeconds at its edges: 1 and 3600 pass, 0.5, 0, 3601 and a string fall back with a warning", () => {
@@ -31,12 +31,14 @@ describe("background config keys", () => {
     for (const bad of [0.5, 0, 3601, "30"]) {
       const { config, warnings } = decode({ dream: { requestTimeoutSeconds: bad } })
       expect(config.dream.requestTimeoutSeconds).toBe(120)
-      expect(warnings).toEqual([`/c.json: "dream.requestTimeoutSeconds" is invalid; using the default.`])
+      expect(warnings).toEqual([`/c.json: "dream.requestTimeoutSeconds" must be a number of seconds from 1 to 3600 (found ${JSON.stringify(bad)}); using the default, 120.`])
     }
   })
   it("a bad model or a non-object section falls back with a warning", () => {
     expect(decode({ extractor: { model: "no-slash" } }).warnings).toHaveLength(1)
-    expect(decode({ dream: [] })).toEqual({ config: defaultBackgroundConfig, warnings: [`/c.json: "dream" must be an object; using the defaults.`] })
+    // The section's switch is src/config.ts's, which tells it once (and turns the dream off for it).
+    expect(decode({ dream: [] })).toEqual({ config: defaultBackgroundConfig, warnings: [] })
+    expect(decode({ extractor: { maxTurns: -3 } }).warnings).toEqual([`/c.json: "extractor.maxTurns" must be an integer from 1 to 200 (found -3); using the default, 5.`])
   })
   it("a broken file is the defaults (the main config reports it)", () => {
     expect(decodeBackgroundConfig("/c.json", "{ nope")).toEqual({ config: defaultBackgroundConfig, warnings: [] })

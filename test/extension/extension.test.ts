@@ -351,7 +351,7 @@ describe("trust", () => {
     h = await startHarness({ trusted: false, memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
     writeFileSync(join(h.agentDir, "project-memory", "config.json"), JSON.stringify({ enabled: false }))
     await h.session.reload()
-    expect(await statusText(h)).toContain("turned off")
+    expect(await statusText(h)).toContain("switched off")
     await expectMemoryOffLimits(h)
   })
 

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { decodeConfig, defaultConfig, expandHome } from "../../src/config.ts"
+import { closedConfig, decodeConfig, defaultConfig, expandHome, switchesFor } from "../../src/config.ts"
 import { agentDirFromEnv, ConfigService } from "../../layers/ConfigService.ts"
 import { FileSystem, FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/FileSystem.ts"
 import { tempAgent } from "../support/tmp.ts"
@@ -20,6 +20,8 @@ describe("decodeConfig", () => {
     expect(warnings).toEqual([])
     expect(config).toEqual({
       enabled: false,
+      switches: { enabled: false },
+      projects: {},
       autoMemoryDirectory: "/srv/mem",
       selector: { model: "anthropic/claude-haiku" },
       protectedPaths: { exceptions: [], extraProtections: [] },
@@ -39,40 +41,51 @@ describe("decodeConfig", () => {
     const bad = decodeConfig(FILE, JSON.stringify({ enabled: false, protectedPaths: { allow: "x" } }), HOME)
     expect(bad.config.protectedPaths).toEqual(defaultConfig.protectedPaths)
     expect(bad.config.enabled).toBe(false)
-    expect(bad.warnings.map((w) => w.key)).toEqual(["protectedPaths"])
+    expect(bad.warnings.map((w) => w.key)).toEqual(["protectedPaths.allow"])
+    expect(bad.warnings[0]!.message).toBe(`${FILE}: "protectedPaths.allow" must be a list of strings (found "x"); using the default.`)
   })
 
-  it("gives defaults and one warning naming the file for invalid JSON", () => {
-    const { config, warnings } = decodeConfig(FILE, "{ enabled: tru", HOME)
-    expect(config).toEqual(defaultConfig)
+  it("fails closed on invalid JSON: memory off, one warning naming the file", () => {
+    const { config, warnings, unusable } = decodeConfig(FILE, "{ enabled: tru", HOME)
+    expect(config).toEqual(closedConfig("config.json is not valid JSON"))
+    expect(config.enabled).toBe(false)
+    expect(unusable).toBe(true)
+    expect(warnings[0]!.message).toContain("project memory stays off until it is fixed")
     expect(warnings).toHaveLength(1)
     expect(warnings[0]!.file).toBe(FILE)
     expect(warnings[0]!.message).toContain(FILE)
     expect(warnings[0]!.message).not.toContain("\n")
   })
 
-  it("gives defaults and one warning when the file is not an object", () => {
+  it("fails closed when the file is not an object", () => {
     for (const text of ["[]", "42", "null", '"x"']) {
       const { config, warnings } = decodeConfig(FILE, text, HOME)
-      expect(config).toEqual(defaultConfig)
+      expect(config.enabled).toBe(false)
+      expect(switchesFor(config, "/p").memory).toEqual({ on: false, from: "global" })
       expect(warnings).toHaveLength(1)
     }
   })
 
-  it("replaces one bad key by its default with one warning naming file and key; other keys still apply", () => {
+  it("a switch that is not a boolean is off (fail closed), with one warning naming file and key; other keys still apply", () => {
     const { config, warnings } = decodeConfig(FILE, JSON.stringify({ enabled: "yes", autoMemoryDirectory: "~/mem" }), HOME)
-    expect(config.enabled).toBe(true)
+    expect(config.enabled).toBe(false)
     expect(config.autoMemoryDirectory).toBe("/home/alice/mem")
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatchObject({ file: FILE, key: "enabled" })
     expect(warnings[0]!.message).toContain(FILE)
-    expect(warnings[0]!.message).toContain('"enabled"')
+    expect(warnings[0]!.message).toBe(`${FILE}: "enabled" must be true or false (found "yes"); treated as false (off) until it is fixed.`)
   })
 
   it("warns once per bad key", () => {
     const { config, warnings } = decodeConfig(FILE, JSON.stringify({ enabled: 1, selector: { model: "no-slash" } }), HOME)
-    expect(config).toEqual(defaultConfig)
-    expect(warnings.map((w) => w.key)).toEqual(["enabled", "selector"])
+    expect(config.selector).toEqual(defaultConfig.selector)
+    expect(warnings.map((w) => w.key)).toEqual(["enabled", "selector.model"])
+    // One line each, the value and what it must be, never the schema's dump.
+    expect(warnings[1]!.message).toBe(`${FILE}: "selector.model" expected provider/model-id (found "no-slash"); using the default.`)
+    expect(decodeConfig(FILE, JSON.stringify({ selector: "haiku" }), HOME).warnings[0]!.message).toBe(
+      `${FILE}: "selector" must be an object (found "haiku"); using the default.`
+    )
+    for (const w of warnings) expect(w.message).not.toMatch(/\n|readonly|Expected|└|─/)
   })
 
   it("expands ~ in autoMemoryDirectory", () => {
@@ -129,11 +142,11 @@ describe("ConfigService.load on real files", () => {
     expect(warnings).toEqual([expect.objectContaining({ file: join(storageRoot, "config.json"), key: "enabled" })])
   })
 
-  it("warns, never fails, when config.json is a directory", async () => {
+  it("warns, never fails, and fails closed when config.json is a directory", async () => {
     const { agentDir, home, storageRoot } = tempAgent()
     mkdirSync(join(storageRoot, "config.json"), { recursive: true })
     const { config, warnings } = await load(agentDir, home)
-    expect(config).toEqual(defaultConfig)
+    expect(config.enabled).toBe(false)
     expect(warnings).toHaveLength(1)
     expect(warnings[0]!.message).toContain("config.json")
   })
@@ -248,5 +261,95 @@ describe("ConfigService.setKey", () => {
     })
     expect(result._tag).toBe("Right")
     expect(seen).toEqual([expect.objectContaining({ flag: "wx", noFollow: true })])
+  })
+})
+
+describe("switches: memory, extraction, dream and recall, globally and per project", () => {
+  const decode = (json: unknown) => decodeConfig(FILE, JSON.stringify(json), HOME)
+  it("everything is on by default, nothing set anywhere", () => {
+    expect(switchesFor(defaultConfig, "/p")).toEqual({
+      memory: { on: true, from: "default" },
+      extraction: { on: true, from: "default" },
+      dream: { on: true, from: "default" },
+      recall: { on: true, from: "default" }
+    })
+  })
+  it("each feature switches on its own; the most specific level wins; a feature is off while memory is", () => {
+    const { config, warnings } = decode({
+      extractor: { enabled: false, maxTurns: 3 },
+      recall: { enabled: true },
+      projects: { "/p": { recall: { enabled: false }, extractor: { enabled: true } }, "/q": { enabled: false } }
+    })
+    expect(warnings).toEqual([])
+    expect(switchesFor(config, "/elsewhere")).toMatchObject({ memory: { on: true }, extraction: { on: false, from: "global" }, dream: { on: true }, recall: { on: true, from: "global" } })
+    expect(switchesFor(config, "/p")).toMatchObject({ extraction: { on: true, from: "project" }, recall: { on: false, from: "project" }, dream: { on: true, from: "default" } })
+    expect(switchesFor(config, "/q")).toMatchObject({ memory: { on: false, from: "project" }, extraction: { on: false }, dream: { on: false }, recall: { on: false } })
+    // Memory off globally, on for one project.
+    const only = decode({ enabled: false, projects: { "/p": { enabled: true } } }).config
+    expect(switchesFor(only, "/p").memory).toEqual({ on: true, from: "project" })
+    expect(switchesFor(only, "/other").memory).toEqual({ on: false, from: "global" })
+  })
+  it("fails closed: a switch or a section that cannot be read is off, one line each", () => {
+    const { config, warnings } = decode({ dream: { enabled: "no" }, recall: 1, projects: { "/p": [], "rel": {} } })
+    expect(switchesFor(config, "/x")).toMatchObject({ memory: { on: true }, dream: { on: false }, recall: { on: false }, extraction: { on: true } })
+    expect(switchesFor(config, "/p").memory.on).toBe(false)
+    expect(warnings.map((w) => w.message)).toEqual([
+      `${FILE}: "dream.enabled" must be true or false (found "no"); treated as false (off) until it is fixed.`,
+      `${FILE}: "recall" must be an object (found 1); recall is off until it is fixed.`,
+      `${FILE}: "projects" key "rel" is not an absolute project root; ignored.`,
+      `${FILE}: "projects["/p"]" must be an object (found []); memory is off for that project until it is fixed.`
+    ].sort((a, b) => warnings.findIndex((w) => w.message === a) - warnings.findIndex((w) => w.message === b)))
+    expect(warnings).toHaveLength(4)
+  })
+})
+
+describe("ConfigService: a file that cannot be used fails closed", () => {
+  const service = (agentDir: string, home: string) =>
+    Effect.runSync(Effect.provide(ConfigService, ConfigService.layerWith({ agentDir, home }).pipe(Layer.provide(FileSystem.layer))))
+  it("keeps the settings it last read; with none read, memory is off; never the defaults", async () => {
+    const { agentDir, home, storageRoot } = tempAgent()
+    mkdirSync(storageRoot, { recursive: true })
+    const file = join(storageRoot, "config.json")
+    writeFileSync(file, JSON.stringify({ enabled: false, recall: { enabled: false } }))
+    const config = service(agentDir, home)
+    expect((await Effect.runPromise(config.load)).config.enabled).toBe(false)
+    // A bad edit: the person had switched memory off, and it stays off.
+    writeFileSync(file, '{ "enabled": false, ')
+    const broken = await Effect.runPromise(config.load)
+    expect(broken.config.enabled).toBe(false)
+    expect(broken.config.switches.recall).toBe(false)
+    expect(broken.warnings).toHaveLength(1)
+    expect(broken.warnings[0]!.message).toContain("keeping the settings read before")
+    // A process that never read it (pm, a new Pi): off, with the reason.
+    const fresh = await Effect.runPromise(service(agentDir, home).load)
+    expect(fresh.config.enabled).toBe(false)
+    expect(fresh.config.closed).toBe("config.json is not valid JSON")
+    expect(fresh.warnings[0]!.message).toContain("project memory stays off until it is fixed")
+    // Unreadable after a good read: the last good settings again.
+    writeFileSync(file, JSON.stringify({ enabled: true }))
+    expect((await Effect.runPromise(config.load)).config.enabled).toBe(true)
+    if (process.getuid?.() !== 0) {
+      chmodSync(file, 0o000)
+      const unreadable = await Effect.runPromise(config.load)
+      expect(unreadable.config.enabled).toBe(true)
+      expect(unreadable.warnings[0]!.message).toContain("could not be read")
+      const freshUnreadable = await Effect.runPromise(service(agentDir, home).load)
+      expect(freshUnreadable.config.enabled).toBe(false)
+      chmodSync(file, 0o600)
+    }
+  })
+  it("setKey with a path makes nested objects and keeps every other key", async () => {
+    const { agentDir, home, storageRoot } = tempAgent()
+    mkdirSync(storageRoot, { recursive: true })
+    const file = join(storageRoot, "config.json")
+    writeFileSync(file, JSON.stringify({ extractor: { maxTurns: 3 }, other: 1 }))
+    const config = service(agentDir, home)
+    await Effect.runPromise(config.setKey(["extractor", "enabled"], false))
+    await Effect.runPromise(config.setKey(["projects", "/a/b", "recall", "enabled"], false))
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ extractor: { maxTurns: 3, enabled: false }, other: 1, projects: { "/a/b": { recall: { enabled: false } } } })
+    writeFileSync(file, JSON.stringify({ dream: 5 }))
+    const refused = await Effect.runPromise(Effect.flip(config.setKey(["dream", "enabled"], false)))
+    expect(refused.reason).toBe("invalid")
+    expect(readFileSync(file, "utf8")).toBe(JSON.stringify({ dream: 5 }))
   })
 })
