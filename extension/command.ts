@@ -6,6 +6,7 @@ import type { BackgroundSession } from "../layers/background/BackgroundSession.t
 import type { UndoResult } from "../layers/Journal.ts"
 import { describeUndo } from "../layers/MemoryUndo.ts"
 import type { ListedTopic, MemoryBrowse } from "../layers/MemoryBrowse.ts"
+import { binaryNote } from "../src/binaryText.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
@@ -52,14 +53,25 @@ export const say = (ctx: ExtensionContext, text: string, level: "info" | "warnin
   process.stderr.write(`${text}\n`)
 }
 
+/** Pi's trust of the project now; undefined when the context cannot tell (a stale one). */
+const trustOf = (ctx: ExtensionContext): boolean | undefined => {
+  try {
+    return ctx.isProjectTrusted()
+  } catch {
+    return undefined
+  }
+}
+
 const days = (n: number): string => (n === 0 ? "today" : `${n}d`)
 
-export const formatList = (topics: ReadonlyArray<ListedTopic>): string =>
-  topics.length === 0
-    ? "No memory topics yet."
-    : topics
-      .map((t) => `${t.filename}  [${t.type ?? "-"}, ${days(t.ageDays)}${t.linked ? "" : ", not in MEMORY.md"}]  ${t.description ?? "(no description)"}`)
-      .join("\n")
+/** One topic a line, in aligned columns: file, [type, age, index], description. */
+export const formatList = (topics: ReadonlyArray<ListedTopic>): string => {
+  if (topics.length === 0) return "No memory topics yet."
+  const rows = topics.map((t) => [t.filename, `[${t.type ?? "-"}, ${days(t.ageDays)}${t.linked ? "" : ", not in MEMORY.md"}]`, t.description ?? "(no description)"] as const)
+  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => [...r[i]!].length)))
+  const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - [...text].length))
+  return rows.map((r) => `${pad(r[0], widths[0]!)}  ${pad(r[1], widths[1]!)}  ${r[2]}`).join("\n")
+}
 
 export const formatRecalled = (s: SessionStatus): string => {
   const turns = (s.recalled ?? []).filter((t) => t.selected.length > 0)
@@ -74,10 +86,19 @@ export const formatRecalled = (s: SessionStatus): string => {
 export const splitArgs = (args: string): ReadonlyArray<string> =>
   [...args.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? "")
 
-export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>): string => {
-  if (!s.active || s.location === undefined) return `Project memory is inactive: ${s.reason ?? "unknown reason"}.`
+/** The trust line of `/memory status`: without Pi's trust, memory is there but injects and recalls nothing. */
+export const trustStatusLine = (trusted: boolean): string =>
+  trusted
+    ? "Trust:            trusted by Pi"
+    : "Trust:            NOT trusted by Pi: no memory is injected or recalled, and memory files are off limits to the agent. " +
+      "To trust the project: /trust, then restart pi (for one run: pi --approve)"
+
+export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>, trusted?: boolean): string => {
+  const trust = trusted === undefined ? [] : [trustStatusLine(trusted)]
+  if (!s.active || s.location === undefined) return [`Project memory is inactive: ${s.reason ?? "unknown reason"}.`, ...trust].join("\n")
   const u = s.usage
   return [
+    ...trust,
     `Memory directory: ${s.location.memoryDir}`,
     `Project root:     ${s.location.projectRoot}`,
     `Topics:           ${s.topics}`,
@@ -147,7 +168,8 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         const topic = location && (await browse((b) => b.show(location.memoryDir, rest[0]!)))
         if (topic === undefined) return
         const head = `${topic.filename} [${topic.type ?? "-"}, changed ${topic.mtime}${topic.linked ? "" : ", not in MEMORY.md"}]`
-        say(ctx, [head, ...(topic.staleness === null ? [] : [topic.staleness]), "", topic.content.replace(/\n$/, "")].join("\n"))
+        const body = topic.binary ? binaryNote(topic.filename, topic.sizeBytes) : topic.content.replace(/\n$/, "")
+        say(ctx, [head, ...(topic.staleness === null ? [] : [topic.staleness]), "", body].join("\n"))
         return
       }
       case "search": {
@@ -176,7 +198,8 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
       case "status": {
         const status = await run((s) => s.status)
         const background = runBackground === undefined ? undefined : await runBackground((b) => b.status)
-        if (status !== undefined) say(ctx, formatStatus(status, background && backgroundStatusLines(background)))
+        const trusted = trustOf(ctx)
+        if (status !== undefined) say(ctx, formatStatus(status, background && backgroundStatusLines(background), trusted))
         return
       }
       case "extract": {
