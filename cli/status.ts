@@ -201,11 +201,13 @@ export const doctor = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
         for (const sk of s.skipped) problems.push({ code: "topic-skipped", message: `${sk.filename}: ${sk.reason}` })
         if (s.index.truncated) problems.push({ code: "index-truncated", message: "MEMORY.md is over 200 lines or 25,000 characters: only its start is loaded." })
         const lints = yield* (yield* MemoryStore).lint(s.location.memoryDir)
-        for (const l of lints) for (const p of l.problems) problems.push({ code: p.code, message: `${l.file}: ${p.message}` })
+        // A lint message names its file itself; the name is added only to one that does not.
+        for (const l of lints) for (const p of l.problems) problems.push({ code: p.code, message: p.message.startsWith(l.file) ? p.message : `${l.file}: ${p.message}` })
         if (problems.length > 0) yield* setExit(EXIT_PROBLEMS)
         if (json) return yield* printJson({ ok: problems.length === 0, problems, status: s })
-        if (problems.length === 0) return yield* printLine(`No problems found in ${s.location.memoryDir}.`)
+        if (problems.length === 0) yield* printLine(`No problems found in ${s.location.memoryDir}.`)
         for (const p of problems) yield* printLine(`${p.code}: ${p.message}`)
+        yield* printLine(`Versions: node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
       })
     ),
     Effect.catchAll((e) => fail(e.message))

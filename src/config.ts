@@ -58,8 +58,34 @@ const fields = {
   protectedPaths: ProtectedPathsConfig
 } as const
 
-const describe = (error: ParseResult.ParseError): string =>
-  ParseResult.TreeFormatter.formatErrorSync(error).replace(/\s+/g, " ").trim()
+/** What each key (or key inside a key) takes, in the words a person fixing the file needs. */
+const EXPECTED: Readonly<Record<string, string>> = {
+  enabled: "must be true or false",
+  autoMemoryDirectory: "must be an absolute path or start with ~/",
+  selector: 'must be an object such as { "model": "provider/model-id" }',
+  "selector.model": 'must be "provider/model-id" (for example "anthropic/claude-haiku-4-5")',
+  protectedPaths: 'must be an object such as { "allow": ["/a/path"], "add": ["*.secret"] }',
+  "protectedPaths.allow": "must be a list of paths",
+  "protectedPaths.add": "must be a list of paths or file-name patterns"
+}
+
+/**
+ * One short sentence for an invalid key: which key (down to the part inside it that is wrong), what it takes, and
+ * what the file holds there; never the schema's own dump.
+ */
+const describeInvalid = (key: string, value: unknown, error: ParseResult.ParseError): string => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const path = (issue?.path ?? []).filter((p) => typeof p === "string" || typeof p === "number").map(String)
+  // The deepest part of the key that has its own wording.
+  let at = path.length
+  while (at > 0 && EXPECTED[[key, ...path.slice(0, at)].join(".")] === undefined) at--
+  const name = [key, ...path.slice(0, at)].join(".")
+  let found: unknown = value
+  for (const p of path.slice(0, at)) found = typeof found === "object" && found !== null ? (found as Record<string, unknown>)[p] : undefined
+  const shown = JSON.stringify(found) ?? String(found)
+  const expected = EXPECTED[name] ?? (issue?.message ?? "has the wrong form").replace(/\s+/g, " ").slice(0, 120)
+  return `"${name}" ${expected}, not ${shown.length > 60 ? `${shown.slice(0, 59)}…` : shown}`
+}
 
 export const expandHome = (p: string, home: string): string => (p === "~" ? home : p.startsWith("~/") ? home + p.slice(1) : p)
 
@@ -97,7 +123,7 @@ export const decodeConfig = (file: string, text: string, home: string): DecodedC
     if (!(key in raw) || raw[key] === undefined) return undefined
     const decoded = Schema.decodeUnknownEither(schema)(raw[key])
     if (Either.isRight(decoded)) return decoded.right
-    warnings.push({ file, key, message: `${file}: "${key}" is invalid (${describe(decoded.left)}); using the default.` })
+    warnings.push({ file, key, message: `${file}: ${describeInvalid(key, raw[key], decoded.left)}; using the default.` })
     return undefined
   }
   const enabled = pick("enabled", fields.enabled)
