@@ -77,6 +77,8 @@ const helpText = (text: string): string =>
  * A usage error on stderr is one line starting `pm:`, whatever its kind: a word the command does not take says how
  * to pass several words, an unknown subcommand is named.
  */
+/** The options of any subcommand that take a value (the word after them is not a subcommand). */
+const TAKES_VALUE = new Set(["--cwd", "--memory-dir", "--model", "--select", "--limit", "--wait", "--to"])
 const errorWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
   pmWording(args).map((a) => {
     if (typeof a !== "string") return a
@@ -88,7 +90,9 @@ const errorWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
     }
     const sub = /^Invalid subcommand for pm - use one of (.*)$/.exec(plainText)
     if (sub !== null) {
-      const given = process.argv.slice(2).find((w) => !w.startsWith("-"))
+      // The first word that is neither an option nor the value of one.
+      const words = process.argv.slice(2)
+      const given = words.find((w, i) => !w.startsWith("-") && (i === 0 || !TAKES_VALUE.has(words[i - 1]!)))
       return `pm: unknown subcommand${given === undefined ? "" : ` '${given}'`}; use one of ${sub[1]!.replace(/'/g, "")} (pm --help)`
     }
     return `pm: ${plainText.split("\n")[0]}`

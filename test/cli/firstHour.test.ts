@@ -110,6 +110,7 @@ describe("the command line", () => {
     const unknown = await p.pm("bogus")
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/^pm: unknown subcommand 'bogus'; use one of project, scan, .*forget \(pm --help\)\n$/)
+    expect((await p.pm("--cwd", p.repo, "bogus")).stderr).toMatch(/^pm: unknown subcommand 'bogus';/)
     const extra = await p.pm("recall", "two", "words")
     expect(extra.code).toBe(2)
     expect(extra.stderr).toMatch(/^pm: unexpected argument 'words': .*quote a value of several words/)
