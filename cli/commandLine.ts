@@ -34,6 +34,9 @@ const browseMemoryDirOption = Options.text("memory-dir").pipe(
   Options.optional
 )
 
+/** Repeated arguments that may be absent (`Args.repeated`), which help shows in brackets. */
+export const OPTIONAL_REPEATED_ARGS: ReadonlySet<string> = new Set(["FILE"])
+
 export const scanOptions = { ...commonOptions, memoryDir: memoryDirOption }
 export const lintOptions = {
   ...commonOptions,
@@ -61,8 +64,16 @@ export const bashCheckOptions = {
     Args.optional
   )
 }
+/** For the commands that read or change the project's memory state (project, status, doctor, log, undo, forget). */
+const stateMemoryDirOption = Options.directory("memory-dir").pipe(
+  Options.withDescription("Use this memory directory (it must exist) instead of the project's"),
+  Options.optional
+)
+export const projectOptions = { ...commonOptions, memoryDir: stateMemoryDirOption }
+export const statusOptions = { ...commonOptions, memoryDir: stateMemoryDirOption }
 export const logOptions = {
   ...commonOptions,
+  memoryDir: stateMemoryDirOption,
   limit: Options.integer("limit").pipe(Options.withDescription("Show at most this many tasks (newest first)"), Options.optional)
 }
 /** How long forget and undo wait for the background locks (a live holder's; a dead holder's is taken at once). */
@@ -72,6 +83,7 @@ const waitOption = Options.integer("wait").pipe(
 )
 export const undoOptions = {
   ...commonOptions,
+  memoryDir: stateMemoryDirOption,
   wait: waitOption,
   task: Args.text({ name: "task" }).pipe(Args.withDescription("The task to undo (default: the newest not yet undone)"), Args.optional),
   to: Options.text("to").pipe(
@@ -88,10 +100,12 @@ export const showOptions = {
 export const searchOptions = {
   ...commonOptions,
   memoryDir: browseMemoryDirOption,
-  query: Args.text({ name: "QUERY" }).pipe(Args.withDescription("Words to look for in topic names, descriptions and bodies"))
+  // Several words need no quotes: `pm search pnpm migrate` looks for both.
+  query: Args.text({ name: "WORDS" }).pipe(Args.withDescription("Words to look for in topic names, descriptions and bodies"), Args.atLeast(1))
 }
 export const forgetOptions = {
   ...commonOptions,
+  memoryDir: stateMemoryDirOption,
   wait: waitOption,
   names: Args.text({ name: "NAME" }).pipe(
     Args.withDescription("Topics to delete: file names with or without .md, or frontmatter names"),
@@ -125,7 +139,7 @@ const status = () => import("./status.ts")
 const journal = () => import("./journal.ts")
 const browse = () => import("./memoryCommands.ts")
 
-export const projectCommand = Command.make("project", commonOptions, (o) => handledBy(inspect, (m) => m.project(o))).pipe(
+export const projectCommand = Command.make("project", projectOptions, (o) => handledBy(inspect, (m) => m.project(o))).pipe(
   Command.withDescription("Show where the project's memory lives")
 )
 export const scanCommand = Command.make("scan", scanOptions, (o) => handledBy(inspect, (m) => m.scan(o))).pipe(
@@ -142,10 +156,10 @@ export const bashCheckCommand = Command.make("bash-check", bashCheckOptions, (o)
     "Classify a background-agent shell command: read-only, delete or rejected (exit 1 when rejected); without COMMAND, JSON Lines on stdin"
   )
 )
-export const statusCommand = Command.make("status", commonOptions, (o) => handledBy(status, (m) => m.status(o))).pipe(
+export const statusCommand = Command.make("status", statusOptions, (o) => handledBy(status, (m) => m.status(o))).pipe(
   Command.withDescription("Show the project's memory at a glance: directory, topics, last dream, locks, versions")
 )
-export const doctorCommand = Command.make("doctor", commonOptions, (o) => handledBy(status, (m) => m.doctor(o))).pipe(
+export const doctorCommand = Command.make("doctor", statusOptions, (o) => handledBy(status, (m) => m.doctor(o))).pipe(
   Command.withDescription("Check configuration, versions, locks, state and memory files; exit 1 when anything needs attention")
 )
 export const logCommand = Command.make("log", logOptions, (o) => handledBy(journal, (m) => m.log(o))).pipe(

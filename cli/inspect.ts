@@ -9,15 +9,15 @@ import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import type { ProjectLocation } from "../src/storage.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
-import type { bashCheckOptions, commonOptions, lintOptions, Parsed, scanOptions } from "./commandLine.ts"
-import { inspect, memoryDirOf, orFail } from "./locate.ts"
+import type { bashCheckOptions, lintOptions, Parsed, projectOptions, scanOptions } from "./commandLine.ts"
+import { inspectWith, memoryDirOf, orFail } from "./locate.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
 
-export const project = ({ cwd, json }: Parsed<typeof commonOptions>) =>
+export const project = ({ cwd, json, memoryDir }: Parsed<typeof projectOptions>) =>
   orFail(
     Effect.gen(function* () {
       // Inspection only: nothing is created for a project that has no memory yet.
-      const l: ProjectLocation = yield* inspect(cwd)
+      const l: ProjectLocation = yield* inspectWith(cwd, memoryDir)
       const out = {
         projectRoot: l.projectRoot,
         projectKey: l.projectKey,

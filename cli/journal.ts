@@ -6,14 +6,14 @@ import { netChanges } from "../src/journal.ts"
 import { Journal } from "../layers/Journal.ts"
 import { describeUndo, undoUnderLocks } from "../layers/MemoryUndo.ts"
 import type { logOptions, Parsed, undoOptions } from "./commandLine.ts"
-import { inspect, locate, orFail, waitOf } from "./locate.ts"
+import { inspectWith, locateWith, orFail, waitOf } from "./locate.ts"
 import { EXIT_PROBLEMS, printJson, printLine, setExit, table } from "./output.ts"
 
-export const log = ({ cwd, json, limit }: Parsed<typeof logOptions>) =>
+export const log = ({ cwd, json, limit, memoryDir }: Parsed<typeof logOptions>) =>
   orFail(
     Effect.gen(function* () {
       // Reading only: nothing is claimed or created, so a read-only store can be logged.
-      const location = yield* inspect(cwd)
+      const location = yield* inspectWith(cwd, memoryDir)
       const listing = yield* (yield* Journal).read(
         { rootDir: location.memoryRootDir },
         Option.isSome(limit) ? { limit: Math.max(0, limit.value) } : undefined
@@ -40,10 +40,10 @@ export const log = ({ cwd, json, limit }: Parsed<typeof logOptions>) =>
     })
   )
 
-export const undo = ({ cwd, json, task, wait, to }: Parsed<typeof undoOptions>) =>
+export const undo = ({ cwd, json, task, wait, to, memoryDir }: Parsed<typeof undoOptions>) =>
   orFail(
     Effect.gen(function* () {
-      const location = yield* locate(cwd)
+      const location = yield* locateWith(cwd, memoryDir)
       if (Option.isSome(to)) {
         const dir = resolve(to.value)
         const exported = yield* (yield* Journal).exportTask(

@@ -6,6 +6,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { cliContext, pmCommand } from "./App.ts"
+import { OPTIONAL_REPEATED_ARGS } from "./commandLine.ts"
 import { EXIT_ERROR, printError } from "./output.ts"
 
 // A reader that stops early (`pm scan | head`) is not an error: stop quietly instead of dying on EPIPE.
@@ -54,14 +55,54 @@ const optionalRepeated = (text: string): string => {
     .replace(/^((?:\u001b\[[0-9;]*m)*\$ [^\n]*?)(<[A-Za-z_-]+>\.\.\.)/gm, "$1[$2]")
     .replace(/^((?:\u001b\[[0-9;]*m)*\$ [^\n]*? )(--[a-z-]+ [a-z]+\.\.\.)/gm, "$1[$2]")
 }
+/**
+ * The subcommand list of `pm --help` has no "zero or more times" to go by: a repeated option is always optional
+ * (@effect/cli's `Options.repeated`), and so are the repeated arguments `OPTIONAL_REPEATED_ARGS` names.
+ */
+const optionalInCommandList = (text: string): string =>
+  text.replace(/^(\s*- [a-z-]+ )([^\n]*)$/gm, (_line, head: string, usage: string) =>
+    head + usage
+      .replace(/(^|\s)(--[a-z-]+ [a-z]+\.\.\.)(?=\s|$)/g, "$1[$2]")
+      .replace(/(^|\s)<([A-Za-z_-]+)>\.\.\.(?=\s|$)/g, (m, pre: string, name: string) => (OPTIONAL_REPEATED_ARGS.has(name) ? `${pre}[<${name}>...]` : m)))
+/** The subcommand list again in two aligned columns, usage and description, after the brackets were added. */
+const realigned = (text: string): string => {
+  const line = /^(\s*- [a-z-]+ [^\n]*?) {2,}(\S[^\n]*)$/gm
+  const width = Math.max(0, ...[...text.matchAll(line)].map((m) => m[1]!.replace(ANSI, "").length))
+  return text.replace(line, (_m, usage: string, description: string) => `${usage}${" ".repeat(width + 2 - usage.replace(ANSI, "").length)}${description}`)
+}
 const helpText = (text: string): string =>
-  optionalRepeated(text.replace(GENERIC, "").replace(/^((?:\u001b\[[0-9;]*m)*\$ )(?!pm\b)/gm, "$1pm "))
+  realigned(optionalInCommandList(optionalRepeated(text.replace(GENERIC, "").replace(/^((?:\u001b\[[0-9;]*m)*\$ )(?!pm\b)/gm, "$1pm "))))
+
+/**
+ * A usage error on stderr is one line starting `pm:`, whatever its kind: a word the command does not take says how
+ * to pass several words, an unknown subcommand is named.
+ */
+/** The options of any subcommand that take a value (the word after them is not a subcommand). */
+const TAKES_VALUE = new Set(["--cwd", "--memory-dir", "--model", "--select", "--limit", "--wait", "--to"])
+const errorWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
+  pmWording(args).map((a) => {
+    if (typeof a !== "string") return a
+    const plainText = a.replace(ANSI, "").trim()
+    if (plainText === "" || plainText.startsWith("pm:")) return a
+    const extra = /^Received unknown argument: '([^']*)'$/.exec(plainText)
+    if (extra !== null) {
+      return `pm: unexpected argument '${extra[1]}': this command takes one value there; quote a value of several words ("like this")`
+    }
+    const sub = /^Invalid subcommand for pm - use one of (.*)$/.exec(plainText)
+    if (sub !== null) {
+      // The first word that is neither an option nor the value of one.
+      const words = process.argv.slice(2)
+      const given = words.find((w, i) => !w.startsWith("-") && (i === 0 || !TAKES_VALUE.has(words[i - 1]!)))
+      return `pm: unknown subcommand${given === undefined ? "" : ` '${given}'`}; use one of ${sub[1]!.replace(/'/g, "")} (pm --help)`
+    }
+    return `pm: ${plainText.split("\n")[0]}`
+  })
 
 const pmConsoleOf = (c: Console.Console): Console.Console => ({
   ...c,
-  unsafe: { ...c.unsafe, log: (...args) => c.unsafe.log(...pmWording(args)), error: (...args) => c.unsafe.error(...pmWording(args)) },
+  unsafe: { ...c.unsafe, log: (...args) => c.unsafe.log(...pmWording(args)), error: (...args) => c.unsafe.error(...errorWording(args)) },
   log: (...args) => c.log(...pmWording(args)),
-  error: (...args) => c.error(...pmWording(args))
+  error: (...args) => c.error(...errorWording(args))
 })
 
 const run = cli(process.argv).pipe(Effect.provide(cliContext))

@@ -3,26 +3,26 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
+import { binaryNote } from "../src/binaryText.ts"
 import type { forgetOptions, listOptions, Parsed, searchOptions, showOptions } from "./commandLine.ts"
 import { existsSync } from "node:fs"
-import { inspect, locate, waitOf } from "./locate.ts"
+import { inspect, locateWith, waitOf } from "./locate.ts"
 import { age, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
 
 /**
- * For list, show and search the browse service reports a missing or unreadable directory itself. The project's
- * directory is located without writing; only when it does not exist yet is it set up (`locate`), so a read-only
- * store with memory in it is read as it is.
+ * For list, show and search the browse service reports a missing or unreadable `--memory-dir` itself. The project's
+ * own directory is located without writing, as every reading command does: when it does not exist yet (Pi makes it
+ * on its first session in the project) it reads as empty, and nothing is created.
  */
 const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
   Option.isSome(override)
-    ? Effect.succeed(resolve(override.value))
-    : inspect(cwd).pipe(
-      Effect.flatMap((l) => (existsSync(l.memoryDir) ? Effect.succeed(l) : locate(cwd))),
-      Effect.map((l) => l.memoryDir)
-    )
+    ? Effect.succeed({ dir: resolve(override.value), notYet: false })
+    : inspect(cwd).pipe(Effect.map((l) => ({ dir: l.memoryDir, notYet: !existsSync(l.memoryDir) })))
+
+const NOT_YET = "not created yet: Pi makes it on its first session in this project"
 
 /** Any failure is a one-line error with exit 2, except a refused name: exit 1 (DECISIONS D9). */
-const run = <E extends { readonly _tag: string; readonly message: string }, R>(effect: Effect.Effect<void, E, R>) =>
+const run = <E extends { readonly _tag?: string; readonly message: string }, R>(effect: Effect.Effect<void, E, R>) =>
   effect.pipe(
     Effect.catchAll((e) =>
       e._tag === "TopicRefused" ? Effect.zipRight(printError(e.message), setExit(EXIT_PROBLEMS)) : fail(e.message)
@@ -32,7 +32,12 @@ const run = <E extends { readonly _tag: string; readonly message: string }, R>(e
 export const list = ({ cwd, json, memoryDir }: Parsed<typeof listOptions>) =>
   run(
     Effect.gen(function*() {
-      const dir = yield* memoryDirOf(cwd, memoryDir)
+      const { dir, notYet } = yield* memoryDirOf(cwd, memoryDir)
+      if (notYet) {
+        if (json) return yield* printJson({ memoryDir: dir, indexExists: false, topics: [], skipped: [] })
+        yield* printLine(`Memory: ${dir} (${NOT_YET})`)
+        return yield* printLine("No topics yet.")
+      }
       const listing = yield* (yield* MemoryBrowse).list(dir)
       if (json) return yield* printJson(listing)
       const now = Date.now()
@@ -62,7 +67,8 @@ export const list = ({ cwd, json, memoryDir }: Parsed<typeof listOptions>) =>
 export const show = ({ cwd, json, memoryDir, name }: Parsed<typeof showOptions>) =>
   run(
     Effect.gen(function*() {
-      const dir = yield* memoryDirOf(cwd, memoryDir)
+      const { dir, notYet } = yield* memoryDirOf(cwd, memoryDir)
+      if (notYet) return yield* Effect.zipRight(printError(`no topic ${JSON.stringify(name)}: the memory directory ${dir} is ${NOT_YET}`), setExit(EXIT_PROBLEMS))
       const topic = yield* (yield* MemoryBrowse).show(dir, name)
       if (json) return yield* printJson(topic)
       yield* printLine(`File:    ${topic.path}`)
@@ -71,28 +77,33 @@ export const show = ({ cwd, json, memoryDir, name }: Parsed<typeof showOptions>)
       yield* printLine(`Index:   ${topic.linked ? "linked from MEMORY.md" : "not linked from MEMORY.md"}`)
       if (topic.staleness !== null) yield* printLine(`Note:    ${topic.staleness}`)
       yield* printLine()
+      if (topic.binary) {
+        yield* printLine(binaryNote(topic.filename, topic.sizeBytes))
+        return yield* setExit(EXIT_PROBLEMS)
+      }
       yield* Effect.sync(() => process.stdout.write(topic.content.endsWith("\n") ? topic.content : `${topic.content}\n`))
       if (topic.truncated) yield* printLine("(cut short: the file is larger than show reads)")
     })
   )
 
-export const search = ({ cwd, json, memoryDir, query }: Parsed<typeof searchOptions>) =>
+export const search = ({ cwd, json, memoryDir, query: words }: Parsed<typeof searchOptions>) =>
   run(
     Effect.gen(function*() {
-      const dir = yield* memoryDirOf(cwd, memoryDir)
-      const hits = yield* (yield* MemoryBrowse).search(dir, query)
+      const query = words.join(" ")
+      const { dir, notYet } = yield* memoryDirOf(cwd, memoryDir)
+      const hits = notYet ? [] : yield* (yield* MemoryBrowse).search(dir, query)
       if (json) return yield* printJson(hits)
       if (hits.length === 0) return yield* printLine(`No topic matches ${JSON.stringify(query)}.`)
       yield* printLine(table(["SCORE", "FILE", "MATCH"], hits.map((h) => [String(h.score), h.line > 0 ? `${h.filename}:${h.line}` : h.filename, h.text])))
     })
   )
 
-export const forget = ({ cwd, json, names, wait }: Parsed<typeof forgetOptions>) =>
+export const forget = ({ cwd, json, names, wait, memoryDir }: Parsed<typeof forgetOptions>) =>
   run(
     Effect.gen(function*() {
       const option = names.find((n) => n.startsWith("-"))
       if (option !== undefined) return yield* fail(`Unknown option ${option}`)
-      const location = yield* locate(cwd)
+      const location = yield* locateWith(cwd, memoryDir)
       const result = yield* (yield* MemoryBrowse).forget({
         memoryDir: location.memoryDir,
         rootDir: location.memoryRootDir,

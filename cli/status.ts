@@ -1,5 +1,6 @@
 /** `pm status` (what is there) and `pm doctor` (what is wrong): one glance at a project's memory. */
 import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import type { LockJudgement } from "../src/lockFile.ts"
@@ -15,10 +16,14 @@ import { LockService } from "../layers/LockService.ts"
 import { MemoryStore } from "../layers/MemoryStore.ts"
 import { ProjectLocator } from "../layers/ProjectLocator.ts"
 import { StateStore } from "../layers/StateStore.ts"
-import type { commonOptions, Parsed } from "./commandLine.ts"
+import type { Parsed, statusOptions } from "./commandLine.ts"
+import { withMemoryDir } from "./locate.ts"
 import { findPi } from "./piHost.ts"
 import { defaultSandbox, sandboxAvailability } from "../layers/Sandbox.ts"
 import { sandboxMode, sandboxModeLine } from "../src/sandbox.ts"
+import { readProjectTrust } from "./trust.ts"
+import { trustLine } from "../src/projectTrust.ts"
+import { nextDreamText } from "../src/nextDream.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 
@@ -54,12 +59,12 @@ const backgroundRuns = (projectDir: string) => {
   return { ...latestRuns(recent), recent }
 }
 
-const gather = (cwd: string) =>
+const gather = (cwd: string, memoryDir: Option.Option<string>) =>
   Effect.gen(function* () {
     const config = yield* ConfigService
     const { config: cfg, warnings } = yield* config.load
     // Inspection only: no marker claimed, no directory made, no index backfilled.
-    const location = yield* (yield* ProjectLocator).inspect(resolve(cwd))
+    const location = yield* withMemoryDir(yield* (yield* ProjectLocator).inspect(resolve(cwd)), memoryDir)
     const store = yield* MemoryStore
     const { topics, skipped } = yield* store.scanTopics(location.memoryDir)
     const index = yield* store.peekIndex(location.memoryDir)
@@ -117,6 +122,8 @@ const gather = (cwd: string) =>
       enabled: switches.memory.on,
       /** Each switch in force for this project and the level it comes from. */
       switches,
+      /** Whether Pi trusts a session started in this directory: without trust, memory injects and recalls nothing. */
+      trust: readProjectTrust(config.agentDir, cwd),
       configPath: config.configPath,
       configWarnings: [...warnings.map((w) => w.message), ...(decodedBackground?.warnings ?? [])],
       location,
@@ -149,8 +156,8 @@ const gather = (cwd: string) =>
     }
   })
 
-export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
-  gather(cwd).pipe(
+export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =>
+  gather(cwd, memoryDir).pipe(
     Effect.flatMap((s) =>
       Effect.gen(function* () {
         if (json) return yield* printJson(s)
@@ -159,6 +166,7 @@ export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         yield* printLine(`Switches:   ${describeSwitches(s.switches)}`)
         yield* printLine(`Project:    ${s.location.projectRoot}`)
         yield* printLine(`Memory:     ${s.location.memoryDir}`)
+        yield* printLine(`Trust:      ${trustLine(s.trust)}`)
         yield* printLine(`Topics:     ${s.topics}${s.skipped.length > 0 ? ` (${s.skipped.length} skipped: pm scan shows why)` : ""}`)
         yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} lines, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
         yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
@@ -168,7 +176,7 @@ export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
           yield* printLine("Recent background runs (newest first):")
           for (const r of [...s.background.recent].reverse()) yield* printLine(formatHistoryLine(r))
         }
-        yield* printLine(`Next dream: eligible ${s.dream.eligibleAt === null || s.dream.eligibleAt <= now ? "now" : new Date(s.dream.eligibleAt).toISOString()}, once ${s.dream.minSessions} other sessions of this project have been active since the last one`)
+        yield* printLine(`Next dream: ${nextDreamText(s.dream.eligibleAt, now, s.dream.minSessions)}`)
         if (s.locks.length === 0) yield* printLine("Locks:      none held")
         else {
           yield* printLine("Locks:")
@@ -185,8 +193,8 @@ export const status = ({ cwd, json }: Parsed<typeof commonOptions>) =>
     Effect.catchAll((e) => fail(e.message))
   )
 
-export const doctor = ({ cwd, json }: Parsed<typeof commonOptions>) =>
-  gather(cwd).pipe(
+export const doctor = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =>
+  gather(cwd, memoryDir).pipe(
     Effect.flatMap((s) =>
       Effect.gen(function* () {
         const problems: Array<{ code: string; message: string }> = []
@@ -194,6 +202,9 @@ export const doctor = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         problems.push(...(yield* configuredModelProblems(cwd, s.configuredModels)))
         if (!nodeOk()) problems.push({ code: "node-too-old", message: `Node ${s.versions.node} is older than 22.19, which Pi 1.x needs.` })
         if (s.versions.pi === null) problems.push({ code: "pi-not-found", message: "The Pi host package is not installed beside pm; model-based recall needs it." })
+        if (s.trust.state !== "trusted") {
+          problems.push({ code: s.trust.state === "untrusted" ? "project-untrusted" : "trust-undecided", message: trustLine(s.trust) })
+        }
         if (s.sandbox.mode !== "sandbox") problems.push({ code: "sandbox-unavailable", message: s.sandbox.line.replace(/^sandbox: /, "The OS sandbox is ") })
         if (!s.enabled) problems.push({ code: "memory-off", message: `${offReason("memory", s.switches.memory).replace(/^p/, "P")}; pm on${s.switches.memory.from === "project" ? " --project" : ""} turns it on.` })
         if (s.stateSource === "corrupt" || s.stateSource === "unreadable") problems.push({ code: "state-unreadable", message: `${s.location.memoryRootDir}/state.json cannot be read; the next write replaces it.` })
@@ -209,11 +220,13 @@ export const doctor = ({ cwd, json }: Parsed<typeof commonOptions>) =>
         for (const sk of s.skipped) problems.push({ code: "topic-skipped", message: `${sk.filename}: ${sk.reason}` })
         if (s.index.truncated) problems.push({ code: "index-truncated", message: "MEMORY.md is over 200 lines or 25,000 characters: only its start is loaded." })
         const lints = yield* (yield* MemoryStore).lint(s.location.memoryDir)
-        for (const l of lints) for (const p of l.problems) problems.push({ code: p.code, message: `${l.file}: ${p.message}` })
+        // A lint message names its file itself; the name is added only to one that does not.
+        for (const l of lints) for (const p of l.problems) problems.push({ code: p.code, message: p.message.startsWith(l.file) ? p.message : `${l.file}: ${p.message}` })
         if (problems.length > 0) yield* setExit(EXIT_PROBLEMS)
         if (json) return yield* printJson({ ok: problems.length === 0, problems, status: s })
-        if (problems.length === 0) return yield* printLine(`No problems found in ${s.location.memoryDir}.`)
+        if (problems.length === 0) yield* printLine(`No problems found in ${s.location.memoryDir}.`)
         for (const p of problems) yield* printLine(`${p.code}: ${p.message}`)
+        yield* printLine(`Versions: node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
       })
     ),
     Effect.catchAll((e) => fail(e.message))

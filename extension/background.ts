@@ -2,12 +2,11 @@
 import type { BackgroundStatus } from "../layers/background/BackgroundSession.ts"
 import { formatRun, formatUsage, type RunRecord } from "../layers/background/BackgroundSession.ts"
 import { formatHistoryLine } from "../src/background/runs.ts"
+import { nextDreamText } from "../src/nextDream.ts"
 
 /** When the next dream may run: the time condition, then the session count. */
-export const nextDreamLine = (d: NonNullable<BackgroundStatus["dream"]>, now: number): string => {
-  const when = d.eligibleAt <= now ? "now" : new Date(d.eligibleAt).toISOString()
-  return `Next dream:       eligible ${when}, once ${d.minSessions} other session${d.minSessions === 1 ? "" : "s"} of this project have been active since the last one`
-}
+export const nextDreamLine = (d: NonNullable<BackgroundStatus["dream"]>, now: number): string =>
+  `Next dream:       ${nextDreamText(d.eligibleAt, now, d.minSessions)}`
 
 export const backgroundStatusLines = (s: BackgroundStatus, now: number = Date.now()): ReadonlyArray<string> => [
   `Background:       ${[s.running ? "extracting now" : undefined, s.dreaming === true ? "dreaming now" : undefined].filter((x) => x !== undefined).join(", ") || "idle"}; session usage ${formatUsage(s.totals)}`,

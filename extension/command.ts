@@ -9,6 +9,7 @@ import { describeUndo } from "../layers/MemoryUndo.ts"
 import { describeSwitches, FEATURES, type Feature } from "../src/config.ts"
 import { formatContext, summarizeContext } from "../src/memoryContext.ts"
 import type { ListedTopic, MemoryBrowse } from "../layers/MemoryBrowse.ts"
+import { binaryNote } from "../src/binaryText.ts"
 import type { MemorySession, SessionStatus } from "../layers/MemorySession.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
@@ -57,14 +58,25 @@ export const say = (ctx: ExtensionContext, text: string, level: "info" | "warnin
   process.stderr.write(`${text}\n`)
 }
 
+/** Pi's trust of the project now; undefined when the context cannot tell (a stale one). */
+const trustOf = (ctx: ExtensionContext): boolean | undefined => {
+  try {
+    return ctx.isProjectTrusted()
+  } catch {
+    return undefined
+  }
+}
+
 const days = (n: number): string => (n === 0 ? "today" : `${n}d`)
 
-export const formatList = (topics: ReadonlyArray<ListedTopic>): string =>
-  topics.length === 0
-    ? "No memory topics yet."
-    : topics
-      .map((t) => `${t.filename}  [${t.type ?? "-"}, ${days(t.ageDays)}${t.linked ? "" : ", not in MEMORY.md"}]  ${t.description ?? "(no description)"}`)
-      .join("\n")
+/** One topic a line, in aligned columns: file, [type, age, index], description. */
+export const formatList = (topics: ReadonlyArray<ListedTopic>): string => {
+  if (topics.length === 0) return "No memory topics yet."
+  const rows = topics.map((t) => [t.filename, `[${t.type ?? "-"}, ${days(t.ageDays)}${t.linked ? "" : ", not in MEMORY.md"}]`, t.description ?? "(no description)"] as const)
+  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => [...r[i]!].length)))
+  const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - [...text].length))
+  return rows.map((r) => `${pad(r[0], widths[0]!)}  ${pad(r[1], widths[1]!)}  ${r[2]}`).join("\n")
+}
 
 export const formatRecalled = (s: SessionStatus): string => {
   const turns = (s.recalled ?? []).filter((t) => t.selected.length > 0)
@@ -79,16 +91,26 @@ export const formatRecalled = (s: SessionStatus): string => {
 export const splitArgs = (args: string): ReadonlyArray<string> =>
   [...args.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? "")
 
-export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>, sandbox?: string): string => {
+/** The trust line of `/memory status`: without Pi's trust, memory is there but injects and recalls nothing. */
+export const trustStatusLine = (trusted: boolean): string =>
+  trusted
+    ? "Trust:            trusted by Pi"
+    : "Trust:            NOT trusted by Pi: no memory is injected or recalled, and memory files are off limits to the agent. " +
+      "To trust the project: /trust, then restart pi (for one run: pi --approve)"
+
+export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string>, sandbox?: string, trusted?: boolean): string => {
+  const trust = trusted === undefined ? [] : [trustStatusLine(trusted)]
   if (!s.active || s.location === undefined) {
     return [
       `Project memory is inactive: ${s.reason ?? "unknown reason"}.`,
+      ...trust,
       ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
       ...(s.configProblems ?? []).map((p) => `Config problem:   ${p}`)
     ].join("\n")
   }
   const u = s.usage
   return [
+    ...trust,
     `Memory directory: ${s.location.memoryDir}`,
     `Project root:     ${s.location.projectRoot}`,
     `Topics:           ${s.topics}`,
@@ -216,7 +238,8 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         const topic = location && (await browse((b) => b.show(location.memoryDir, rest[0]!)))
         if (topic === undefined) return
         const head = `${topic.filename} [${topic.type ?? "-"}, changed ${topic.mtime}${topic.linked ? "" : ", not in MEMORY.md"}]`
-        say(ctx, [head, ...(topic.staleness === null ? [] : [topic.staleness]), "", topic.content.replace(/\n$/, "")].join("\n"))
+        const body = topic.binary ? binaryNote(topic.filename, topic.sizeBytes) : topic.content.replace(/\n$/, "")
+        say(ctx, [head, ...(topic.staleness === null ? [] : [topic.staleness]), "", body].join("\n"))
         return
       }
       case "search": {
@@ -247,7 +270,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         const background = runBackground === undefined ? undefined : await runBackground((b) => b.status)
         // Loaded on demand: the sandbox's module is no part of session start.
         const sandbox = await import("../layers/background/sandboxed.ts").then((m) => m.sandboxStatusLine(), (e: unknown) => `sandbox: unknown (${String(e)})`)
-        if (status !== undefined) say(ctx, formatStatus(status, background && backgroundStatusLines(background), sandbox))
+        if (status !== undefined) say(ctx, formatStatus(status, background && backgroundStatusLines(background), sandbox, trustOf(ctx)))
         return
       }
       case "extract": {

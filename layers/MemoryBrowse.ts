@@ -21,6 +21,7 @@ import {
 } from "../src/memoryQuery.ts"
 import { buildBackfillIndex, indexLine } from "../src/memoryIndex.ts"
 import { rememberedTopic } from "../src/remember.ts"
+import { isBinaryContent } from "../src/binaryText.ts"
 import { ageInDays, stalenessNote } from "../src/staleness.ts"
 import { INDEX_FILE, locksDirOf } from "../src/storage.ts"
 import type { MemoryType } from "../src/frontmatter.ts"
@@ -92,8 +93,13 @@ export interface ShownTopic extends ListedTopic {
   readonly path: string
   readonly stale: boolean
   readonly staleness: string | null
+  /** The text; empty for a file that is not text (`binary`). */
   readonly content: string
   readonly truncated: boolean
+  /** Not text (NUL bytes, not UTF-8, control characters): its content is not shown. */
+  readonly binary: boolean
+  /** The file's size in bytes. */
+  readonly sizeBytes: number
 }
 
 export interface ForgetResult {
@@ -227,13 +233,16 @@ export const makeMemoryBrowse: Effect.Effect<
     )
     const linked = indexLinkedFiles((yield* rawIndex(memoryDir)).text)
     const note = stalenessNote(topic.fileMtimeMs, nowMs)
+    const binary = isBinaryContent(read.bytes)
     return {
       ...describe(topic, linked, nowMs),
       path: topic.path,
       stale: note !== undefined,
       staleness: note ?? null,
-      content: decoder.decode(read.bytes),
-      truncated: read.partial
+      content: binary ? "" : decoder.decode(read.bytes),
+      truncated: read.partial,
+      binary,
+      sizeBytes: read.info.size
     } satisfies ShownTopic
   })
 

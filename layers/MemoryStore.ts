@@ -437,7 +437,13 @@ export const makeMemoryStore = Effect.gen(function* () {
         const names = siblingsOf.get(dirname(path))
         return {
           file: filename,
-          problems: lintTopic({ filename, content: decode(read.right.bytes), sizeBytes: read.right.info.size, ...(names !== undefined ? { siblings: names } : {}) })
+          problems: lintTopic({
+            filename,
+            content: decode(read.right.bytes),
+            bytes: read.right.bytes,
+            sizeBytes: read.right.info.size,
+            ...(names !== undefined ? { siblings: names } : {})
+          })
         }
       })
     })
@@ -477,10 +483,15 @@ export const makeMemoryStore = Effect.gen(function* () {
       let next = 0
       return files.map((f) => (isIndex(f) ? indexLint! : topicLints[next++]!))
     }
-    const { topics } = yield* scanTopics(memoryDir)
+    const { topics, skipped } = yield* scanTopics(memoryDir)
     const topicLints = yield* lintTopics(memoryDir, topics.map((t) => t.path))
+    // What the scan could not read is a problem here too (`pm scan` lists the same files as skipped); topics left
+    // out only for being older than the newest ones are not.
+    const unreadable = skipped
+      .filter((sk) => !sk.reason.startsWith("older than the "))
+      .map((sk): FileLint => ({ file: sk.filename, problems: [{ code: "file-unreadable", message: `${sk.filename} cannot be read: ${sk.reason}.` }] }))
     const indexLint = yield* lintIndexFile(memoryDir, new Set(topics.map((t) => t.filename)))
-    return indexLint === undefined ? topicLints : [indexLint, ...topicLints]
+    return indexLint === undefined ? [...topicLints, ...unreadable] : [indexLint, ...topicLints, ...unreadable]
   })
 
   return {

@@ -102,6 +102,17 @@ export const fields = {
   sandbox: Schema.Struct({ whenUnavailable: Schema.optional(Schema.Literal("refuse", "guard-only")) })
 } as const
 
+/** What each key (or key inside a key) takes, in the words a person fixing the file needs. */
+const EXPECTED: Readonly<Record<string, string>> = {
+  enabled: "must be true or false",
+  autoMemoryDirectory: "must be an absolute path or start with ~/",
+  selector: 'must be an object such as { "model": "provider/model-id" }',
+  "selector.model": 'must be "provider/model-id" (for example "anthropic/claude-haiku-4-5")',
+  protectedPaths: 'must be an object such as { "allow": ["/a/path"], "add": ["*.secret"] }',
+  "protectedPaths.allow": "must be a list of paths",
+  "protectedPaths.add": "must be a list of paths or file-name patterns"
+}
+
 const shown = (value: unknown): string => {
   const text = JSON.stringify(value) ?? String(value)
   return text.length > 40 ? `${text.slice(0, 39)}…` : text
@@ -215,7 +226,7 @@ export const decodeConfig = (file: string, text: string, home: string): DecodedC
     const problem = problemOf(decoded.left)
     const at = problem.path === "" ? key : `${key}.${problem.path}`
     const value = problem.path === "" ? raw[key] : problem.path.split(".").reduce<unknown>((v, k) => (isObject(v) || Array.isArray(v) ? (v as any)[k] : undefined), raw[key])
-    warnings.push({ file, key: at, message: invalidKeyMessage(file, at, problem.text, value, "using the default") })
+    warnings.push({ file, key: at, message: invalidKeyMessage(file, at, EXPECTED[at] ?? problem.text, value, "using the default") })
     return undefined
   }
   const switches = decodeSwitches(file, raw, "", warnings)

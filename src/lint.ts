@@ -83,11 +83,16 @@ export const lintTopic = (input: {
   readonly content: string
   /** The file's real size when `content` is only its start (a huge file read with a cap). */
   readonly sizeBytes?: number
+  /**
+   * The bytes `content` was decoded from, when known: sizes and the recall window are counted on them (a file that
+   * is not valid UTF-8 decodes to more bytes than it holds).
+   */
+  readonly bytes?: Uint8Array
   /** The names of the other files in the same folder, for the continuation check. */
   readonly siblings?: ReadonlyArray<string>
 }): ReadonlyArray<LintProblem> => {
   const problems: Array<LintProblem> = []
-  const bytes = Buffer.from(input.content, "utf8")
+  const bytes = input.bytes === undefined ? Buffer.from(input.content, "utf8") : Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength)
   const size = Math.max(bytes.length, input.sizeBytes ?? 0)
   const window = recallWindow(bytes)
   const lineCount = input.content === "" ? 0 : input.content.replace(/\n$/, "").split("\n").length

@@ -143,7 +143,7 @@ describe("the dream in the real host", () => {
     expect(h.ofKind("background").filter(isDream)).toHaveLength(5)
     const status = h.notifications.at(-1)!.message
     expect(status).toMatch(/Dream run: +\d{4}-\d\d-\d\dT[^ ]+ turn: saved 3 files \(deploy-days\.md, deploys-friday\.md, MEMORY\.md\): done; 5 turns, 5 requests/)
-    const eligible = /Next dream: +eligible (\S+),/.exec(status)?.[1]
+    const eligible = /Next dream: +not before (\S+),/.exec(status)?.[1]
     expect(eligible).toBeDefined()
     expect(Date.parse(eligible!) - Date.now()).toBeGreaterThan(23 * 3_600_000)
     expect(h.notifications.filter((n) => n.level === "error")).toEqual([])

@@ -30,8 +30,28 @@ describe("/memory browsing", () => {
   it("list shows each topic with type and whether the index links it", async () => {
     h = await startHarness({ memory: { "MEMORY.md": "- [Release process](release.md) - x\n", "release.md": RELEASE, "my notes.md": NOTES } })
     const out = await text(h, "/memory list")
-    expect(out).toMatch(/^release\.md  \[project, today\]  How releases are tagged/m)
+    expect(out).toMatch(/^release\.md +\[project, today\] +How releases are tagged/m)
     expect(out).toMatch(/^my notes\.md  \[user, today, not in MEMORY\.md\]  notes kept by hand$/m)
+    // Columns line up: every description starts at the same place.
+    const starts = out.split("\n").map((l) => /^(.*?\] +)\S/.exec(l)?.[1]?.length)
+    expect(new Set(starts).size).toBe(1)
+  })
+
+  it("show of a file that is not text prints a note, not its bytes", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE, "blob.md": "\u0000\u0001\u0002 binary \u0000" } })
+    const out = await text(h, "/memory show blob.md")
+    expect(out).toContain("(not shown: blob.md is not text, 12 bytes;")
+    expect(out).not.toContain("\u0000")
+  })
+
+  it("status says whether Pi trusts the project, and how to trust it", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    expect(await text(h, "/memory status")).toMatch(/^Trust: +trusted by Pi$/m)
+    await h.dispose()
+    h = await startHarness({ trusted: false, memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    const status = await text(h, "/memory status")
+    expect(status).toMatch(/^Trust: +NOT trusted by Pi: no memory is injected or recalled/m)
+    expect(status).toContain("/trust, then restart pi (for one run: pi --approve)")
   })
 
   it("show prints the file by frontmatter name; an unknown name is a warning with the reason", async () => {
