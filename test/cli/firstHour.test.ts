@@ -109,7 +109,7 @@ describe("the command line", () => {
     const p = await project()
     const unknown = await p.pm("bogus")
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toMatch(/^pm: unknown subcommand 'bogus'; use one of project, scan, .*forget \(pm --help\)\n$/)
+    expect(unknown.stderr).toMatch(/^pm: unknown subcommand 'bogus'; use one of project, scan, .*forget, .*\(pm --help\)\n$/)
     expect((await p.pm("--cwd", p.repo, "bogus")).stderr).toMatch(/^pm: unknown subcommand 'bogus';/)
     const extra = await p.pm("recall", "two", "words")
     expect(extra.code).toBe(2)
@@ -189,10 +189,10 @@ describe("an invalid setting", () => {
     const r = await p.pm("status")
     const line = r.stdout.split("\n").find((l) => l.startsWith("Config:")) ?? ""
     expect(line).toBe(
-      `Config:     problem: ${join(p.agent.storageRoot, "config.json")}: "selector.model" must be "provider/model-id" (for example "anthropic/claude-haiku-4-5"), not 5; using the default.`
+      `Config:     problem: ${join(p.agent.storageRoot, "config.json")}: "selector.model" must be "provider/model-id" (for example "anthropic/claude-haiku-4-5") (found 5); using the default.`
     )
     writeFileSync(join(p.agent.storageRoot, "config.json"), JSON.stringify({ selector: "fast" }))
-    expect((await p.pm("status")).stdout).toContain(`"selector" must be an object such as { "model": "provider/model-id" }, not "fast"`)
+    expect((await p.pm("status")).stdout).toContain(`"selector" must be an object such as { "model": "provider/model-id" } (found "fast")`)
     expect((await p.pm("status")).stderr).not.toMatch(/└─|Expected/)
   })
 })

@@ -42,7 +42,7 @@ describe("decodeConfig", () => {
     expect(bad.config.protectedPaths).toEqual(defaultConfig.protectedPaths)
     expect(bad.config.enabled).toBe(false)
     expect(bad.warnings.map((w) => w.key)).toEqual(["protectedPaths.allow"])
-    expect(bad.warnings[0]!.message).toBe(`${FILE}: "protectedPaths.allow" must be a list of strings (found "x"); using the default.`)
+    expect(bad.warnings[0]!.message).toBe(`${FILE}: "protectedPaths.allow" must be a list of paths (found "x"); using the default.`)
   })
 
   it("fails closed on invalid JSON: memory off, one warning naming the file", () => {
@@ -81,9 +81,9 @@ describe("decodeConfig", () => {
     expect(config.selector).toEqual(defaultConfig.selector)
     expect(warnings.map((w) => w.key)).toEqual(["enabled", "selector.model"])
     // One line each, the value and what it must be, never the schema's dump.
-    expect(warnings[1]!.message).toBe(`${FILE}: "selector.model" expected provider/model-id (found "no-slash"); using the default.`)
+    expect(warnings[1]!.message).toBe(`${FILE}: "selector.model" must be "provider/model-id" (for example "anthropic/claude-haiku-4-5") (found "no-slash"); using the default.`)
     expect(decodeConfig(FILE, JSON.stringify({ selector: "haiku" }), HOME).warnings[0]!.message).toBe(
-      `${FILE}: "selector" must be an object (found "haiku"); using the default.`
+      `${FILE}: "selector" must be an object such as { "model": "provider/model-id" } (found "haiku"); using the default.`
     )
     for (const w of warnings) expect(w.message).not.toMatch(/\n|readonly|Expected|└|─/)
   })
