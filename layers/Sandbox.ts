@@ -3,13 +3,15 @@
  * command of the background `bash` tool, and the `rg` behind its `grep`, runs in. The policy is src/sandbox.ts: the
  * whole file system read-only, no network, the credential stores unreadable, a scrubbed environment.
  *
- * The runtime is one per process (its manager is a global), so it is loaded, checked and initialised once, at the
- * first question, and the answer is kept: `availability` says whether commands can run sandboxed and, if not, why.
- * A probe can be injected (tests of an unavailable sandbox, and `pm status` never starts the runtime twice).
+ * The runtime is one per process (its manager is a global). The first open session loads, checks and initialises
+ * it (a trial command proves that user namespaces work); the last session to close stops it, since it keeps the
+ * process alive. A session's `availability` says whether commands can run sandboxed and, if not, why. A probe can be
+ * injected (tests of an unavailable sandbox).
  *
  * `wrap` turns a shell command into the command line that runs it in the sandbox under one command's file-system
- * policy; the caller runs that line with `bash -c` (Pi's own local shell, or `runSandboxed` below) in the scrubbed
- * environment, in a process group of its own so that an interruption kills the sandbox with everything in it.
+ * policy; the caller runs that line with `bash -c` (Pi's own local shell for bash, layers/background/sandboxed.ts for
+ * rg) in the scrubbed environment, in a process group of its own so that an interruption kills the sandbox with
+ * everything in it.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -145,6 +147,11 @@ const loadRuntime = async (): Promise<RuntimeState> => {
   const check = manager.checkDependencies()
   if (check.errors.length > 0) return unavailable(check.errors.join("; "))
   const home = homedir()
+  // The runtime adds SIGINT and SIGTERM listeners of its own, and a listener takes away Node's default of exiting on
+  // the signal: the host's handling of Ctrl-C must stay the host's. Ours are removed again; the sessions stop the
+  // runtime (and its exit handler, kept, cleans up at exit).
+  const signals = ["SIGINT", "SIGTERM"] as const
+  const before = signals.map((sig) => process.listeners(sig))
   try {
     await manager.initialize({
       // Linux: no allow list, so no proxy (the network goes with `--unshare-net`, see lineFor); macOS: an empty one.
@@ -156,6 +163,10 @@ const loadRuntime = async (): Promise<RuntimeState> => {
     })
   } catch (e) {
     return unavailable(`the sandbox does not start: ${e instanceof Error ? e.message : String(e)}`)
+  } finally {
+    signals.forEach((sig, i) => {
+      for (const listener of process.listeners(sig)) if (!before[i]!.includes(listener)) process.removeListener(sig, listener)
+    })
   }
   const failed = await trial(manager)
   if (failed !== undefined) {

@@ -568,7 +568,12 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     { name: "edit", declaration: declare(editDef), execute: guarded("edit", edit) },
     { name: "bash", declaration: declare(bashDef), execute: guarded("bash", bash) }
   ]
-  const exposed = options.codemode === undefined ? tools : await withCodemode(pi, cwd, tools, options.codemode)
+  const exposed = options.codemode === undefined
+    ? tools
+    : await withCodemode(pi, cwd, tools, options.codemode).catch(async (e: unknown) => {
+        await sandboxed.close()
+        throw e
+      })
   return {
     tools: exposed,
     byName: (name) => exposed.find((t) => t.name === name),

@@ -39,6 +39,8 @@ interface Row {
 
 const rows: Array<Row> = readFileSync(CORPUS, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))
 
+const signalListeners = () => process.listenerCount("SIGINT") + process.listenerCount("SIGTERM")
+const listenersBefore = signalListeners()
 const gate = await sandboxGate()
 
 const runtime = ManagedRuntime.make(Layer.merge(MemoryWriter.layer, BashGuard.layer).pipe(Layer.provideMerge(FileSystem.layer)))
@@ -127,6 +129,8 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
     expect(gate.reason).toBe("available")
     expect(sandboxed.availability._tag).toBe("Available")
     expect(sandboxed.bashOperations).toBeDefined()
+    // The runtime's own SIGINT/SIGTERM listeners are taken off: the host keeps its default exit on Ctrl-C.
+    expect(signalListeners()).toBe(listenersBefore)
   })
 
   it("every corpus row, without the guard: nothing changes, nothing secret is printed, no socket is opened", async () => {
