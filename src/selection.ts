@@ -118,7 +118,8 @@ const safeParse = (s: string): unknown => {
 
 /**
  * From raw names to files: a `[type] ` prefix is stripped, names not among the candidates are dropped, duplicates
- * removed, at most five kept, then files already read in full on this branch are filtered out.
+ * removed, at most five kept, then files the model already has on this branch (read in full, or recalled) and
+ * unchanged since are filtered out.
  */
 export const normalizeSelection = (
   names: ReadonlyArray<string>,
