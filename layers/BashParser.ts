@@ -7,6 +7,7 @@ import { Language, Parser, type TreeCursor } from "web-tree-sitter"
 import {
   classifyTree,
   mergedLineBreaks,
+  OVER_BUDGET,
   STRUCTURE_REASONS,
   precheck,
   rejected,
@@ -182,7 +183,9 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
             continue
           }
         }
-        const verdict = classifyTree(text, parsed.root, parsed.hasError, context, parsed.comment)
+        // The budget covers the copy and the checks too, once the parse has started the clock.
+        if (!Number.isNaN(deadline) && cpuMs() > deadline) return rejected(OVER_BUDGET)
+        const verdict = classifyTree(text, parsed.root, parsed.hasError, Number.isNaN(deadline) ? context : { ...context, overBudget: () => cpuMs() > deadline }, parsed.comment)
         return verdict.verdict === "read-only" && checked !== command ? { ...verdict, run: checked } : verdict
       }
       return rejected("the command's line breaks could not be read unambiguously; join the commands with && or ; on one line")
