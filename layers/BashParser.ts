@@ -130,7 +130,7 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
   const progressCallback = overBudget
   const parseTree = (
     text: string
-  ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined => {
+  ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined | "over budget" => {
     const tree = parser.parse(text, null, { progressCallback })
     if (tree === null) {
       // A cancelled parse leaves its state in the parser, and the next parse would resume it: start afresh.
@@ -141,7 +141,8 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
       const root = tree.rootNode
       if (cursor === undefined) cursor = root.walk()
       else cursor.reset(root)
-      const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
+      const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES, overBudget: Number.isNaN(deadline) ? undefined : () => cpuMs() > deadline })
+      if (copy.cancelled === true) return "over budget"
       if (!copy.suspicious || !root.hasError) return { root: copy.root, hasError: false, comment: copy.comment }
       // A large input is worded from the copy at hand (its ERROR nodes), not copied again: one more walk asking
       // the parser about every node costs several times the parse.
@@ -168,6 +169,7 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
       let text = checked
       for (let attempt = 0; attempt <= MAX_REPARSES; attempt++) {
         const parsed = parseTree(text)
+        if (parsed === "over budget") return rejected(OVER_BUDGET)
         if (parsed === undefined) {
           return rejected(
             `the command is too large or too complex to check (parsing it took more than ${budgetMs} ms of CPU time); split it into smaller commands`
