@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url"
 import { BashGuard, type BashGuardShape } from "../layers/BashGuard.ts"
 
 const CTX = { memoryDir: "/home/alice/.pi/agent/project-memory/projects/-home-alice-app/memory", cwd: "/home/alice/app" }
+/** As the background bash tool asks: with the read plan (what each read-only command may open). */
+const CTX_READS = { ...CTX, reads: { home: "/home/alice" } }
 const ROUNDS = Number(process.argv[2] ?? process.env["BENCH_RUNS"] ?? 30)
 const WARMUP = 5
 const COLD_PROCESSES = 5
@@ -65,6 +67,9 @@ const parseAll = (cmds: ReadonlyArray<string>) => {
 const classifyAll = (cmds: ReadonlyArray<string>) => {
   for (const c of cmds) sink += guard.classifySync(c, CTX).verdict.length
 }
+const classifyWithReads = (cmds: ReadonlyArray<string>) => {
+  for (const c of cmds) sink += guard.classifySync(c, CTX_READS).verdict.length
+}
 
 /** CPU time of this process (user + system), in ms: steadier than wall time on a machine shared with other work. */
 const time = (f: () => void): number => {
@@ -79,6 +84,7 @@ interface Row {
   readonly count: number
   readonly parseMs: Array<number>
   readonly guardMs: Array<number>
+  readonly readsMs: Array<number>
 }
 
 // The ratio must hold at any corpus size: a tenth of the corpus, the corpus, and the corpus four times over (where a
@@ -86,10 +92,10 @@ interface Row {
 const tenth = corpus.slice(0, Math.ceil(corpus.length / 10))
 const fourfold = [...corpus, ...corpus, ...corpus, ...corpus]
 const rows: Array<Row> = [
-  { name: `corpus tenth (${tenth.length} commands)`, count: tenth.length, parseMs: [], guardMs: [] },
-  { name: `corpus (${corpus.length} commands)`, count: corpus.length, parseMs: [], guardMs: [] },
-  { name: `corpus x4 (${fourfold.length} commands)`, count: fourfold.length, parseMs: [], guardMs: [] },
-  { name: "one 100 KB command", count: 1, parseMs: [], guardMs: [] }
+  { name: `corpus tenth (${tenth.length} commands)`, count: tenth.length, parseMs: [], guardMs: [], readsMs: [] },
+  { name: `corpus (${corpus.length} commands)`, count: corpus.length, parseMs: [], guardMs: [], readsMs: [] },
+  { name: `corpus x4 (${fourfold.length} commands)`, count: fourfold.length, parseMs: [], guardMs: [], readsMs: [] },
+  { name: "one 100 KB command", count: 1, parseMs: [], guardMs: [], readsMs: [] }
 ]
 const inputs: ReadonlyArray<ReadonlyArray<string>> = [tenth, corpus, fourfold, [long]]
 
@@ -103,15 +109,17 @@ for (let round = 0; round < WARMUP + ROUNDS; round++) {
             const gg = time(() => classifyAll(inputs[i]!))
             return [time(() => parseAll(inputs[i]!)), gg] as const
           })()
+    const r = time(() => classifyWithReads(inputs[i]!))
     if (round >= WARMUP) {
       row.parseMs.push(p)
       row.guardMs.push(g)
+      row.readsMs.push(r)
     }
   })
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits)
-const lines: Array<ReadonlyArray<string>> = [["input", "bare parse µs/cmd", "guard µs/cmd", "guard cmds/s", "guard / parse"]]
+const lines: Array<ReadonlyArray<string>> = [["input", "bare parse µs/cmd", "guard µs/cmd", "guard cmds/s", "guard / parse", "+ read plan µs/cmd", "with plan / parse"]]
 // The fastest round of each side: on a machine shared with other work, slower rounds measure the other work.
 const best = (xs: ReadonlyArray<number>): number => Math.min(...xs)
 for (const row of rows) {
@@ -122,7 +130,9 @@ for (const row of rows) {
     fmt((p * 1000) / row.count),
     fmt((g * 1000) / row.count),
     fmt((row.count / g) * 1000, 0),
-    `${fmt(g / p, 2)}x`
+    `${fmt(g / p, 2)}x`,
+    fmt((best(row.readsMs) * 1000) / row.count),
+    `${fmt(best(row.readsMs) / p, 2)}x`
   ])
 }
 const widths = lines[0]!.map((_, c) => Math.max(...lines.map((l) => l[c]!.length)))

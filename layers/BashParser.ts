@@ -7,6 +7,7 @@ import { Language, Parser, type TreeCursor } from "web-tree-sitter"
 import {
   classifyTree,
   mergedLineBreaks,
+  OVER_BUDGET,
   STRUCTURE_REASONS,
   precheck,
   rejected,
@@ -24,8 +25,8 @@ const LARGE_INPUT = 16 * 1024
 
 /**
  * tree-sitter calls the progress callback every hundred or so parse operations; the clock is read on every
- * CLOCK_EVERY-th call, and first on the first call, so a command that parses before its first callback never reads
- * it at all.
+ * CLOCK_EVERY-th call only, the first time to start the budget (a few tens of microseconds of parsing late), so a
+ * short command never reads it at all.
  */
 const CLOCK_EVERY = 16
 
@@ -119,17 +120,17 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
   let deadline = Number.NaN
   let calls = 0
   const overBudget = (): boolean => {
+    if (++calls % CLOCK_EVERY !== 0) return false
     if (Number.isNaN(deadline)) {
       deadline = cpuMs() + budgetMs
       return budgetMs <= 0
     }
-    if (++calls % CLOCK_EVERY !== 0) return false
     return cpuMs() > deadline
   }
   const progressCallback = overBudget
   const parseTree = (
     text: string
-  ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined => {
+  ): { readonly root: BashNode; readonly hasError: boolean; readonly comment: boolean } | undefined | "over budget" => {
     const tree = parser.parse(text, null, { progressCallback })
     if (tree === null) {
       // A cancelled parse leaves its state in the parser, and the next parse would resume it: start afresh.
@@ -140,7 +141,8 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
       const root = tree.rootNode
       if (cursor === undefined) cursor = root.walk()
       else cursor.reset(root)
-      const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES })
+      const copy = copyTree(cursor, types, text, { opaque: OPAQUE_NODES, overBudget: Number.isNaN(deadline) ? undefined : () => cpuMs() > deadline })
+      if (copy.cancelled === true) return "over budget"
       if (!copy.suspicious || !root.hasError) return { root: copy.root, hasError: false, comment: copy.comment }
       // A large input is worded from the copy at hand (its ERROR nodes), not copied again: one more walk asking
       // the parser about every node costs several times the parse.
@@ -167,6 +169,7 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
       let text = checked
       for (let attempt = 0; attempt <= MAX_REPARSES; attempt++) {
         const parsed = parseTree(text)
+        if (parsed === "over budget") return rejected(OVER_BUDGET)
         if (parsed === undefined) {
           return rejected(
             `the command is too large or too complex to check (parsing it took more than ${budgetMs} ms of CPU time); split it into smaller commands`
@@ -182,7 +185,9 @@ export const makeClassifier = (parser: Parser, options: { readonly budgetMs?: nu
             continue
           }
         }
-        const verdict = classifyTree(text, parsed.root, parsed.hasError, context, parsed.comment)
+        // The budget covers the copy and the checks too, once the parse has started the clock.
+        if (!Number.isNaN(deadline) && cpuMs() > deadline) return rejected(OVER_BUDGET)
+        const verdict = classifyTree(text, parsed.root, parsed.hasError, Number.isNaN(deadline) ? context : { ...context, overBudget: () => cpuMs() > deadline }, parsed.comment)
         return verdict.verdict === "read-only" && checked !== command ? { ...verdict, run: checked } : verdict
       }
       return rejected("the command's line breaks could not be read unambiguously; join the commands with && or ; on one line")

@@ -26,7 +26,12 @@ export interface ClassifyContext {
    * background shell checks those paths against the protected list.
    */
   readonly reads?: { readonly home: string } | undefined
+  /** Asked now and then during a long classification: true once its CPU budget is spent (the command is rejected). */
+  readonly overBudget?: (() => boolean) | undefined
 }
+
+/** The rejection of a command whose checking ran past its budget. */
+export const OVER_BUDGET = "the command is too large or too complex to check in its time budget; split it into smaller commands"
 
 export interface DeleteVerdict {
   readonly verdict: "delete"
@@ -425,7 +430,8 @@ const checkCommand = (source: string, node: BashNode, seen: Seen): string | unde
 }
 
 /** Checks every statement under the program. Iterative: lists can nest thousands deep. */
-const checkReadOnly = (source: string, root: BashNode): string | undefined => {
+const checkReadOnly = (source: string, root: BashNode, overBudget?: () => boolean): string | undefined => {
+  let visited = 0
   const seen: Seen = { cd: false, git: false }
   const stack: Array<BashNode> = []
   for (let i = root.children.length - 1; i >= 0; i--) {
@@ -440,6 +446,7 @@ const checkReadOnly = (source: string, root: BashNode): string | undefined => {
   }
   while (stack.length > 0) {
     const node = stack.pop()!
+    if (overBudget !== undefined && (++visited & 1023) === 0 && overBudget()) return OVER_BUDGET
     switch (node.type) {
       case "command": {
         const problem = checkCommand(source, node, seen)
@@ -638,7 +645,7 @@ export const classifyTree = (
   if (comment ?? hasComment(root)) return rejected(COMMENT_REASON)
   const deletion = tryDelete(source, root, ctx)
   if (deletion !== undefined) return deletion
-  const problem = checkReadOnly(source, root)
+  const problem = checkReadOnly(source, root, ctx.overBudget)
   if (problem !== undefined) return rejected(problem)
   if (ctx.reads === undefined) return READ_ONLY
   return { verdict: "read-only", reads: readPlan(source, root, { cwd: ctx.cwd, home: ctx.reads.home }) }

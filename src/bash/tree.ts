@@ -54,6 +54,8 @@ export interface CopiedTree {
   readonly suspicious: boolean
   /** The copy holds a comment node (the guard rejects comments; noting it here saves a walk). */
   readonly comment: boolean
+  /** The copy stopped because `overBudget` said so: the tree is incomplete. */
+  readonly cancelled?: boolean
 }
 
 export interface CopyOptions {
@@ -61,6 +63,8 @@ export interface CopyOptions {
   readonly withMissing?: boolean
   /** Node types whose children are not copied (the guard rejects them whatever they hold). */
   readonly opaque?: ReadonlySet<string>
+  /** Asked every few thousand nodes: true stops the copy (`cancelled`). */
+  readonly overBudget?: (() => boolean) | undefined
 }
 
 /** Named node types that are single tokens: never asked for children. Anonymous nodes are tokens too. */
@@ -153,7 +157,10 @@ export const copyTree = (cursor: CursorLike, types: NodeTypes, source: string, o
     return { root, suspicious, comment }
   }
   const stack: Array<MutableNode> = [root]
+  const overBudget = options.overBudget
+  let copied = 0
   for (;;) {
+    if (overBudget !== undefined && (++copied & 4095) === 0 && overBudget()) return { root, suspicious, comment, cancelled: true }
     const id = cursor.nodeTypeId
     const node = make(id)
     stack[stack.length - 1]!.children.push(node)
