@@ -43,6 +43,8 @@ export type BackgroundToolName = (typeof BACKGROUND_TOOL_NAMES)[number]
 export const GREP_TIMEOUT_MS = 20_000
 export const BASH_DEFAULT_TIMEOUT_S = 120
 export const BASH_MAX_TIMEOUT_S = 600
+/** The most entries a bash word's glob may reach before the command runs (each is checked against protected paths). */
+export const GLOB_VISIT_LIMIT = 5_000
 
 export type ToolResult = AgentToolResult<unknown>
 
@@ -527,9 +529,18 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       const reason = await guardPath(absolute)
       if (reason !== undefined) return reason
       if (/[*?[]/.test(word)) {
-        for await (const match of glob(word, { cwd })) {
+        // Bounded: the walk stops after GLOB_VISIT_LIMIT entries (`ls /**` would walk the whole disk on Pi's event
+        // loop before the command is judged), and a pattern that reaches more is refused rather than half checked.
+        let visited = 0
+        const exclude = () => ++visited > GLOB_VISIT_LIMIT
+        for await (const match of glob(word, { cwd, exclude })) {
+          // Folders walked count through `exclude`, matches here.
+          if (++visited > GLOB_VISIT_LIMIT) break
           const hit = await guardPath(resolve(cwd, match))
           if (hit !== undefined) return hit
+        }
+        if (visited > GLOB_VISIT_LIMIT) {
+          return `the pattern ${word} reaches more than ${GLOB_VISIT_LIMIT} files, too many to check for credential stores (name the files or a narrower pattern)`
         }
       }
     }
