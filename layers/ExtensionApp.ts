@@ -84,7 +84,9 @@ const makeExtension = (env: ConfigEnvironment, replace: ExtensionReplacements) =
         onSome: (service) => Effect.succeed(service)
       }).pipe(Effect.map((service) => Context.add(ctx, tag, service)))
     const core = yield* makeCore(env, replace)
-    const withHost = Context.merge(core, yield* Effect.context<Host | ModelRegistry | BackgroundHost | PiToolkit>())
+    // The host's pieces only: the builder's own entries (its scope, its memo map) are not services of the graph.
+    const pieces = Context.pick(Host, ModelRegistry, BackgroundHost, PiToolkit)(yield* Effect.context<Host | ModelRegistry | BackgroundHost | PiToolkit>())
+    const withHost = Context.merge(core, pieces)
     const withSelector = yield* add(withHost, Selector, Selector.make)
     const withRecall = yield* add(withSelector, Recall, Recall.make)
     const withWriter = yield* add(withRecall, MemoryWriter, MemoryWriter.make)

@@ -56,8 +56,8 @@ export const protectedRefusal = (reason: string): string =>
   `Refused: ${reason}. Background memory tasks never open credential stores; leave it out (memory must never hold ` +
   "credentials) and carry on with the other files."
 
-/** At most this many wildcard matches are looked at per command (the rest is left to the sandbox). */
-const MAX_GLOB_MATCHES = 5_000
+/** The most entries wildcard expansion may visit (walked folders and matches) before a command is refused. */
+export const GLOB_VISIT_LIMIT = 5_000
 /** At most this many entries of a searched tree are looked at by name (the rest is left to the sandbox). */
 const MAX_TREE_ENTRIES = 5_000
 /** Folders a tree scan does not enter: version control and installed packages. */
@@ -96,7 +96,7 @@ const protectedInTree = async (root: string, hidden: boolean, protection: Protec
 export const protectedReadReason = async (plan: ReadPlan, protection: ProtectionOptions): Promise<string | undefined> => {
   if (plan.refuse !== undefined) return plan.refuse
   const seen = new Set<string>()
-  let matches = 0
+  let visited = 0
   for (const target of plan.targets) {
     const key = `${target.recursive ? "r" : ""}${target.lexical ? "l" : ""}${target.path}`
     if (seen.has(key)) continue
@@ -115,11 +115,18 @@ export const protectedReadReason = async (plan: ReadPlan, protection: Protection
     }
     const reason = await protectedReason(target.path, protection)
     if (reason !== undefined) return reason
-    if (target.glob && matches < MAX_GLOB_MATCHES) {
-      for await (const match of glob(target.path)) {
-        if (++matches > MAX_GLOB_MATCHES) break
+    if (target.glob) {
+      // Bounded: the walk stops after GLOB_VISIT_LIMIT entries, folders walked and matches together (`ls /**` would
+      // walk the whole disk on Pi's event loop before the command is judged); a pattern reaching more is refused
+      // rather than half checked.
+      const exclude = () => ++visited > GLOB_VISIT_LIMIT
+      for await (const match of glob(target.path, { exclude })) {
+        if (++visited > GLOB_VISIT_LIMIT) break
         const hit = await protectedReason(match, protection)
         if (hit !== undefined) return hit
+      }
+      if (visited > GLOB_VISIT_LIMIT) {
+        return `the pattern ${target.path} reaches more than ${GLOB_VISIT_LIMIT} files, too many to check for credential stores (name the files or a narrower pattern)`
       }
     }
   }

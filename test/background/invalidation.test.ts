@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { latestRuns, parseRunHistory } from "../../src/background/runHistory.ts"
 import { afterEach, describe, expect, it } from "vitest"
-import { call, type Harness, say, startHarness, taskTurn } from "./harness.ts"
+import { call, type Harness, type Recorded, say, startHarness, taskTurn, textOf } from "./harness.ts"
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -87,11 +87,21 @@ describe("invalidation during a running extraction", () => {
     expect(existsSync(target)).toBe(false)
     const background = h.ofKind("background")
     expect(background).toHaveLength(2)
-    // The retry covers the same user message: the stopped run did not advance the cursor.
-    expect(background[1]!.messages.some((m: any) => m.role === "user" && m.content?.[0]?.text === "please remember that deploys happen on Fridays" || m.content === "please remember that deploys happen on Fridays")).toBe(true)
+    // The retry covers the same user message: the stopped run did not advance the cursor. A fork carries the whole
+    // conversation, so what counts is the window the task is told to study (its last N messages), not the request.
+    const said = (m: any) => m.role === "user" && textOf(m) === "please remember that deploys happen on Fridays"
+    expect(studied(background[0]!).some(said)).toBe(true)
+    expect(studied(background[1]!).some(said)).toBe(true)
     expect(cursors(h)).toHaveLength(1)
   })
 })
+
+/** The messages a background task is told to study: the last N before its instructions ("Study the last N messages"). */
+const studied = (r: Recorded): Array<any> => {
+  const messages = r.messages.filter((m: any) => m.role !== "system")
+  const n = Number(/Study the last (\d+) messages/.exec(textOf(messages.at(-1)))?.[1] ?? 0)
+  return n > 0 ? messages.slice(0, -1).slice(-n) : []
+}
 
 describe("exit", () => {
   it("the host's shutdown waits for the running extraction, so the settled turn is extracted before exit", async () => {
@@ -146,7 +156,7 @@ describe("compaction", () => {
     await compacting
     expect(order[0]).toBe("extraction 1")
     expect(order[1]).toBe("extraction 2")
-    expect(order.at(-1)).toMatch(/^compact/)
+    expect(order.at(-1)).toBe("compacted")
     const second = h.ofKind("background").find((r) => taskTurn(r) === 0 && r.messages.some((m: any) => JSON.stringify(m.content).includes("release train")))
     expect(second).toBeDefined()
     const runs = latestRuns(parseRunHistory(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8")))

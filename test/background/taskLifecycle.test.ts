@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { BackgroundHost, BackgroundSession } from "../../layers/background/BackgroundSession.ts"
+import { BackgroundHost, BackgroundSession, statusKeyOf } from "../../layers/background/BackgroundSession.ts"
 import type { PiToolkitShape } from "../../layers/background/PiToolkit.ts"
 import { FileSystem, FsError, makeNodeFileSystem, withOverrides } from "../../layers/FileSystem.ts"
 import { ProjectLocator } from "../../layers/ProjectLocator.ts"
@@ -72,6 +72,8 @@ const setup = async (o: Options) => {
   let stagedTemp: string | undefined
   /** What happened to the staged write and the task locks, in order. */
   const order: Array<string> = []
+  /** The status lines set, by key. */
+  const statuses: Array<[string, string | undefined]> = []
   const real = makeNodeFileSystem()
   const isStaged = (path: string, data: string | Uint8Array) =>
     o.onStage !== undefined && stagedTemp === undefined && basename(path).startsWith(".pm-") && path.endsWith(".tmp") &&
@@ -109,7 +111,7 @@ const setup = async (o: Options) => {
       return script.model(requests.length - 1, context)
     }),
     background: Layer.succeed(BackgroundHost, {
-      setStatus: () => Effect.void,
+      setStatus: (kind, text) => Effect.sync(() => void statuses.push([statusKeyOf(kind), text])),
       codemode: Effect.succeed(undefined),
       sessionDir: Effect.succeed({ dir: sessionDir, shared: false })
     }),
@@ -117,7 +119,7 @@ const setup = async (o: Options) => {
     env: { agentDir: join(base, "agent"), home: base },
     core: { fileSystem: Layer.succeed(FileSystem, fileSystem) }
   })
-  return { order, base, cwd, sessionDir, branch, appended, notified, requests, script, staged, release, stagedEnd, layer }
+  return { statuses, order, base, cwd, sessionDir, branch, appended, notified, requests, script, staged, release, stagedEnd, layer }
 }
 
 /** Runs `body` over one instance of the graph (one BackgroundSession for the whole test). */
@@ -178,6 +180,8 @@ describe("background tasks end cleanly", () => {
       expect(s.requests).toHaveLength(2)
       expect(record.outcome).toBe("failed")
       expect(record.detail).toMatch(/dream\.lock/)
+      // The dream's status line has its own key: an extraction's end never clears it.
+      expect(s.statuses).toEqual([["pm-memory-dream", "memory: dreaming"], ["pm-memory-dream", undefined]])
     }))
   })
 

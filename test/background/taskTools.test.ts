@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import * as pi from "@earendil-works/pi-coding-agent"
-import { makeTaskTools, type MemoryChange, type TaskToolSet } from "../../layers/background/TaskTools.ts"
+import { GLOB_VISIT_LIMIT, makeTaskTools, type MemoryChange, type TaskToolSet } from "../../layers/background/TaskTools.ts"
 import { BashGuard } from "../../layers/BashGuard.ts"
 import { FileSystem } from "../../layers/FileSystem.ts"
 import { MemoryWriter, TaskInvalid } from "../../layers/MemoryWriter.ts"
@@ -105,6 +105,20 @@ describe("background task tools", () => {
     const refused = await exec(tools, "bash", { command: `rm ${join(memoryDir, "MEMORY.md")}` })
     expect(refused.isError).toBe(true)
     expect(existsSync(join(memoryDir, "MEMORY.md"))).toBe(true)
+  })
+
+  it("a bash glob is expanded at most GLOB_VISIT_LIMIT entries deep before the guard: one reaching more is refused", async () => {
+    const { cwd, tools } = await setup({ value: true })
+    mkdirSync(join(cwd, "many"))
+    for (let i = 0; i <= GLOB_VISIT_LIMIT; i++) writeFileSync(join(cwd, "many", `f${i}`), "")
+    const wide = await exec(tools, "bash", { command: "ls many/*" })
+    expect(wide.isError).toBe(true)
+    expect(text(wide)).toContain(`reaches more than ${GLOB_VISIT_LIMIT} files`)
+    const root = await exec(tools, "bash", { command: "ls /**" })
+    expect(text(root)).toContain(`reaches more than ${GLOB_VISIT_LIMIT} files`)
+    const narrow = await exec(tools, "bash", { command: "ls *.txt" })
+    expect(narrow.isError).not.toBe(true)
+    expect(text(narrow)).toContain("notes.txt")
   })
 
   it("once the task is invalid, every call fails, including those that would only read", async () => {

@@ -255,10 +255,15 @@ describe("the dream's attempt time in the real host", () => {
     await dreaming
     const report = h.notifications.find((n) => n.message.startsWith("Memory dream:"))!.message
     expect(report).toMatch(/^Memory dream: \S+ manual: stopped: interrupted/)
+    // The held answer (a write) arrives now. A later dream run start to finish gives it every chance to land.
     hold.resolve()
+    h.background = async (r) => (isDream(r) && taskTurn(r) === 0 ? call("read", { path: join(h!.memoryDir, "MEMORY.md") }) : say("Nothing to change."))
+    await h.prompt("/memory on")
+    await h.prompt("/memory dream")
+    expect(h.notifications.filter((n) => n.message.startsWith("Memory dream:")).at(-1)!.message).toMatch(/manual: nothing/)
     expect(readFileSync(join(h.memoryDir, "MEMORY.md"), "utf8")).toBe(INDEX)
     expect(stateOf(h.agentDir).lastDreamAt).toBeGreaterThanOrEqual(before)
-    const runs = latestRuns(parseRunHistory(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8")))
-    expect(runs.dream).toMatchObject({ kind: "dream", trigger: "manual", outcome: "stopped", detail: "interrupted" })
+    const history = parseRunHistory(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8")).filter((r) => r.kind === "dream")
+    expect(history.at(-2)).toMatchObject({ kind: "dream", trigger: "manual", outcome: "stopped", detail: "interrupted" })
   })
 })

@@ -220,12 +220,14 @@ describe("dream attempt time", () => {
       expect(lastDreamAtOf(stateFile)).toBe(NOW)
     }).pipe(Effect.provide(services())))
 
-  it.effect("is kept when the task reports an API error as its result", () =>
+  // The attempt rules see only how the task ended. The real consolidation task answering an API error (kept after an
+  // answer, rolled back on the first request) and failing to set up: test/background/taskLifecycle.test.ts.
+  it.effect("is kept when the task returns an API error after the model answered (a return, not a throw)", () =>
     Effect.gen(function*() {
       const { paths, stateFile } = yield* prepared
       const dream = yield* DreamAttempt
-      const outcome = yield* dream.run({ paths, sessions: [], task: () => Effect.succeed({ error: "529 overloaded" }) })
-      expect(outcome._tag).toBe("Ran")
+      const outcome = yield* dream.run({ paths, sessions: [], task: () => Effect.succeed({ stop: "api-error", turns: 2, errorMessage: "529 overloaded" }) })
+      expect(outcome).toMatchObject({ _tag: "Ran", value: { stop: "api-error" } })
       expect(lastDreamAtOf(stateFile)).toBe(NOW)
     }).pipe(Effect.provide(services())))
 
