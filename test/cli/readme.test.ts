@@ -78,7 +78,7 @@ describe("the README's commands on a machine with an old Node", () => {
     } finally {
       await rm(work, { recursive: true, force: true })
     }
-  }, fresh ? 900_000 : 300_000)
+  }, fresh ? 900_000 : 600_000)
 })
 
 const runReadme = async (work: string) => {
