@@ -9,7 +9,7 @@
  * `prepare`, which fetches Node 22 and builds), and the type-check starts from this checkout's incremental state
  * (copied, so the clone's tsc rewrites its own file). Nothing else is: the clone is made by git from the committed
  * tree, its dist/ does not exist until its `npm install` builds it, and Node 22 is fetched into an empty cache.
- * PM_README_FRESH_INSTALL=1 runs the clone's `npm install` from nothing instead (minutes; what `.ci/run` does).
+ * PM_README_FRESH_INSTALL=1 (set by `.ci/run`) runs the clone's `npm install` from nothing instead (minutes).
  */
 import { execFileSync, spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs"
@@ -78,7 +78,7 @@ describe("the README's commands on a machine with an old Node", () => {
     } finally {
       await rm(work, { recursive: true, force: true })
     }
-  }, fresh ? 900_000 : 300_000)
+  }, fresh ? 900_000 : 600_000)
 })
 
 const runReadme = async (work: string) => {

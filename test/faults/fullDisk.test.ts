@@ -71,5 +71,6 @@ describe.skipIf(!mountable)("a full disk during forget and undo", () => {
     } finally {
       fs.release()
     }
-  }, 120_000)
+    // 17 rounds of two or three `pm` processes: half a minute on a quiet machine, over two at load average 17.
+  }, 300_000)
 })

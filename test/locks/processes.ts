@@ -50,7 +50,9 @@ export const startWorker = (mode: string, args: Record<string, unknown>): Worker
   const exited = new Promise<number | string>((resolve) => {
     child.on("exit", (code, signal) => resolve(code ?? signal ?? -1))
   })
-  const waitFor = (predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 20_000) =>
+  // The bound only keeps a stuck worker from hanging the test: a worker loading its TypeScript sources took over 20 s
+  // to start at load average 17.
+  const waitFor = (predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 60_000) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const seen = lines.find(predicate)
       if (seen !== undefined) return resolve(seen)

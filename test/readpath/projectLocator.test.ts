@@ -178,7 +178,8 @@ describe("ProjectLocator", () => {
         }
       }
     })
-  , 60_000)
+  // 240 locates, each asking git in a child process: 6 s on a quiet machine, over a minute at load average 17.
+  , 180_000)
 
   it.live("fails with a typed error, writing nothing, when the collision directory is claimed by yet another root", () =>
     Effect.gen(function* () {
