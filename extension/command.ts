@@ -120,8 +120,9 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
     ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
     ...(s.configProblems ?? []).map((p) => `Config problem:   ${p}`),
-    ...(background ?? [`Background tasks: extraction and dream are not available yet`]),
-    ...(sandbox === undefined ? [] : [`Sandbox:          ${sandbox.replace(/^sandbox: /, "")}`])
+    ...(sandbox === undefined ? [] : [`Sandbox:          ${sandbox.replace(/^sandbox: /, "")}`]),
+    // Last: the background lines end with the list of recent runs.
+    ...(background ?? [`Background tasks: extraction and dream are not available yet`])
   ].join("\n")
 }
 

@@ -106,9 +106,7 @@ export const fields = {
 const EXPECTED: Readonly<Record<string, string>> = {
   enabled: "must be true or false",
   autoMemoryDirectory: "must be an absolute path or start with ~/",
-  selector: 'must be an object such as { "model": "provider/model-id" }',
   "selector.model": 'must be "provider/model-id" (for example "anthropic/claude-haiku-4-5")',
-  protectedPaths: 'must be an object such as { "allow": ["/a/path"], "add": ["*.secret"] }',
   "protectedPaths.allow": "must be a list of paths",
   "protectedPaths.add": "must be a list of paths or file-name patterns"
 }

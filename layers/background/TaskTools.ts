@@ -47,7 +47,6 @@ export type BackgroundToolName = (typeof BACKGROUND_TOOL_NAMES)[number]
 export const GREP_TIMEOUT_MS = 20_000
 export const BASH_DEFAULT_TIMEOUT_S = 120
 export const BASH_MAX_TIMEOUT_S = 600
-/** The most entries a bash word's glob may reach before the command runs (each is checked against protected paths). */
 export { GLOB_VISIT_LIMIT } from "../ProtectedReads.ts"
 
 export type ToolResult = AgentToolResult<unknown>

@@ -38,16 +38,16 @@ describe("a background save is announced", () => {
     expect(messages(h).filter((m) => m.includes("saved"))).toContain(
       "Project memory: the extraction saved deploys.md, MEMORY.md (/memory undo takes it back)."
     )
-    // The change notices wait for the next request: /memory context counts them, and they are gone once it is sent.
+    // The change notice (one per task, naming its files) is part of every request on this branch from now on.
     await h.prompt("/memory context")
     const context = messages(h).at(-1)!
-    expect(context.split("\n").filter((l) => l.startsWith("change notice (message): "))).toHaveLength(2)
-    const notice = `The background memory extractor wrote ${join(h.memoryDir, "deploys.md")}.`
+    expect(context.split("\n").filter((l) => l.startsWith("change notice (message): "))).toHaveLength(1)
+    const notice = "Memory files changed by the background extraction: deploys.md (written)"
     expect(context).toContain(notice)
     await h.prompt("thanks, what else is there")
     expect(JSON.stringify(h.ofKind("main").at(-1)!.messages)).toContain(notice)
     await h.prompt("/memory context")
-    expect(messages(h).at(-1)).not.toContain("change notice")
+    expect(messages(h).at(-1)).toContain(notice)
   })
 
   it("in print mode (pi -p): one line on stderr naming the files; the answer alone on stdout", () => {

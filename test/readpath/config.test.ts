@@ -83,7 +83,7 @@ describe("decodeConfig", () => {
     // One line each, the value and what it must be, never the schema's dump.
     expect(warnings[1]!.message).toBe(`${FILE}: "selector.model" must be "provider/model-id" (for example "anthropic/claude-haiku-4-5") (found "no-slash"); using the default.`)
     expect(decodeConfig(FILE, JSON.stringify({ selector: "haiku" }), HOME).warnings[0]!.message).toBe(
-      `${FILE}: "selector" must be an object such as { "model": "provider/model-id" } (found "haiku"); using the default.`
+      `${FILE}: "selector" must be an object (found "haiku"); using the default.`
     )
     for (const w of warnings) expect(w.message).not.toMatch(/\n|readonly|Expected|└|─/)
   })

@@ -234,8 +234,8 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
       const commands = ["rg -uu -e KEY ~", "cat ~/$'.aws'/credentials", "cat /proc/self/environ", "git status --short"]
       const outputs = await pool(commands, 2, async (command) => textOf(await call("bash", { command })))
       for (const out of outputs) expect(leaks(out)).toEqual([])
-      // rg over the home ran (the guard allows it) and found the project's own text.
-      expect(outputs[0]).toContain("src/main.ts")
+      // A search of the whole home is refused by the guard before anything runs (the home holds credential stores).
+      expect(outputs[0]).toMatch(/^Refused: /)
       expect(outputs[3]).toContain("?? NOTES.md")
       expect(changes(before, snapshot([fx.home]))).toEqual([])
       expect(fx.connections()).toBe(0)

@@ -35,7 +35,7 @@ describe("the mode line", () => {
     expect(decodeConfig("c.json", `{"sandbox":{"whenUnavailable":"guard-only"}}`, "/h").config.sandbox.whenUnavailable).toBe("guard-only")
     const bad = decodeConfig("c.json", `{"sandbox":{"whenUnavailable":"never"}}`, "/h")
     expect(bad.config.sandbox.whenUnavailable).toBe("refuse")
-    expect(bad.warnings.map((w) => w.key)).toEqual(["sandbox"])
+    expect(bad.warnings.map((w) => w.key)).toEqual(["sandbox.whenUnavailable"])
   })
 })
 
