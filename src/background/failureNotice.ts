@@ -43,7 +43,7 @@ export const failureNotice = (
       state: { _tag: "Failing", since: record.at, runs: 1 },
       notice: {
         level: "warning",
-        text: oneLine(`Project memory: the ${LABEL[record.kind]} failed: ${reasonOf(record)}. Not repeated while it keeps failing; /memory status lists the recent runs.`)
+        text: oneLine(`Project memory: the ${LABEL[record.kind]} failed: ${reasonOf(record).replace(/[.\s]+$/, "")}. Not repeated while it keeps failing; /memory status lists the recent runs.`)
       }
     }
   }

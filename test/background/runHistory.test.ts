@@ -89,6 +89,12 @@ describe("when a failure is told", () => {
     ])
   })
 
+  it("a reason that ends in a full stop gets no second one", () => {
+    expect(feed(working, [run("extract", 1, "failed", { detail: "no space left on the device." })])).toEqual([
+      "warning: Project memory: the memory extraction failed: no space left on the device. Not repeated while it keeps failing; /memory status lists the recent runs."
+    ])
+  })
+
   it("a run that saved something but could not make another change counts as failing; a configuration problem told at start is not told again", () => {
     expect(feed(working, [run("dream", 1, "saved", { filesChanged: ["a.md"], unsaved: [{ file: "b.md", reason: "Refused: too big" }] })])).toEqual([
       "warning: Project memory: the memory dream failed: could not save b.md: Refused: too big. Not repeated while it keeps failing; /memory status lists the recent runs."
