@@ -187,7 +187,9 @@ describe("isProtectedPath: configuration", () => {
 describe(".npmrc and .pypirc: protected when they hold a token", () => {
   it("asks for a content check by name", () => {
     expect(isProtectedPath("/repo/.npmrc", base)).toEqual({ protected: false, contentCheck: "npmrc" })
-    expect(isProtectedPath(`${HOME}/.pypirc`, base)).toEqual({ protected: false, contentCheck: "pypirc" })
+    expect(isProtectedPath("/repo/.pypirc", base)).toEqual({ protected: false, contentCheck: "pypirc" })
+    // The home's own ~/.pypirc is protected outright (the sandbox denies it without reading it, and so does the check).
+    expect(isProtectedPath(`${HOME}/.pypirc`, base).protected).toBe(true)
     expect(isProtectedPath("/repo/notes.md", base, "/repo/.npmrc")).toEqual({ protected: false, contentCheck: "npmrc" })
   })
 
