@@ -11,7 +11,7 @@
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { homedir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { run } from "../support/install.ts"
 import { ensureBuilt, repoRoot } from "../support/pm.ts"
@@ -75,6 +75,8 @@ describe("the README's first steps", () => {
     // `pm` on PATH is this checkout's, not the registry's unrelated package of that name.
     expect(execFileSync("readlink", ["-f", join(prefix, "bin", "pm")], { encoding: "utf8" }).trim()).toBe(join(repoRoot, "dist", "pm.js"))
     const settings = JSON.parse(readFileSync(join(agent.agentDir, "settings.json"), "utf8")) as { packages?: Array<unknown> }
-    expect(JSON.stringify(settings.packages)).toContain(repoRoot)
+    // Pi may store the path relative to its agent directory (a checkout near it) or absolute.
+    const listed = (settings.packages ?? []).map((p) => (typeof p === "string" ? p : (p as { source?: string }).source ?? ""))
+    expect(listed.map((p) => resolve(agent.agentDir, p))).toContain(resolve(repoRoot))
   }, 600_000)
 })
