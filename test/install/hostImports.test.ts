@@ -21,7 +21,9 @@ beforeAll(() => ensureBuilt(), 120_000)
 describe("the built files import Pi by name only from Pi's entry", () => {
   it("the manifest names dist/extension.ts, which imports the host and hands it to the bundle", () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { pi: { extensions: Array<string> } }
-    expect(manifest.pi.extensions).toEqual(["./dist/extension.ts"])
+    // The second entry is the checkout's own notice that it was never built (not published): it imports nothing of Pi.
+    expect(manifest.pi.extensions).toEqual(["./dist/extension.ts", "./unbuilt.js"])
+    expect([...readFileSync(join(repoRoot, "unbuilt.js"), "utf8").matchAll(HOST_PACKAGES)]).toEqual([])
     expect(importsIn("extension.ts")).toEqual(["@earendil-works/pi-coding-agent"])
     expect(readFileSync(join(repoRoot, "dist", "extension.ts"), "utf8")).toContain("export default projectMemory(host)")
   })
