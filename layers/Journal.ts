@@ -99,13 +99,7 @@ export interface FileChange {
   readonly after: Uint8Array | null
 }
 
-export interface RecordInput {
-  readonly task: string
-  readonly kind: string
-  readonly session: string | null
-  readonly model: string | null
-  readonly range?: { readonly from: string; readonly to: string } | null
-  readonly undoes?: string
+export interface RecordInput extends TaskMeta {
   /** Milliseconds since the epoch; defaults to now. */
   readonly at?: number
   readonly changes: ReadonlyArray<FileChange>

@@ -177,7 +177,14 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
     const marker = `${Math.floor(Math.random() * 1e6) + 1000}.25`
     const controller = new AbortController()
     const def = pi.createBashToolDefinition(fx.project, { operations: sandboxed.bashOperations! })
-    const running = def.execute("sleep", { command: `sleep ${marker} & sleep ${marker}; wait` }, controller.signal, undefined, undefined as never)
+    // The command says "ready" once its background sleep has become `sleep` (its cmdline names the marker): that
+    // line, streamed through the tool's updates, is the event the test waits for.
+    let ready!: () => void
+    const started = new Promise<void>((r) => (ready = r))
+    const command = `sleep ${marker} & until grep -qs ${marker} /proc/$!/cmdline; do :; done; echo ready; sleep ${marker}; wait`
+    const running = def.execute("sleep", { command }, controller.signal, (u) => {
+      if (u.content.some((c) => c.type === "text" && c.text.includes("ready"))) ready()
+    }, undefined as never)
       .then(() => "finished", (e: unknown) => (e instanceof Error ? e.message : String(e)))
     const alive = () =>
       readdirSync("/proc").filter((p) => /^\d+$/.test(p)).some((p) => {
@@ -187,11 +194,12 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
           return false
         }
       })
-    // Until the sleeps run inside the sandbox (the process table is the event; the bound only ends a broken run).
-    for (let i = 0; i < 1500 && !alive(); i++) await new Promise((r) => setTimeout(r, 10))
+    await Promise.race([started, running])
     expect(alive()).toBe(true)
     controller.abort()
     expect(await running).toMatch(/abort/i)
+    // The kernel tears the killed group down after the tool has returned: the process table is what is awaited,
+    // and the bound only ends a broken run.
     for (let i = 0; i < 2000 && alive(); i++) await new Promise((r) => setTimeout(r, 5))
     expect(alive()).toBe(false)
   })
