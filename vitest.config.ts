@@ -16,6 +16,7 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     globalSetup: ["test/support/globalSetup.ts"],
+    setupFiles: ["test/support/loopWatch.ts"],
     reporters: ["default"]
   }
 })
