@@ -19,8 +19,8 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as piHost from "@earendil-works/pi-coding-agent"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { projectMemory } from "../extension/index.ts"
-import { FileSystem } from "../layers/FileSystem.ts"
-import { MemoryStore } from "../layers/MemoryStore.ts"
+import { FileSystem } from "../layers/storage/FileSystem.ts"
+import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { EXTENSION, EXTENSION_BUNDLE, selectAnswer, startHarness, topic } from "../test/extension/harness.ts"
 
 const quantile = (xs: ReadonlyArray<number>, q: number): number => {

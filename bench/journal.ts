@@ -12,10 +12,10 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs
 import * as fsp from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FileSystem } from "../layers/FileSystem.ts"
-import { Journal } from "../layers/Journal.ts"
-import { LockService } from "../layers/LockService.ts"
-import { encodeEntry, sha256Hex } from "../src/journal.ts"
+import { FileSystem } from "../layers/storage/FileSystem.ts"
+import { Journal } from "../layers/writes/Journal.ts"
+import { LockService } from "../layers/storage/LockService.ts"
+import { encodeEntry, sha256Hex } from "../src/writes/journal.ts"
 
 const ROUNDS = Number(process.argv[2] ?? 40)
 const layer = Journal.layer.pipe(Layer.provideMerge(LockService.layer), Layer.provide(FileSystem.layer))

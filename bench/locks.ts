@@ -12,10 +12,10 @@ import * as fsp from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { FileSystem } from "../layers/FileSystem.ts"
-import { LockService } from "../layers/LockService.ts"
-import { MemoryWriter } from "../layers/MemoryWriter.ts"
-import { StateStore } from "../layers/StateStore.ts"
+import { FileSystem } from "../layers/storage/FileSystem.ts"
+import { LockService } from "../layers/storage/LockService.ts"
+import { MemoryWriter } from "../layers/writes/MemoryWriter.ts"
+import { StateStore } from "../layers/storage/StateStore.ts"
 
 const layer = Layer.mergeAll(StateStore.layer, MemoryWriter.layer).pipe(
   Layer.provideMerge(LockService.layer),

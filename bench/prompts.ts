@@ -13,11 +13,11 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { catalogOf, type CatalogTopic } from "../src/catalog.ts"
+import { catalogOf, type CatalogTopic } from "../src/memory/catalog.ts"
 import { SCAN_MAX_TOPICS } from "../src/limits.ts"
-import { dreamTaskPrompt } from "../src/prompts/dream.ts"
-import { memoryRulesPrompt } from "../src/prompts/memoryRules.ts"
-import { SELECTOR_SYSTEM_PROMPT } from "../src/selectorPrompt.ts"
+import { dreamTaskPrompt } from "../src/background/prompts/dream.ts"
+import { memoryRulesPrompt } from "../src/session/memoryRules.ts"
+import { SELECTOR_SYSTEM_PROMPT } from "../src/recall/selectorPrompt.ts"
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..")
 const MEMORY_DIR = "/home/user/.pi/agent/project-memory/-home-user-src-project/memory"
@@ -58,8 +58,8 @@ const optional = async (path: string): Promise<Record<string, unknown> | undefin
   const file = join(ROOT, path)
   return existsSync(file) ? (await import(file)) as Record<string, unknown> : undefined
 }
-const extractor = await optional("src/prompts/extractor.ts")
-const tools = await optional("src/prompts/backgroundTools.ts")
+const extractor = await optional("src/background/prompts/extractor.ts")
+const tools = await optional("src/background/prompts/backgroundTools.ts")
 const extractorFixture = join(ROOT, "test", "fixtures", "prompts", "extractor.txt")
 if (typeof extractor?.["extractorTaskPrompt"] === "function") {
   const render = extractor["extractorTaskPrompt"] as (input: unknown) => string
@@ -69,7 +69,7 @@ if (typeof extractor?.["extractorTaskPrompt"] === "function") {
     console.log(`extractor: could not render with the assumed input (${String(e)})`)
   }
 } else if (existsSync(extractorFixture)) rows.splice(2, 0, ["extractor task (fixture template)", readFileSync(extractorFixture, "utf8")])
-else console.log("extractor: no prompt yet (src/prompts/extractor.ts), not measured")
+else console.log("extractor: no prompt yet (src/background/prompts/extractor.ts), not measured")
 if (typeof tools?.["backgroundToolsSection"] === "function") {
   const render = tools["backgroundToolsSection"] as (memoryDir: string, cwd: string) => string
   rows.push(["background tools section (each task)", render(MEMORY_DIR, "/home/user/src/project")])

@@ -13,12 +13,12 @@ import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FileSystem } from "../layers/FileSystem.ts"
-import { MemoryStore } from "../layers/MemoryStore.ts"
-import { ModelRegistry } from "../layers/ModelRegistry.ts"
-import { Recall } from "../layers/Recall.ts"
-import { Selector } from "../layers/Selector.ts"
-import { emptyRecallState } from "../src/recallState.ts"
+import { FileSystem } from "../layers/storage/FileSystem.ts"
+import { MemoryStore } from "../layers/memory/MemoryStore.ts"
+import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
+import { Recall } from "../layers/recall/Recall.ts"
+import { Selector } from "../layers/recall/Selector.ts"
+import { emptyRecallState } from "../src/recall/recallState.ts"
 
 const TOPICS = 200
 const WARMUP = 5

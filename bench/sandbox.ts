@@ -14,8 +14,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeSandboxedTools } from "../layers/background/sandboxed.ts"
-import { defaultSandbox } from "../layers/Sandbox.ts"
-import { sandboxFilesystem } from "../src/sandbox.ts"
+import { defaultSandbox } from "../layers/safety/Sandbox.ts"
+import { sandboxFilesystem } from "../src/safety/sandbox.ts"
 import { median } from "./_support.ts"
 
 const ROUNDS = Number(process.argv[2] ?? 15)

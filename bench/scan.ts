@@ -26,8 +26,8 @@ import * as fsp from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { FileSystem } from "../layers/FileSystem.ts"
-import { MemoryStore } from "../layers/MemoryStore.ts"
+import { FileSystem } from "../layers/storage/FileSystem.ts"
+import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { median, topicFixture } from "./_support.ts"
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..")

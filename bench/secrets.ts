@@ -11,7 +11,7 @@
  *    corpus with its credentials, and adversarial inputs built to make a backtracking pattern blow up.
  * Figures are medians of N runs.
  */
-import { detectSecrets } from "../src/secrets.ts"
+import { detectSecrets } from "../src/safety/secrets.ts"
 import { cleanSamples, credentialSamples } from "../test/secrets/corpus.ts"
 import { EVASIONS, FORMATS, generatedClean, generatedCredentials } from "../test/secrets/generatedCorpus.ts"
 import { median } from "./_support.ts"

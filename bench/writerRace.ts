@@ -10,8 +10,8 @@ import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FileSystem } from "../layers/FileSystem.ts"
-import { MemoryWriter } from "../layers/MemoryWriter.ts"
+import { FileSystem } from "../layers/storage/FileSystem.ts"
+import { MemoryWriter } from "../layers/writes/MemoryWriter.ts"
 
 const rounds = Number(process.argv[2] ?? 400)
 const TOPIC = (i: number) => `---\nname: f${i}\ndescription: d\nmetadata:\n  type: project\n---\nbody ${i}\n`

@@ -1,7 +1,7 @@
 /**
  * The `pm` graph: the command line (cli/commandLine.ts) over the layers each subcommand needs.
  *
- * - every subcommand: the shared core (layers/Core.ts);
+ * - every subcommand: the shared core (layers/app/Core.ts);
  * - `recall`: Recall and Selector over a ModelRegistry backed by pi's model runtime, whose packages load on the first
  *   model request (so `--select`, a query the selector would skip and every other subcommand never load them);
  * - `bash-check`: BashGuard, which loads the bash parser;
@@ -15,7 +15,7 @@ import * as Command from "@effect/cli/Command"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { Core } from "../layers/Core.ts"
+import type { Core } from "../layers/app/Core.ts"
 import {
   bashCheckCommand,
   contextCommand,
@@ -44,10 +44,10 @@ export const cliContext = Context.add(cliPlatformContext, CliConfig.CliConfig, C
 const loaded = <M, A, E, R>(load: () => Promise<M>, pick: (module: M) => Layer.Layer<A, E, R>) =>
   Layer.unwrapEffect(Effect.map(Effect.promise(load), pick))
 
-const graphs = () => import("../layers/App.ts")
+const graphs = () => import("../layers/app/App.ts")
 const browse = loaded(graphs, (m) => m.browseLayer)
 /** The bash parser and its grammar are loaded only when `pm bash-check` runs. */
-const bashGuard = loaded(() => import("../layers/BashGuard.ts"), (m) => m.BashGuard.layer)
+const bashGuard = loaded(() => import("../layers/safety/BashGuard.ts"), (m) => m.BashGuard.layer)
 const recallOverPi = (cwd: string) =>
   loaded(
     () => Promise.all([graphs(), import("./PiModelRuntime.ts")]),
@@ -55,13 +55,13 @@ const recallOverPi = (cwd: string) =>
   )
 
 /**
- * Makes the core in the running handler's own fiber, not through a layer (see layers/Core.ts). @effect/cli's
+ * Makes the core in the running handler's own fiber, not through a layer (see layers/app/Core.ts). @effect/cli's
  * `transformHandler` keeps the handler's requirements in its type whatever the transform provides; the cast states
  * what this transform does, removing the core's services.
  */
 const aroundCore = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>) =>
   Command.transformHandler(command, (handler) =>
-    Effect.flatMap(Effect.promise(() => import("../layers/Core.ts")), (m) => m.withCore(handler))
+    Effect.flatMap(Effect.promise(() => import("../layers/app/Core.ts")), (m) => m.withCore(handler))
   ) as unknown as Command.Command<Name, Exclude<R, Core>, E, A>
 
 /**

@@ -15,9 +15,9 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { delimiter, isAbsolute, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { ConfigService } from "../layers/ConfigService.ts"
+import { ConfigService } from "../layers/project/ConfigService.ts"
 import { importPiHost } from "./piHost.ts"
-import { ModelRegistry, parseModelRef, type ModelBackend } from "../layers/ModelRegistry.ts"
+import { ModelRegistry, parseModelRef, type ModelBackend } from "../layers/model/ModelRegistry.ts"
 
 export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadError>()("ModelRuntimeLoadError", {
   message: Schema.String

@@ -14,9 +14,9 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { resolve } from "node:path"
-import { BashGuard, type BashGuardShape, type ClassifyContext, type Verdict } from "../layers/BashGuard.ts"
-import { loadProtection, protectedReadReason } from "../layers/ProtectedReads.ts"
-import type { ProtectionOptions } from "../src/protectedPaths.ts"
+import { BashGuard, type BashGuardShape, type ClassifyContext, type Verdict } from "../layers/safety/BashGuard.ts"
+import { loadProtection, protectedReadReason } from "../layers/safety/ProtectedReads.ts"
+import type { ProtectionOptions } from "../src/safety/protectedPaths.ts"
 
 export interface BashCheckArgs {
   /** The memory directory (absolute, or relative to cwd). Without it every rm is rejected. */

@@ -5,8 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import { resolve } from "node:path"
-import { ConfigService } from "../layers/ConfigService.ts"
-import { parseModelRef } from "../layers/ModelRegistry.ts"
+import { ConfigService } from "../layers/project/ConfigService.ts"
+import { parseModelRef } from "../layers/model/ModelRegistry.ts"
 
 export interface ConfiguredModel {
   readonly key: string

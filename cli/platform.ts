@@ -1,7 +1,7 @@
 /**
  * What @effect/cli needs from the platform, and no more. The CLI library asks for a FileSystem (to check that a
  * `--cwd` or `--memory-dir` path exists and is a directory), a Path and a Terminal (for its interactive wizard).
- * `pm` reads memory through its own FileSystem service (layers/FileSystem.ts), so the platform's full Node
+ * `pm` reads memory through its own FileSystem service (layers/storage/FileSystem.ts), so the platform's full Node
  * implementation, whose modules cost about a third of pm's start-up, is replaced by these small ones:
  * `exists` and `stat` over node:fs, Node's path functions, and a Terminal that writes to stdout and loads Node's
  * terminal only when input is asked for (the hidden `--wizard`; no pm command prompts).

@@ -1,6 +1,6 @@
 /**
  * The sandbox's one line for `pm bash-check`: whether the commands it classifies would run inside the OS sandbox,
- * behind the guard alone, or not at all (src/sandbox.ts, `sandbox.whenUnavailable`), and how to get the sandbox.
+ * behind the guard alone, or not at all (src/safety/sandbox.ts, `sandbox.whenUnavailable`), and how to get the sandbox.
  */
 import * as Effect from "effect/Effect"
 import { sandboxStatusLine } from "../layers/background/sandboxed.ts"

@@ -1,8 +1,8 @@
-/** What `pm status` and `pm doctor` read to say whether Pi trusts a project (the rule is src/projectTrust.ts). */
+/** What `pm status` and `pm doctor` read to say whether Pi trusts a project (the rule is src/project/projectTrust.ts). */
 import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
-import { type DefaultProjectTrust, TRUST_REQUIRING_PI_ENTRIES, type TrustVerdict, trustVerdict } from "../src/projectTrust.ts"
+import { type DefaultProjectTrust, TRUST_REQUIRING_PI_ENTRIES, type TrustVerdict, trustVerdict } from "../src/project/projectTrust.ts"
 
 const canonical = (path: string): string => {
   try {

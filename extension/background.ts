@@ -2,7 +2,7 @@
 import type { BackgroundStatus } from "../layers/background/BackgroundSession.ts"
 import { formatRun, formatUsage, type RunRecord } from "../layers/background/BackgroundSession.ts"
 import { formatHistoryLine } from "../src/background/runs.ts"
-import { nextDreamText } from "../src/nextDream.ts"
+import { nextDreamText } from "../src/session/nextDream.ts"
 
 /** When the next dream may run: the time condition, then the session count. */
 export const nextDreamLine = (d: NonNullable<BackgroundStatus["dream"]>, now: number): string =>

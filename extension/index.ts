@@ -98,7 +98,7 @@ export const projectMemory = (host: PiToolkitShape, options: ProjectMemoryOption
         async (error: unknown) => {
           if (name !== "tool_call") return unavailable(ctx, error)
           // Without the session side, the untrusted-project guard still fails closed for memory paths.
-          const { toolCallWithoutSession } = await import("../layers/ToolGuard.ts")
+          const { toolCallWithoutSession } = await import("../layers/safety/ToolGuard.ts")
           const e = event as { toolName: string; input: Record<string, unknown> }
           return toolCallWithoutSession(e.toolName, e.input, () => ctx.isProjectTrusted())
         }

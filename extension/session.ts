@@ -1,6 +1,6 @@
 /**
  * The extension's session side, imported by the entry (extension/index.ts) on the first host event. It builds one
- * runtime from the extension's graph (layers/ExtensionApp.ts), giving it the two host-backed pieces, and forwards host events
+ * runtime from the extension's graph (layers/app/ExtensionApp.ts), giving it the two host-backed pieces, and forwards host events
  * to MemorySession; it decides nothing itself. Layers are built on first use, in `session_start`.
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
@@ -8,16 +8,16 @@ import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { extensionLayer } from "../layers/ExtensionApp.ts"
+import { extensionLayer } from "../layers/app/ExtensionApp.ts"
 import { BackgroundHost, BackgroundSession, statusKeyOf } from "../layers/background/BackgroundSession.ts"
 import { withNotices } from "../layers/background/ChangeNotices.ts"
-import { Host, type HostShape } from "../layers/Host.ts"
-import { MemorySession, RECALL_MESSAGE } from "../layers/MemorySession.ts"
-import { ModelRegistry } from "../layers/ModelRegistry.ts"
+import { Host, type HostShape } from "../layers/session/Host.ts"
+import { MemorySession, RECALL_MESSAGE } from "../layers/session/MemorySession.ts"
+import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
 import { PiToolkit, type PiToolkitShape } from "../layers/background/PiToolkit.ts"
-import { toolCallWithoutSession } from "../layers/ToolGuard.ts"
+import { toolCallWithoutSession } from "../layers/safety/ToolGuard.ts"
 import { memoryCommand, say } from "./command.ts"
-import { MemoryBrowse } from "../layers/MemoryBrowse.ts"
+import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 
 /** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
 interface ContextHolder {

@@ -35,7 +35,7 @@ const noJsYaml = {
     }))
   }
 }
-// The YAML side of frontmatter (src/yamlEngine.ts: gray-matter and the `yaml` package) is its own CommonJS file,
+// The YAML side of frontmatter (src/memory/yamlEngine.ts: gray-matter and the `yaml` package) is its own CommonJS file,
 // dist/frontmatter-yaml.cjs. In the ESM bundles its import is replaced by a stand-in that requires that file on the
 // first header the fast path cannot read: a synchronous load, so parsing stays synchronous, and a start that meets
 // only plain headers never evaluates either package.
@@ -82,7 +82,7 @@ await Promise.all([
   // files beside the module that loads them).
   build({ ...common, entryPoints: { extension: join(root, "extension/index.ts") }, outdir: join(root, "dist"), splitting: true,
     chunkNames: "extension-[name]-[hash]" }),
-  build({ ...common, plugins: [noJsYaml], format: "cjs", banner: {}, entryPoints: [join(root, "src/yamlEngine.ts")],
+  build({ ...common, plugins: [noJsYaml], format: "cjs", banner: {}, entryPoints: [join(root, "src/memory/yamlEngine.ts")],
     outfile: join(root, "dist", YAML_ENGINE_FILE) })
 ])
 chmodSync(join(root, "dist/pm.js"), 0o755)

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto"
 import * as Effect from "effect/Effect"
 import { relative, sep } from "node:path"
 import { NOTICE_ENTRY, type NoticeBy, noticeGroups, type NoticeRecord, type ProjectedEntry, renderNotice } from "../../src/background/notices.ts"
-import type { HostShape } from "../Host.ts"
+import type { HostShape } from "../session/Host.ts"
 import { isInsideDir } from "./paths.ts"
 import type { MemoryChange } from "./TaskTools.ts"
 

@@ -29,9 +29,9 @@ import {
   type DreamTaskEnd,
   type DreamThresholds
 } from "../../src/background/dreamSchedule.ts"
-import type { DreamAttempt as AttemptTicket } from "../../src/state.ts"
-import { type LockLost, LockService } from "../LockService.ts"
-import { StateStore, type StatePaths } from "../StateStore.ts"
+import type { DreamAttempt as AttemptTicket } from "../../src/storage/state.ts"
+import { type LockLost, LockService } from "../storage/LockService.ts"
+import { StateStore, type StatePaths } from "../storage/StateStore.ts"
 import { SessionScanner } from "./SessionScanner.ts"
 
 /** A consolidation task that failed. `phase` says whether it failed while the forked agent ran or afterwards. */

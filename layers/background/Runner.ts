@@ -7,8 +7,8 @@
  */
 import type { Api, AssistantMessage, Message, Model, ToolCall, ToolResultMessage, Usage } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
-import { TaskInvalid } from "../MemoryWriter.ts"
-import { ModelRegistry, type ModelRequestFailed } from "../ModelRegistry.ts"
+import { TaskInvalid } from "../writes/MemoryWriter.ts"
+import { ModelRegistry, type ModelRequestFailed } from "../model/ModelRegistry.ts"
 import { errorResult, type TaskToolSet, type ToolResult } from "./TaskTools.ts"
 
 /** How the request opens: the parent's own prefix (a fork) or our system prompt and declarations (independent). */

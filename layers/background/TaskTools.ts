@@ -21,24 +21,24 @@ import { existsSync } from "node:fs"
 import { access, glob, mkdtemp, readFile, realpath, rename, rm, stat } from "node:fs/promises"
 import { homedir, tmpdir } from "node:os"
 import { basename, dirname, join, relative, resolve } from "node:path"
-import { decodeConfig } from "../../src/config.ts"
-import { deleteAllowed, deleteCapReason, deleteLimit } from "../../src/deleteCap.ts"
-import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../../src/protectedPaths.ts"
-import { newDanglingLinks } from "../../src/memoryQuery.ts"
-import { applyEdits, type Replacement } from "../../src/readBaseline.ts"
-import { detectSecrets, secretRefusalReason } from "../../src/secrets.ts"
-import { configPathOf, storageRootOf } from "../../src/storage.ts"
-import { backgroundWriteRefusal } from "../../src/backgroundWrite.ts"
-import { resolveToolPath } from "../../src/toolPath.ts"
-import { type BashGuardShape, runDelete } from "../BashGuard.ts"
-import { loadProtection, protectedReadReason, protectedReason, protectedRefusal } from "../ProtectedReads.ts"
-import { agentDirFromEnv } from "../ConfigService.ts"
+import { decodeConfig } from "../../src/project/config.ts"
+import { deleteAllowed, deleteCapReason, deleteLimit } from "../../src/writes/deleteCap.ts"
+import { isProtectedPath, protectedByContent, type ProtectionOptions } from "../../src/safety/protectedPaths.ts"
+import { newDanglingLinks } from "../../src/memory/memoryQuery.ts"
+import { applyEdits, type Replacement } from "../../src/writes/readBaseline.ts"
+import { detectSecrets, secretRefusalReason } from "../../src/safety/secrets.ts"
+import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
+import { backgroundWriteRefusal } from "../../src/writes/backgroundWrite.ts"
+import { resolveToolPath } from "../../src/safety/toolPath.ts"
+import { type BashGuardShape, runDelete } from "../safety/BashGuard.ts"
+import { loadProtection, protectedReadReason, protectedReason, protectedRefusal } from "../safety/ProtectedReads.ts"
+import { agentDirFromEnv } from "../project/ConfigService.ts"
 import { isInsideDir } from "./paths.ts"
 import { loadWhenUnavailable, makeSandboxedTools } from "./sandboxed.ts"
-import { defaultSandbox, type SandboxShape } from "../Sandbox.ts"
-import type { WhenUnavailable } from "../../src/sandbox.ts"
+import { defaultSandbox, type SandboxShape } from "../safety/Sandbox.ts"
+import type { WhenUnavailable } from "../../src/safety/sandbox.ts"
 import { checkToolArguments } from "./toolArguments.ts"
-import { type MemoryTask, TaskInvalid } from "../MemoryWriter.ts"
+import { type MemoryTask, TaskInvalid } from "../writes/MemoryWriter.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
 
 export const BACKGROUND_TOOL_NAMES = ["read", "find", "grep", "write", "edit", "bash"] as const
@@ -47,7 +47,7 @@ export type BackgroundToolName = (typeof BACKGROUND_TOOL_NAMES)[number]
 export const GREP_TIMEOUT_MS = 20_000
 export const BASH_DEFAULT_TIMEOUT_S = 120
 export const BASH_MAX_TIMEOUT_S = 600
-export { GLOB_VISIT_LIMIT } from "../ProtectedReads.ts"
+export { GLOB_VISIT_LIMIT } from "../safety/ProtectedReads.ts"
 
 export type ToolResult = AgentToolResult<unknown>
 
@@ -94,7 +94,7 @@ export interface TaskToolsOptions {
   readonly codemode?: CodemodeSettings | undefined
   /**
    * The dream's delete cap: with the number of topics at the start of the task, deletes beyond `deleteLimit` of them
-   * (src/deleteCap.ts) are refused with a reason. Off by default.
+   * (src/writes/deleteCap.ts) are refused with a reason. Off by default.
    */
   readonly deleteCap?: { readonly topics: number }
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
@@ -178,14 +178,14 @@ export const refuseCredentials = (memoryDir: string, absolutePath: string, conte
   if (findings.length > 0) throw new Error(secretRefusalReason(findings, memoryLabel(memoryDir, absolutePath)))
 }
 
-/** The size cap and, for topic files, the required header (src/backgroundWrite.ts), on the final content. */
+/** The size cap and, for topic files, the required header (src/writes/backgroundWrite.ts), on the final content. */
 export const refuseUnfitContent = (memoryDir: string, absolutePath: string, content: string): void => {
   if (!isInsideDir(memoryDir, absolutePath)) return
   const refusal = backgroundWriteRefusal(memoryLabel(memoryDir, absolutePath), content)
   if (refusal !== undefined) throw new Error(refusal)
 }
 
-export { loadProtection, protectedReason, protectedRefusal } from "../ProtectedReads.ts"
+export { loadProtection, protectedReason, protectedRefusal } from "../safety/ProtectedReads.ts"
 
 /** The file named by one line of Pi's grep output (`path:N: text`, or `path-N- text` for context), every reading of it. */
 const grepLinePaths = (line: string): Array<string> => {

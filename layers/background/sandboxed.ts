@@ -1,5 +1,5 @@
 /**
- * The background tools' spawn points inside the OS sandbox (layers/Sandbox.ts, policy in src/sandbox.ts):
+ * The background tools' spawn points inside the OS sandbox (layers/safety/Sandbox.ts, policy in src/safety/sandbox.ts):
  *
  * - `bash`: Pi's own bash tool with operations of ours. Each command is wrapped by the sandbox under the task's
  *   file-system policy (credential stores and the protected files found in the project, the memory folder and the
@@ -21,8 +21,8 @@ import { readFile, stat } from "node:fs/promises"
 import { homedir } from "node:os"
 import { basename, relative, resolve } from "node:path"
 import { createInterface } from "node:readline"
-import { decodeConfig } from "../../src/config.ts"
-import type { ProtectionOptions } from "../../src/protectedPaths.ts"
+import { decodeConfig } from "../../src/project/config.ts"
+import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
 import {
   bashUnavailableRefusal,
   DEFAULT_WHEN_UNAVAILABLE,
@@ -32,11 +32,11 @@ import {
   scrubEnvironment,
   shellQuote,
   type WhenUnavailable
-} from "../../src/sandbox.ts"
-import { configPathOf, storageRootOf } from "../../src/storage.ts"
-import { resolveToolPath } from "../../src/toolPath.ts"
-import { agentDirFromEnv } from "../ConfigService.ts"
-import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../Sandbox.ts"
+} from "../../src/safety/sandbox.ts"
+import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
+import { resolveToolPath } from "../../src/safety/toolPath.ts"
+import { agentDirFromEnv } from "../project/ConfigService.ts"
+import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../safety/Sandbox.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
 
 type ToolResult = AgentToolResult<unknown>

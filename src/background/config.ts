@@ -3,7 +3,7 @@
  * `{ model?, maxTurns?, maxTokens?, requestTimeoutSeconds? }`; `dream`
  * also takes when it becomes due: `{ minHours?, minSessions?, scanIntervalMinutes? }`.
  * Decoded key by key like the rest of the file: a bad value falls back to its default with one warning (one line,
- * naming the key, the value found and what it must be). Their `enabled` switches are src/config.ts's.
+ * naming the key, the value found and what it must be). Their `enabled` switches are src/project/config.ts's.
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -83,7 +83,7 @@ export const decodeBackgroundConfig = (
     const value = raw[name]
     if (value === undefined) return defaults
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      // Told by src/config.ts, which switches the feature off for it.
+      // Told by src/project/config.ts, which switches the feature off for it.
       return defaults
     }
     const obj = value as Record<string, unknown>

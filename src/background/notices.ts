@@ -7,7 +7,7 @@
  * sit in the conversation: consecutive records of one task (no message between them) make one notice naming every
  * file it changed, so a task that saves a topic and its index line costs one short notice, not two long ones.
  */
-import { sanitizeMemoryText, systemReminder } from "../sanitize.ts"
+import { sanitizeMemoryText, systemReminder } from "../safety/sanitize.ts"
 
 export const NOTICE_ENTRY = "pm-memory-notice"
 /** The hidden message type of a notice as the model receives it. */

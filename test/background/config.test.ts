@@ -36,7 +36,7 @@ describe("background config keys", () => {
   })
   it("a bad model or a non-object section falls back with a warning", () => {
     expect(decode({ extractor: { model: "no-slash" } }).warnings).toHaveLength(1)
-    // The section's switch is src/config.ts's, which tells it once (and turns the dream off for it).
+    // The section's switch is src/project/config.ts's, which tells it once (and turns the dream off for it).
     expect(decode({ dream: [] })).toEqual({ config: defaultBackgroundConfig, warnings: [] })
     expect(decode({ extractor: { maxTurns: -3 } }).warnings).toEqual([`/c.json: "extractor.maxTurns" must be an integer from 1 to 200 (found -3); using the default, 5.`])
   })

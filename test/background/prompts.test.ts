@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { backgroundToolsSection, BACKGROUND_TOOLS_HEADING } from "../../src/prompts/backgroundTools.ts"
-import { extractorTaskPrompt, NOTHING_TO_SAVE } from "../../src/prompts/extractor.ts"
+import { backgroundToolsSection, BACKGROUND_TOOLS_HEADING } from "../../src/background/prompts/backgroundTools.ts"
+import { extractorTaskPrompt, NOTHING_TO_SAVE } from "../../src/background/prompts/extractor.ts"
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "../fixtures/prompts", name), "utf8").replace(/\n$/, "")
 

@@ -9,7 +9,7 @@ import {
   MIN_OUTPUT_TOKENS,
   outputCeiling,
   toolChars
-} from "../../src/requestFit.ts"
+} from "../../src/model/requestFit.ts"
 
 const model = { contextWindow: 10_000, maxTokens: 4_096 }
 

@@ -5,8 +5,8 @@ import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import { runTask, type TaskRequest } from "../../layers/background/Runner.ts"
 import type { TaskTool, TaskToolSet } from "../../layers/background/TaskTools.ts"
-import { TaskInvalid } from "../../layers/MemoryWriter.ts"
-import { ModelRegistry } from "../../layers/ModelRegistry.ts"
+import { TaskInvalid } from "../../layers/writes/MemoryWriter.ts"
+import { ModelRegistry } from "../../layers/model/ModelRegistry.ts"
 
 const model = { provider: "faux", api: "faux", id: "m" } as any
 const usage = (n: number): Usage => ({ input: n, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: n + 1, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.01 } })

@@ -12,9 +12,9 @@ import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import * as pi from "@earendil-works/pi-coding-agent"
 import { GLOB_VISIT_LIMIT, makeTaskTools, type MemoryChange, type TaskToolSet } from "../../layers/background/TaskTools.ts"
-import { BashGuard } from "../../layers/BashGuard.ts"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { MemoryWriter, TaskInvalid } from "../../layers/MemoryWriter.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { MemoryWriter, TaskInvalid } from "../../layers/writes/MemoryWriter.ts"
 
 const dirs: Array<string> = []
 afterEach(() => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Readable } from "node:stream"
 import { bashCheck, PROTECTED_READ, type BashCheckArgs } from "../../cli/bashCheck.ts"
-import { BashGuard } from "../../layers/BashGuard.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
 import { CWD, loadCorpus, MEMORY_DIR } from "./corpus.ts"
 
 const MEM = "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory"

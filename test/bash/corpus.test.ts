@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { BashGuard } from "../../layers/BashGuard.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
 import { CWD, loadCorpus, MEMORY_DIR } from "./corpus.ts"
 
 const corpus = loadCorpus()

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Language, Parser } from "web-tree-sitter"
-import { GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "../../layers/BashGuard.ts"
-import { makeClassifier } from "../../layers/BashParser.ts"
-import { MAX_COMMAND_LENGTH } from "../../src/bash/classify.ts"
-import { prescan } from "../../src/bash/prescan.ts"
-import { braceExpansion, type Piece } from "../../src/bash/words.ts"
+import { GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "../../layers/safety/BashGuard.ts"
+import { makeClassifier } from "../../layers/safety/BashParser.ts"
+import { MAX_COMMAND_LENGTH } from "../../src/safety/bash/classify.ts"
+import { prescan } from "../../src/safety/bash/prescan.ts"
+import { braceExpansion, type Piece } from "../../src/safety/bash/words.ts"
 
 const CTX = { memoryDir: "/m/memory", cwd: "/m" }
 

@@ -4,9 +4,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { existsSync, lstatSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { BashGuard, runDelete } from "../../layers/BashGuard.ts"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { MemoryWriter } from "../../layers/MemoryWriter.ts"
+import { BashGuard, runDelete } from "../../layers/safety/BashGuard.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import { tempDir } from "../support/tmp.ts"
 
 const layer = Layer.mergeAll(BashGuard.layer, MemoryWriter.layer.pipe(Layer.provide(FileSystem.layer)))

@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { describe, it } from "vitest"
-import { BashGuard } from "../../layers/BashGuard.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
 import { runInSandbox } from "./sandbox.ts"
 
 const CTX = { memoryDir: "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory", cwd: "/home/u/app" }

@@ -13,7 +13,7 @@ import {
   locateWasm,
   runDelete,
   RUNTIME_WASM
-} from "../../layers/BashGuard.ts"
+} from "../../layers/safety/BashGuard.ts"
 
 describe("locateWasm", () => {
   it("finds both files in node_modules when running from source", () => {

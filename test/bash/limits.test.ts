@@ -1,8 +1,8 @@
 /** Very long inputs, deeply nested lists and Unicode through the real parser. */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { BashGuard } from "../../layers/BashGuard.ts"
-import { MAX_COMMAND_LENGTH } from "../../src/bash/classify.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
+import { MAX_COMMAND_LENGTH } from "../../src/safety/bash/classify.ts"
 
 const MEM = "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory"
 const CTX = { memoryDir: MEM, cwd: "/home/u/app" }

@@ -6,7 +6,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { BashGuard } from "../../layers/BashGuard.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
 import { runInSandbox } from "./sandbox.ts"
 
 const CTX = { memoryDir: "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory", cwd: "/home/u/app" }

@@ -4,7 +4,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { BashGuard } from "../../layers/BashGuard.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
 import { generate, prng } from "./generator.ts"
 
 const CTX = { memoryDir: "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory", cwd: "/home/u/app" }

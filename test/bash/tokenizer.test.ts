@@ -5,8 +5,8 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { BashGuard } from "../../layers/BashGuard.ts"
-import { prescan } from "../../src/bash/prescan.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
+import { prescan } from "../../src/safety/bash/prescan.ts"
 import { runInSandbox } from "./sandbox.ts"
 
 const CTX = { memoryDir: "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory", cwd: "/home/u/app" }

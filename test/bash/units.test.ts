@@ -1,11 +1,11 @@
 /** The pure pieces, without the parser: option reading, sed and awk program checks, delete targets, tree copying. */
 import { describe, expect, it } from "@effect/vitest"
-import { awkProgramProblem } from "../../src/bash/awk.ts"
-import { checkDeleteTarget } from "../../src/bash/classify.ts"
-import { isRejected, scanOptions, type OptionSpec } from "../../src/bash/options.ts"
-import { printOnlyScript, substitutionScript } from "../../src/bash/sed.ts"
-import { copyTree, type BashNode, type CursorLike } from "../../src/bash/tree.ts"
-import { literalWord, type Word } from "../../src/bash/words.ts"
+import { awkProgramProblem } from "../../src/safety/bash/awk.ts"
+import { checkDeleteTarget } from "../../src/safety/bash/classify.ts"
+import { isRejected, scanOptions, type OptionSpec } from "../../src/safety/bash/options.ts"
+import { printOnlyScript, substitutionScript } from "../../src/safety/bash/sed.ts"
+import { copyTree, type BashNode, type CursorLike } from "../../src/safety/bash/tree.ts"
+import { literalWord, type Word } from "../../src/safety/bash/words.ts"
 
 const words = (...vs: ReadonlyArray<string>): ReadonlyArray<Word> => vs.map(literalWord)
 const glob = (v: string): Word => ({ ...literalWord(v), glob: true, leadingGlob: /^[*?[]/.test(v) })

@@ -11,12 +11,12 @@ import { ensureBuilt, runPm } from "../support/pm.ts"
 import { tempDir } from "../support/tmp.ts"
 
 const SERVICES_OUTSIDE_THE_CORE = [
-  "layers/MemoryWriter.ts",
-  "layers/MemoryBrowse.ts",
-  "layers/Recall.ts",
-  "layers/Selector.ts",
-  "layers/ModelRegistry.ts",
-  "layers/BashGuard.ts",
+  "layers/writes/MemoryWriter.ts",
+  "layers/memory/MemoryBrowse.ts",
+  "layers/recall/Recall.ts",
+  "layers/recall/Selector.ts",
+  "layers/model/ModelRegistry.ts",
+  "layers/safety/BashGuard.ts",
   "cli/PiModelRuntime.ts"
 ]
 
@@ -48,19 +48,19 @@ describe("pm loads what the command needs", () => {
 
   it("scan loads the core and its handler, and none of the other services", async () => {
     const sources = await sourcesLoadedBy(["scan", "--json", "--memory-dir", memoryDir])
-    for (const s of ["layers/Core.ts", "layers/MemoryStore.ts", "cli/inspect.ts"]) expect(sources.has(s), s).toBe(true)
+    for (const s of ["layers/app/Core.ts", "layers/memory/MemoryStore.ts", "cli/inspect.ts"]) expect(sources.has(s), s).toBe(true)
     for (const s of SERVICES_OUTSIDE_THE_CORE) expect(sources.has(s), s).toBe(false)
   })
 
   it("list, recall --select and bash-check each load their own services and not the others'", async () => {
     const list = await sourcesLoadedBy(["list", "--json", "--memory-dir", memoryDir])
-    expect(list.has("layers/MemoryBrowse.ts")).toBe(true)
-    for (const s of ["layers/BashGuard.ts", "cli/PiModelRuntime.ts"]) expect(list.has(s), s).toBe(false)
+    expect(list.has("layers/memory/MemoryBrowse.ts")).toBe(true)
+    for (const s of ["layers/safety/BashGuard.ts", "cli/PiModelRuntime.ts"]) expect(list.has(s), s).toBe(false)
     const recall = await sourcesLoadedBy(["recall", "--json", "--memory-dir", memoryDir, "--select", "alpha.md", "what about alpha"])
-    expect(recall.has("layers/Recall.ts")).toBe(true)
-    expect(recall.has("layers/BashGuard.ts")).toBe(false)
+    expect(recall.has("layers/recall/Recall.ts")).toBe(true)
+    expect(recall.has("layers/safety/BashGuard.ts")).toBe(false)
     const check = await sourcesLoadedBy(["bash-check", "--json", "--memory-dir", memoryDir, "ls -la"])
-    expect(check.has("layers/BashGuard.ts")).toBe(true)
-    expect(check.has("layers/MemoryBrowse.ts")).toBe(false)
+    expect(check.has("layers/safety/BashGuard.ts")).toBe(true)
+    expect(check.has("layers/memory/MemoryBrowse.ts")).toBe(false)
   })
 })

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { delimiter, join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { projectKeyOf } from "../../src/projectKey.ts"
+import { projectKeyOf } from "../../src/project/projectKey.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent, tempDir, topicText, writeFileAt, writeTopics } from "../support/tmp.ts"
 

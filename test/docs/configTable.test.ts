@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { configKeys } from "../../src/configKeys.ts"
-import { LINT_CODES } from "../../src/lint.ts"
+import { configKeys } from "../../src/project/configKeys.ts"
+import { LINT_CODES } from "../../src/memory/lint.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const doc = readFileSync(join(root, "docs", "configuration.md"), "utf8")

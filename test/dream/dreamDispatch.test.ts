@@ -21,12 +21,12 @@ import { BackgroundHost, BackgroundSession } from "../../layers/background/Backg
 import { Dream, type DreamTaskRequest, type DreamTaskResult } from "../../layers/background/Dream.ts"
 import { Extractor, type ExtractionOutcome } from "../../layers/background/Extractor.ts"
 import { SessionScanner } from "../../layers/background/SessionScanner.ts"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { LockService } from "../../layers/LockService.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
 import { extensionGraph, hostLayer } from "../support/extensionGraph.ts"
-import { ProjectLocator } from "../../layers/ProjectLocator.ts"
-import { StateStore } from "../../layers/StateStore.ts"
-import { locksDirOf } from "../../src/storage.ts"
+import { ProjectLocator } from "../../layers/project/ProjectLocator.ts"
+import { StateStore } from "../../layers/storage/StateStore.ts"
+import { locksDirOf } from "../../src/storage/layout.ts"
 
 const HOUR = 3_600_000
 /** Where the TestClock starts: a fixed, realistic time, so file mtimes and the clock can be compared. */

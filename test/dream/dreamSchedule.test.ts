@@ -10,9 +10,9 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { DreamAttempt, DreamTaskFailed } from "../../layers/background/DreamAttempt.ts"
 import { SessionScanner } from "../../layers/background/SessionScanner.ts"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { LockService } from "../../layers/LockService.ts"
-import { StateStore, type StatePaths } from "../../layers/StateStore.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
+import { StateStore, type StatePaths } from "../../layers/storage/StateStore.ts"
 import {
   DEFAULT_DREAM_THRESHOLDS,
   parseSessionHeader,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { memoryRulesPrompt } from "../../src/prompts/memoryRules.ts"
+import { memoryRulesPrompt } from "../../src/session/memoryRules.ts"
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "../fixtures/prompts", name), "utf8").replace(/\n$/, "")
 

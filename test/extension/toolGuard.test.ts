@@ -1,8 +1,8 @@
 /** The pure parts of the trust guard, and the status text's figures. */
 import { describe, expect, it } from "vitest"
 import { formatStatus } from "../../extension/command.ts"
-import { toolCallWithoutSession } from "../../layers/ToolGuard.ts"
-import { couldTouchMemory, guardedToolPath, isWithin } from "../../src/toolPath.ts"
+import { toolCallWithoutSession } from "../../layers/safety/ToolGuard.ts"
+import { couldTouchMemory, guardedToolPath, isWithin } from "../../src/safety/toolPath.ts"
 
 const ROOT = "/home/u/.pi/agent/project-memory"
 

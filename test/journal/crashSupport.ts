@@ -10,10 +10,10 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, expect } from "vitest"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { Journal, type UndoResult } from "../../layers/Journal.ts"
-import { LockService } from "../../layers/LockService.ts"
-import { decodeJournal } from "../../src/journal.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { Journal, type UndoResult } from "../../layers/writes/Journal.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
+import { decodeJournal } from "../../src/writes/journal.ts"
 import { tempDir } from "../support/tmp.ts"
 
 export const bundleWorker = async (): Promise<string> => {

@@ -6,10 +6,10 @@
  * Prints `ops N` (operations performed) when it runs to its end.
  */
 import { Effect, Layer } from "effect"
-import { FileSystem, type FileSystemShape, makeNodeFileSystem } from "../../layers/FileSystem.ts"
-import { Journal } from "../../layers/Journal.ts"
-import { LockService } from "../../layers/LockService.ts"
-import { makeMemoryWriter } from "../../layers/MemoryWriter.ts"
+import { FileSystem, type FileSystemShape, makeNodeFileSystem } from "../../layers/storage/FileSystem.ts"
+import { Journal } from "../../layers/writes/Journal.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
+import { makeMemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 
 const config = JSON.parse(process.argv[2]!) as {
   rootDir: string

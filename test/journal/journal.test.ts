@@ -1,13 +1,13 @@
-/** The change journal: pure rules (src/journal.ts) and the layer on real files (layers/Journal.ts). */
+/** The change journal: pure rules (src/writes/journal.ts) and the layer on real files (layers/writes/Journal.ts). */
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { Journal, type FileChange, type JournalPaths } from "../../layers/Journal.ts"
-import { LockService } from "../../layers/LockService.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { Journal, type FileChange, type JournalPaths } from "../../layers/writes/Journal.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
 import {
   decodeJournal,
   encodeEntry,
@@ -21,7 +21,7 @@ import {
   planUndo,
   sha256Hex,
   undoTarget
-} from "../../src/journal.ts"
+} from "../../src/writes/journal.ts"
 import { tempDir } from "../support/tmp.ts"
 import { bundleWorker, freshMemory, memoryFiles, runWorker } from "./crashSupport.ts"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { backoffMs, decodeLockRecord, describeHolder, encodeLockRecord, heldForMs, type HolderState, judgeLock, lockAgeMs, sameLock, startTimeOfStat } from "../../src/lockFile.ts"
+import { backoffMs, decodeLockRecord, describeHolder, encodeLockRecord, heldForMs, type HolderState, judgeLock, lockAgeMs, sameLock, startTimeOfStat } from "../../src/storage/lockFile.ts"
 
 const record = { pid: 4242, token: "t-1", acquiredAt: 1_000 }
 

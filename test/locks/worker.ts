@@ -4,10 +4,10 @@
  */
 import { Effect, Layer } from "effect"
 import { appendFileSync, readFileSync } from "node:fs"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { LockService } from "../../layers/LockService.ts"
-import { StateStore } from "../../layers/StateStore.ts"
-import { MemoryWriter } from "../../layers/MemoryWriter.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
+import { StateStore } from "../../layers/storage/StateStore.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import type { LockName } from "../../src/limits.ts"
 
 interface Args {

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import type { CatalogTopic } from "../../src/catalog.ts"
+import type { CatalogTopic } from "../../src/memory/catalog.ts"
 import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS, INDEX_LINE_MAX_CHARS } from "../../src/limits.ts"
-import { lintIndex } from "../../src/lint.ts"
-import { dreamTaskPrompt, type DreamPromptInput } from "../../src/prompts/dream.ts"
+import { lintIndex } from "../../src/memory/lint.ts"
+import { dreamTaskPrompt, type DreamPromptInput } from "../../src/background/prompts/dream.ts"
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "../fixtures/prompts", name), "utf8").replace(/\n$/, "")
 

@@ -3,11 +3,11 @@
  * passes the lint and the writer's name check, and the limits they state are the lint's limits.
  */
 import { describe, expect, it } from "vitest"
-import { checkFileName } from "../../src/containment.ts"
-import { parseFrontmatter } from "../../src/frontmatter.ts"
+import { checkFileName } from "../../src/storage/containment.ts"
+import { parseFrontmatter } from "../../src/memory/frontmatter.ts"
 import { DESCRIPTION_MAX_CHARS, INDEX_LINE_MAX_CHARS, INDEX_MAX_LINES } from "../../src/limits.ts"
-import { lintIndex, lintTopic } from "../../src/lint.ts"
-import { memoryRulesPrompt, memoryRulesSection, withMemoryRules } from "../../src/prompts/memoryRules.ts"
+import { lintIndex, lintTopic } from "../../src/memory/lint.ts"
+import { memoryRulesPrompt, memoryRulesSection, withMemoryRules } from "../../src/session/memoryRules.ts"
 
 const rules = memoryRulesPrompt("/m")
 

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, statSync, symlinkSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { join } from "node:path"
-import { FileSystem, FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/FileSystem.ts"
+import { FileSystem, FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/storage/FileSystem.ts"
 import { FRONTMATTER_MAX_BYTES } from "../../src/limits.ts"
 import { tempDir, writeFileAt } from "../support/tmp.ts"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { parseFrontmatter } from "../../src/frontmatter.ts"
+import { parseFrontmatter } from "../../src/memory/frontmatter.ts"
 
 const g = globalThis as { __pmEvaluated?: number }
 

@@ -5,7 +5,7 @@
  * nesting, blank lines, controls, fences with trailing text.
  */
 import { describe, expect, it } from "vitest"
-import { parseFrontmatter, parseFrontmatterWithYaml, takesFastPath } from "../../src/frontmatter.ts"
+import { parseFrontmatter, parseFrontmatterWithYaml, takesFastPath } from "../../src/memory/frontmatter.ts"
 
 /** mulberry32: a small seeded generator, so a failure names a reproducible case. */
 const prng = (seed: number) => () => {

@@ -1,6 +1,6 @@
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { lintIndex, lintTopic, NEAR_BYTES, NEAR_LINES, type LintCode } from "../../src/lint.ts"
+import { lintIndex, lintTopic, NEAR_BYTES, NEAR_LINES, type LintCode } from "../../src/memory/lint.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { tempAgent, tempDir, topicText, writeFileAt } from "../support/tmp.ts"
 import { DESCRIPTION_MAX_CHARS, INDEX_LINE_MAX_CHARS, INDEX_MAX_LINES, INDEX_MAX_UNITS, RECALL_MAX_BYTES, RECALL_MAX_LINES } from "../../src/limits.ts"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { collisionKeyOf, javaHashCode, projectKeyOf, sanitizeRoot, sha256Hex24 } from "../../src/projectKey.ts"
+import { collisionKeyOf, javaHashCode, projectKeyOf, sanitizeRoot, sha256Hex24 } from "../../src/project/projectKey.ts"
 
 /** Java's String.hashCode computed another way: BigInt arithmetic modulo 2^32, then read as signed 32-bit. */
 const javaHashIndependent = (s: string): number => {

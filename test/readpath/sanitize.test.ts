@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { RESERVED_TAGS, sanitizeMemoryText, systemReminder } from "../../src/sanitize.ts"
+import { RESERVED_TAGS, sanitizeMemoryText, systemReminder } from "../../src/safety/sanitize.ts"
 
 const LOOKALIKES = ["\uFF1C", "\uFE64", "\u2039", "\u3008", "\u27E8", "\u276E", "\u02C2"]
 

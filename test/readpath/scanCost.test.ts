@@ -9,8 +9,8 @@ import * as Layer from "effect/Layer"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync } from "node:fs"
 import { join } from "node:path"
-import { FileSystem, FsError, makeNodeFileSystem } from "../../layers/FileSystem.ts"
-import { MemoryStore } from "../../layers/MemoryStore.ts"
+import { FileSystem, FsError, makeNodeFileSystem } from "../../layers/storage/FileSystem.ts"
+import { MemoryStore } from "../../layers/memory/MemoryStore.ts"
 import { tempDir, writeFileAt, writeTopics } from "../support/tmp.ts"
 
 const mkfifo = (path: string): void => {

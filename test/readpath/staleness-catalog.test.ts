@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { catalogLine, catalogOf } from "../../src/catalog.ts"
-import { ageInDays, isStale, stalenessNote } from "../../src/staleness.ts"
+import { catalogLine, catalogOf } from "../../src/memory/catalog.ts"
+import { ageInDays, isStale, stalenessNote } from "../../src/memory/staleness.ts"
 
 const H = 3_600_000
 const now = Date.parse("2025-06-10T12:00:00Z")

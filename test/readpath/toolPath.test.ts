@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { resolveToolPath } from "../../src/toolPath.ts"
+import { resolveToolPath } from "../../src/safety/toolPath.ts"
 
 describe("resolveToolPath (Pi's resolveToCwd)", () => {
   const cwd = "/work/project"

@@ -10,8 +10,8 @@ import {
   RECALL_MAX_BYTES,
   RECALL_MAX_LINES
 } from "../../src/limits.ts"
-import { buildBackfillIndex, fitLines, indexLine, isLinkable, trimIndex } from "../../src/memoryIndex.ts"
-import { recallTruncationNote, recallWindow } from "../../src/recallWindow.ts"
+import { buildBackfillIndex, fitLines, indexLine, isLinkable, trimIndex } from "../../src/memory/memoryIndex.ts"
+import { recallTruncationNote, recallWindow } from "../../src/memory/topicWindow.ts"
 
 /** `n` lines of mixed multi-byte text whose joined length (with \n between) is exactly `units` UTF-16 units. */
 const linesOfUnits = (n: number, units: number): Array<string> => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { passesWhitespaceThreshold } from "../../layers/Recall.ts"
-import { renderRecall, type RecalledFile } from "../../src/recall.ts"
-import { recallTruncationNote, recallWindow } from "../../src/recallWindow.ts"
+import { passesWhitespaceThreshold } from "../../layers/recall/Recall.ts"
+import { renderRecall, type RecalledFile } from "../../src/recall/recall.ts"
+import { recallTruncationNote, recallWindow } from "../../src/memory/topicWindow.ts"
 
 const NOW = Date.parse("2025-06-10T12:00:00Z")
 const H = 3_600_000

@@ -10,7 +10,7 @@ import {
   withRead,
   withRecall,
   type EntryLike
-} from "../../src/recallState.ts"
+} from "../../src/recall/recallState.ts"
 
 const recall = (query: string, selected: Array<string>, budgetUsed: number): EntryLike => ({
   type: "custom",

@@ -8,7 +8,7 @@ import {
   secretNameStrength,
   secretRefusalReason,
   type SecretKind
-} from "../../src/secrets.ts"
+} from "../../src/safety/secrets.ts"
 import { cleanSamples, credentialSamples } from "./corpus.ts"
 
 const kinds = (text: string): ReadonlyArray<SecretKind> => detectSecrets(text).map((f) => f.kind)

@@ -9,7 +9,7 @@ import {
   protectedByContent,
   pypircHasPassword,
   type ProtectionOptions
-} from "../../src/protectedPaths.ts"
+} from "../../src/safety/protectedPaths.ts"
 import { tempDir } from "../support/tmp.ts"
 
 const HOME = "/home/alice"

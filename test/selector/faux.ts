@@ -17,8 +17,8 @@ import {
   type TranscriptContext
 } from "@earendil-works/pi-ai"
 import { Layer } from "effect"
-import { ModelRegistry, type ModelBackend } from "../../layers/ModelRegistry.ts"
-import { Selector } from "../../layers/Selector.ts"
+import { ModelRegistry, type ModelBackend } from "../../layers/model/ModelRegistry.ts"
+import { Selector } from "../../layers/recall/Selector.ts"
 
 export interface CapturedRequest {
   readonly context: TranscriptContext

@@ -9,7 +9,7 @@ import {
   SELECTOR_SYSTEM_PROMPT,
   SELECTOR_TOOL_NAME,
   selectorMessages
-} from "../../src/selectorPrompt.ts"
+} from "../../src/recall/selectorPrompt.ts"
 import { repoRoot } from "../support/pm.ts"
 
 describe("selector prompt (DECISIONS D6)", () => {

@@ -1,7 +1,7 @@
 /** ModelRegistry over a backend loaded on first use (the CLI's pi model runtime): lazy, loaded once, failures typed. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ModelRegistry, type ModelBackend } from "../../layers/ModelRegistry.ts"
+import { ModelRegistry, type ModelBackend } from "../../layers/model/ModelRegistry.ts"
 import { makeFaux, toolReply } from "./faux.ts"
 
 const countingLoader = (result: () => Effect.Effect<ModelBackend, { readonly message: string }>) => {

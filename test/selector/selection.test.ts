@@ -7,7 +7,7 @@ import {
   SelectionFailed,
   type SelectionFailureReason,
   type SelectorReply
-} from "../../src/selection.ts"
+} from "../../src/recall/selection.ts"
 
 /** The parse as plain data: the names, or the typed error's tag, reason and detail. */
 const parseSelectorReply = (reply: SelectorReply) =>

@@ -3,9 +3,9 @@ import { Effect, Layer } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { LockService } from "../../layers/LockService.ts"
-import { StateStore, type StatePaths } from "../../layers/StateStore.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
+import { StateStore, type StatePaths } from "../../layers/storage/StateStore.ts"
 import { tempDir } from "../locks/processes.ts"
 
 const layer = StateStore.layer.pipe(

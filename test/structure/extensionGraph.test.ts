@@ -1,5 +1,5 @@
 /**
- * The extension's graph as Pi builds it (layers/ExtensionApp.ts, the host's pieces faked): every service of its
+ * The extension's graph as Pi builds it (layers/app/ExtensionApp.ts, the host's pieces faked): every service of its
  * type is present and is the one the graph made, and the list the graph declares is the whole of its type.
  */
 import * as Context from "effect/Context"
@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { EXTENSION_SERVICES, type ExtensionServices } from "../../layers/ExtensionApp.ts"
+import { EXTENSION_SERVICES, type ExtensionServices } from "../../layers/app/ExtensionApp.ts"
 import { extensionGraph, hostLayer } from "../support/extensionGraph.ts"
 
 const dirs: Array<string> = []

@@ -1,18 +1,18 @@
 /**
- * The extension's own graph (layers/ExtensionApp.ts) as tests build it: the host's pieces from the test, single
+ * The extension's own graph (layers/app/ExtensionApp.ts) as tests build it: the host's pieces from the test, single
  * services replaced where a test scripts them (`Context.make(Extractor, scripted)`), everything else made as in Pi.
  */
 import * as pi from "@earendil-works/pi-coding-agent"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { CoreReplacements } from "../../layers/Core.ts"
-import { extensionLayer, type ExtensionServices } from "../../layers/ExtensionApp.ts"
+import type { CoreReplacements } from "../../layers/app/Core.ts"
+import { extensionLayer, type ExtensionServices } from "../../layers/app/ExtensionApp.ts"
 import { BackgroundHost } from "../../layers/background/BackgroundSession.ts"
 import { PiToolkit, type PiToolkitShape } from "../../layers/background/PiToolkit.ts"
-import type { ConfigEnvironment } from "../../layers/ConfigService.ts"
-import { Host, type HostShape } from "../../layers/Host.ts"
-import { ModelRegistry } from "../../layers/ModelRegistry.ts"
+import type { ConfigEnvironment } from "../../layers/project/ConfigService.ts"
+import { Host, type HostShape } from "../../layers/session/Host.ts"
+import { ModelRegistry } from "../../layers/model/ModelRegistry.ts"
 
 /** A model every lookup finds; its requests fail unless `complete` is given. */
 export const fauxModel = { provider: "faux", api: "faux", id: "faux-1", contextWindow: 200_000, maxTokens: 32_000 } as any

@@ -5,8 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
-import { defaultSandbox, sandboxAvailability } from "../../layers/Sandbox.ts"
-import type { SandboxAvailability } from "../../src/sandbox.ts"
+import { defaultSandbox, sandboxAvailability } from "../../layers/safety/Sandbox.ts"
+import type { SandboxAvailability } from "../../src/safety/sandbox.ts"
 
 export interface SandboxGate {
   readonly availability: SandboxAvailability

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach } from "vitest"
 import { makeTaskTools, type MemoryChange, type TaskToolSet, type TaskToolsOptions } from "../../layers/background/TaskTools.ts"
-import { BashGuard } from "../../layers/BashGuard.ts"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { MemoryWriter } from "../../layers/MemoryWriter.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 
 const dirs: Array<string> = []
 afterEach(() => {

@@ -12,12 +12,12 @@ import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import * as pi from "@earendil-works/pi-coding-agent"
 import { makeTaskTools } from "../../layers/background/TaskTools.ts"
-import { BashGuard } from "../../layers/BashGuard.ts"
-import { FileSystem } from "../../layers/FileSystem.ts"
-import { Journal } from "../../layers/Journal.ts"
-import { LockService } from "../../layers/LockService.ts"
-import { MemoryWriter } from "../../layers/MemoryWriter.ts"
-import { groupByTask, type JournalEntry, netChanges, sha256Hex } from "../../src/journal.ts"
+import { BashGuard } from "../../layers/safety/BashGuard.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { Journal } from "../../layers/writes/Journal.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
+import { groupByTask, type JournalEntry, netChanges, sha256Hex } from "../../src/writes/journal.ts"
 
 const dirs: Array<string> = []
 afterEach(() => {

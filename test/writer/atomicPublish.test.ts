@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { publishFile } from "../../layers/AtomicPublish.ts"
-import { FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/FileSystem.ts"
+import { publishFile } from "../../layers/storage/AtomicPublish.ts"
+import { FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/storage/FileSystem.ts"
 import { sandbox } from "./support.ts"
 
 const real = makeNodeFileSystem()

@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { TaskInvalid } from "../../layers/MemoryWriter.ts"
-import { applyEdits, baselineAction, judgeWrite } from "../../src/readBaseline.ts"
+import { TaskInvalid } from "../../layers/writes/MemoryWriter.ts"
+import { applyEdits, baselineAction, judgeWrite } from "../../src/writes/readBaseline.ts"
 import { sandbox, temps, withTask } from "./support.ts"
 
 const TOPIC = "---\nname: a\ndescription: about a\nmetadata:\n  type: project\n---\nalpha beta gamma\n"
@@ -224,7 +224,7 @@ describe("the baseline after a write is the file this write published", () => {
           writeFileSync(to, external)
           touchLater(to)
         })
-      const real = (await import("../../layers/FileSystem.ts")).makeNodeFileSystem()
+      const real = (await import("../../layers/storage/FileSystem.ts")).makeNodeFileSystem()
       const outcome = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) =>
         Effect.gen(function*() {
           if (kind === "replace") yield* t.recordRead("a.md", full)

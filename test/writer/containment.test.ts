@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { MemoryWriter } from "../../layers/MemoryWriter.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import {
   checkFileName,
   checkNameRules,
@@ -11,7 +11,7 @@ import {
   NAME_MAX_BYTES,
   PATH_MAX_BYTES,
   segmentsInside
-} from "../../src/containment.ts"
+} from "../../src/storage/containment.ts"
 import { allNames as allEntries, sandbox, temps, withTask, writerLayer } from "./support.ts"
 
 const TOPIC = "---\nname: x\ndescription: y\nmetadata:\n  type: project\n---\nbody\n"

@@ -7,9 +7,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { writeFile as writeFileAsync } from "node:fs/promises"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { FileSystem, FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/FileSystem.ts"
-import { LockService } from "../../layers/LockService.ts"
-import { StateStore } from "../../layers/StateStore.ts"
+import { FileSystem, FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/storage/FileSystem.ts"
+import { LockService } from "../../layers/storage/LockService.ts"
+import { StateStore } from "../../layers/storage/StateStore.ts"
 import { sandbox, temps, withTask } from "./support.ts"
 
 const real = makeNodeFileSystem()

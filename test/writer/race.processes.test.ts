@@ -8,7 +8,7 @@ import { spawn } from "node:child_process"
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { MemoryWriter } from "../../layers/MemoryWriter.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import { sandbox, writerLayer } from "./support.ts"
 
 const TOPIC = (i: number) => `---\nname: f${i}\ndescription: d\nmetadata:\n  type: project\n---\nbody ${i}\n`

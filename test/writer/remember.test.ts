@@ -1,8 +1,8 @@
 /** The pure half of `remember`: the file's name, header and body from a person's text, and the checks it passes. */
 import { describe, expect, it } from "vitest"
-import { parseFrontmatter } from "../../src/frontmatter.ts"
-import { lintTopic } from "../../src/lint.ts"
-import { freeFilename, rememberedTopic, slugOf } from "../../src/remember.ts"
+import { parseFrontmatter } from "../../src/memory/frontmatter.ts"
+import { lintTopic } from "../../src/memory/lint.ts"
+import { freeFilename, rememberedTopic, slugOf } from "../../src/writes/remember.ts"
 import { githubToken } from "../trust/fakeSecrets.ts"
 
 describe("rememberedTopic", () => {

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { MemoryWriter } from "../../layers/MemoryWriter.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import { sleep, startWorker } from "../locks/processes.ts"
 import { sandbox, temps, writerLayer } from "./support.ts"
 

@@ -2,8 +2,8 @@
 import { Effect, Layer } from "effect"
 import { mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import { FileSystem, type FileSystemShape } from "../../layers/FileSystem.ts"
-import { type MemoryTask, MemoryWriter, type TaskOptions } from "../../layers/MemoryWriter.ts"
+import { FileSystem, type FileSystemShape } from "../../layers/storage/FileSystem.ts"
+import { type MemoryTask, MemoryWriter, type TaskOptions } from "../../layers/writes/MemoryWriter.ts"
 import { tempDir } from "../locks/processes.ts"
 
 export const writerLayer = (overrides: Partial<FileSystemShape> = {}) =>

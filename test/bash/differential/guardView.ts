@@ -7,10 +7,10 @@
  * something other than what runs.
  */
 import { Language, Parser } from "web-tree-sitter"
-import { GRAMMAR_WASM, locateWasm } from "../../../layers/BashGuard.ts"
-import { mergedLineBreaks } from "../../../src/bash/classify.ts"
-import { copyTree, type BashNode, type NodeTypes } from "../../../src/bash/tree.ts"
-import { isDynamic, joinWords, resolveWord, type Word } from "../../../src/bash/words.ts"
+import { GRAMMAR_WASM, locateWasm } from "../../../layers/safety/BashGuard.ts"
+import { mergedLineBreaks } from "../../../src/safety/bash/classify.ts"
+import { copyTree, type BashNode, type NodeTypes } from "../../../src/safety/bash/tree.ts"
+import { isDynamic, joinWords, resolveWord, type Word } from "../../../src/safety/bash/words.ts"
 
 /** One word as the guard resolved it. */
 export interface ViewWord {

@@ -3,7 +3,7 @@
  * `check(command)` classifies; when the guard says read-only it runs the command under bash and judges the run.
  */
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { BashGuard, type BashGuardShape, type Verdict } from "../../../layers/BashGuard.ts"
+import { BashGuard, type BashGuardShape, type Verdict } from "../../../layers/safety/BashGuard.ts"
 import { GuardViewer } from "./guardView.ts"
 import { judge, type Mismatch } from "./oracle.ts"
 import { Sandbox, type RunResult } from "./sandbox.ts"

@@ -35,7 +35,7 @@ import {
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ALLOWED_COMMANDS } from "../../../src/bash/commands.ts"
+import { ALLOWED_COMMANDS } from "../../../src/safety/bash/commands.ts"
 
 /** Names the guard allows (a stub stands for each), read from the guard's own allowlist plus the ones it used to allow. */
 export const ALLOWED_PROGRAMS: ReadonlyArray<string> = [...new Set([...ALLOWED_COMMANDS, "tree", "gh", "fd"])].filter((n) => n !== "cd")

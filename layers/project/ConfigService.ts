@@ -1,0 +1,144 @@
+/**
+ * ConfigService: where the agent directory is, and the decoded user-level `config.json`.
+ * Reading never fails: a missing file is the defaults; a bad key its default plus a warning. A file that cannot be
+ * used at all (unreadable, not JSON, not an object) fails closed: the settings this service last read, or memory off
+ * when it has read none, plus a warning; never the defaults, which would turn on what a person switched off.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { homedir } from "node:os"
+import { basename, dirname, join, resolve } from "node:path"
+import * as Ref from "effect/Ref"
+import { type Config, closedConfig, decodeConfig, defaultConfig, type DecodedConfig, parseConfigObject, UNUSABLE_FALLBACK } from "../../src/project/config.ts"
+import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
+import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
+import { FileSystem, FsReason, fsReasonText } from "../storage/FileSystem.ts"
+
+/** `setKey` changed nothing: the existing file could not be read or is not a JSON object, or the write failed. */
+export class ConfigWriteFailed extends Schema.TaggedError<ConfigWriteFailed>()("ConfigWriteFailed", {
+  path: Schema.String,
+  reason: Schema.Literal("unreadable", "invalid", "write"),
+  fsReason: Schema.optional(FsReason),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    switch (this.reason) {
+      case "unreadable":
+        return `${this.path} could not be read (${this.detail}); nothing was changed. Fix its permissions, then try again.`
+      case "invalid":
+        return `${this.path} ${this.detail}; nothing was changed, so its other settings are kept. Fix the file (or ` +
+          "delete it to start from the defaults), then try again."
+      case "write":
+        return `${this.path} could not be written (${this.detail}); the file is unchanged.`
+    }
+  }
+}
+
+export interface ConfigServiceShape {
+  readonly agentDir: string
+  readonly storageRoot: string
+  readonly configPath: string
+  readonly home: string
+  readonly load: Effect.Effect<DecodedConfig>
+  /**
+   * Sets one key (a top-level name, or a path of names into nested objects, made as needed), keeping every other
+   * key of the file as it was (used by `/memory on|off`). A file that exists but cannot be read or is not a JSON
+   * object, or a path through a value that is not an object, fails with ConfigWriteFailed and is left untouched.
+   */
+  readonly setKey: (key: string | ReadonlyArray<string>, value: unknown) => Effect.Effect<void, ConfigWriteFailed>
+}
+
+export interface ConfigEnvironment {
+  readonly agentDir?: string | undefined
+  readonly home?: string | undefined
+}
+
+/** `$PI_CODING_AGENT_DIR` when set, else `~/.pi/agent` (DECISIONS D2). */
+export const agentDirFromEnv = (env: NodeJS.ProcessEnv = process.env, home = homedir()): string => {
+  const fromEnv = env["PI_CODING_AGENT_DIR"]
+  return fromEnv !== undefined && fromEnv !== "" ? resolve(fromEnv.replace(/^~(?=$|\/)/, home)) : join(home, ".pi", "agent")
+}
+
+export const makeConfigService = (options: ConfigEnvironment = {}) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const home = options.home ?? homedir()
+    const agentDir = options.agentDir ?? agentDirFromEnv(process.env, home)
+    const storageRoot = storageRootOf(agentDir)
+    const configPath = configPathOf(storageRoot)
+    /** The settings of the last read that could be used: what a broken file falls back to. */
+    const lastGood = yield* Ref.make<Config | undefined>(undefined)
+    const unusable = (why: string, message: string): Effect.Effect<DecodedConfig> =>
+      Effect.map(Ref.get(lastGood), (good) => ({
+        config: good ?? closedConfig(why),
+        warnings: [{ file: configPath, key: "(file)", message: good === undefined ? message : message.replace(UNUSABLE_FALLBACK, "keeping the settings read before") }],
+        unusable: true
+      }))
+    const load: Effect.Effect<DecodedConfig> = fs.readRegularFile(configPath, 1 << 20).pipe(
+      Effect.map((r) => decodeConfig(configPath, Buffer.from(r.bytes).toString("utf8"), home)),
+      Effect.flatMap((d) =>
+        d.unusable === true
+          ? unusable(d.config.closed ?? "config.json cannot be used", d.warnings[0]?.message ?? `${configPath} cannot be used; ${UNUSABLE_FALLBACK}.`)
+          : Effect.as(Ref.set(lastGood, d.config), d)
+      ),
+      Effect.catchAll((e) =>
+        e.reason === "NotFound"
+          ? Effect.as(Ref.set(lastGood, defaultConfig), { config: defaultConfig, warnings: [] })
+          : unusable("config.json cannot be read", `${configPath} could not be read (${fsReasonText(e.reason, e.detail)}); ${UNUSABLE_FALLBACK}.`)
+      )
+    )
+    const setKey = (key: string | ReadonlyArray<string>, value: unknown) =>
+      Effect.gen(function* () {
+        const current = yield* fs.readRegularFile(configPath, 1 << 20).pipe(
+          Effect.map((r) => ({ text: Buffer.from(r.bytes).toString("utf8"), mode: r.info.mode & 0o777, partial: r.partial })),
+          Effect.catchIf((e) => e.reason === "NotFound", () => Effect.succeed(undefined)),
+          Effect.mapError((e) => new ConfigWriteFailed({ path: configPath, reason: "unreadable", fsReason: e.reason, detail: e.detail || e.reason }))
+        )
+        let object: Record<string, unknown> = {}
+        // An empty file holds no settings: nothing to lose by writing it.
+        if (current !== undefined && current.text.trim() !== "") {
+          if (current.partial) {
+            return yield* Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "invalid", detail: "is larger than 1 MiB" }))
+          }
+          const parsed = parseConfigObject(current.text)
+          if (parsed._tag === "Invalid") {
+            return yield* Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "invalid", detail: parsed.problem }))
+          }
+          object = { ...parsed.object }
+        }
+        const path = typeof key === "string" ? [key] : key
+        let at: Record<string, unknown> = object
+        for (const [i, name] of path.slice(0, -1).entries()) {
+          const next = at[name]
+          if (next === undefined) at = at[name] = {}
+          else if (typeof next === "object" && next !== null && !Array.isArray(next)) at = at[name] = { ...(next as Record<string, unknown>) }
+          else {
+            const where = path.slice(0, i + 1).map((n) => JSON.stringify(n)).join(" > ")
+            return yield* Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "invalid", detail: `holds ${where} that is not an object` }))
+          }
+        }
+        at[path[path.length - 1]!] = value
+        const dir = dirname(configPath)
+        const writeFailed = (e: { reason: FsReason; detail: string }) =>
+          new ConfigWriteFailed({ path: configPath, reason: "write", fsReason: e.reason, detail: e.detail || e.reason })
+        yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(writeFailed))
+        yield* sweepTemps(fs, dir, { olderThanMs: TEMP_STALE_MS, recursive: false })
+        yield* publishFile(fs, {
+          dir,
+          name: basename(configPath),
+          content: `${JSON.stringify(object, null, 2)}\n`,
+          mode: "replace",
+          durable: true,
+          ...(current === undefined ? {} : { fileMode: current.mode })
+        }).pipe(Effect.mapError(writeFailed))
+      }).pipe(Effect.withSpan("ConfigService.setKey"))
+    return { agentDir, storageRoot, configPath, home, load, setKey } satisfies ConfigServiceShape
+  })
+
+export class ConfigService extends Context.Tag("pm/ConfigService")<ConfigService, ConfigServiceShape>() {
+  static readonly layer: Layer.Layer<ConfigService, never, FileSystem> = Layer.effect(ConfigService, makeConfigService())
+  static readonly layerWith = (options: ConfigEnvironment): Layer.Layer<ConfigService, never, FileSystem> =>
+    Layer.effect(ConfigService, makeConfigService(options))
+}

@@ -1,0 +1,211 @@
+/**
+ * ProjectLocator: from a working directory to the project's identity and storage (DECISIONS D2-D4).
+ * Git is asked with side-effect-free queries; git missing or failing means "not in git", never an error.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { execFile } from "node:child_process"
+import { basename, dirname, join, resolve } from "node:path"
+import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/projectKey.ts"
+import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
+import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
+import { ConfigService } from "./ConfigService.ts"
+import { FileSystem, type FsError, fsReasonText } from "../storage/FileSystem.ts"
+
+export class ProjectLocateError extends Schema.TaggedError<ProjectLocateError>()("ProjectLocateError", {
+  cwd: Schema.String,
+  message: Schema.String
+}) {}
+
+export interface ProjectLocatorShape {
+  /** Root only: git root (main checkout for linked worktrees) or realpath(cwd). No writes. */
+  readonly projectRootOf: (cwd: string) => Effect.Effect<string, ProjectLocateError>
+  /** Full location; claims the project key with `.project-root` and creates the memory directory. */
+  readonly locate: (cwd: string) => Effect.Effect<ProjectLocation, ProjectLocateError>
+  /**
+   * The location `locate` would give, read without writing anything (no marker claimed, no directory made): for
+   * commands that only look (`pm project`, `pm status`, `pm doctor`).
+   */
+  readonly inspect: (cwd: string) => Effect.Effect<ProjectLocation, ProjectLocateError>
+}
+
+interface GitAnswer {
+  readonly toplevel: string
+  readonly commonDir: string
+}
+
+/**
+ * Read-only query: no optional locks, no pager, no prompts. Repository-selecting variables (set by git hooks, for
+ * instance) are dropped, so the project is always the repository that contains the directory.
+ */
+const gitEnv = (): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" }
+  for (const name of ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"]) {
+    delete env[name]
+  }
+  return env
+}
+
+const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
+  Effect.async<GitAnswer | undefined>((resume, signal) => {
+    execFile(
+      "git",
+      // safe.directory=*: a checkout owned by another user (a container's bind mount, sudo) is still this project.
+      // Git's ownership check exists because some commands run programs named in the repository's config
+      // (core.fsmonitor for `status`, pagers, hooks); `rev-parse` with these two options runs none of them, so
+      // trusting the config for this one query is safe. Never add a command here that reads the index or pages.
+      ["-c", "safe.directory=*", "rev-parse", "--show-toplevel", "--git-common-dir"],
+      {
+        cwd,
+        signal,
+        timeout: 10_000,
+        windowsHide: true,
+        env: gitEnv()
+      },
+      (error, stdout) => {
+        if (error) return resume(Effect.succeed(undefined))
+        const [toplevel, commonDir] = stdout.split("\n")
+        resume(Effect.succeed(toplevel && commonDir ? { toplevel, commonDir } : undefined))
+      }
+    )
+  })
+
+export const makeProjectLocator = Effect.gen(function* () {
+  const fs = yield* FileSystem
+  const config = yield* ConfigService
+
+  const fail = (cwd: string, message: string) => new ProjectLocateError({ cwd, message })
+  const real = (cwd: string, path: string) =>
+    fs.realpath(path).pipe(Effect.mapError((e) => fail(cwd, `cannot resolve ${path}: ${fsReasonText(e.reason, e.detail)}`)))
+
+  /**
+   * Concurrent identical queries share one git process: at session start the memory side and the background side
+   * locate the same directory at the same moment, and spawning a process from a large Node heap costs several
+   * milliseconds of the main thread each time. Only queries in flight are shared, never kept: the next locate asks
+   * git again. A caller that is interrupted stops waiting; the shared query itself ends within git's own timeout.
+   */
+  const inFlight = new Map<string, Promise<GitAnswer | undefined>>()
+  const askGitShared = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
+    Effect.suspend(() => {
+      let pending = inFlight.get(cwd)
+      if (pending === undefined) {
+        const started = Effect.runPromise(askGit(cwd)).finally(() => inFlight.delete(cwd))
+        inFlight.set(cwd, started)
+        pending = started
+      }
+      const answer = pending
+      return Effect.promise(() => answer)
+    })
+
+  const projectRootOf = Effect.fn("ProjectLocator.projectRootOf")(function* (cwd: string) {
+    const canonicalCwd = yield* real(cwd, resolve(cwd))
+    const git = yield* askGitShared(canonicalCwd)
+    if (git === undefined) return canonicalCwd
+    const commonDir = yield* fs.realpath(resolve(canonicalCwd, git.commonDir)).pipe(Effect.option)
+    // A linked worktree whose common dir is a `.git` folder belongs to the checkout that owns that folder.
+    if (commonDir._tag === "Some" && basename(commonDir.value) === ".git") {
+      return yield* real(cwd, dirname(commonDir.value))
+    }
+    return yield* real(cwd, git.toplevel)
+  })
+
+  /** Claims `dir` for `root` with an exclusive marker; returns false when another root holds it. */
+  const claim = (cwd: string, dir: string, root: string) =>
+    Effect.gen(function* () {
+      const marker = join(dir, PROJECT_ROOT_MARKER)
+      // A marker already in place is only read: locating a project that is set up writes nothing (a full or
+      // read-only disk does not stop it).
+      const present = yield* markerAllows(dir, root).pipe(Effect.option)
+      if (present._tag === "Some") return present.value
+      yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError((e) => fail(cwd, e.message)))
+      yield* sweepTemps(fs, dir, { olderThanMs: TEMP_STALE_MS, recursive: false })
+      // Published whole and only if absent: never seen empty or half written, never replacing another root's claim.
+      const outcome = yield* publishFile(fs, { dir, name: PROJECT_ROOT_MARKER, content: `${root}\n`, mode: "create", durable: true }).pipe(
+        Effect.mapError((e: FsError) => fail(cwd, `cannot write ${marker}: ${fsReasonText(e.reason, e.detail)}`))
+      )
+      if (outcome._tag === "Published") return true
+      return yield* markerAllows(dir, root).pipe(Effect.mapError((e) => fail(cwd, `cannot read ${marker}: ${fsReasonText(e.reason, e.detail)}`)))
+    })
+
+  /** Whether `dir`'s marker lets `root` use it. An empty marker (an older writer crashed) names no root: it does. */
+  const markerAllows = (dir: string, root: string) =>
+    fs.readRegularFile(join(dir, PROJECT_ROOT_MARKER), 64 * 1024).pipe(
+      Effect.map((r) => {
+        const recorded = Buffer.from(r.bytes).toString("utf8").replace(/\n$/, "")
+        return recorded === root || recorded === ""
+      })
+    )
+
+  /** The location both `locate` and `inspect` report, from the key chosen and the memory directory's real path. */
+  const locationOf = (projectRoot: string, projectKey: string, memoryDir: string, canonicalMemory: string): ProjectLocation => {
+    const projectDir = join(projectsDirOf(config.storageRoot), projectKey)
+    const memoryRootHash = sha256Hex24(canonicalMemory)
+    return {
+      projectRoot,
+      projectKey,
+      projectDir,
+      memoryDir,
+      memoryRootHash,
+      memoryRootDir: memoryRootDirOf(config.storageRoot, memoryRootHash),
+      storageRoot: config.storageRoot,
+      legacyStatePath: join(projectDir, "state.json")
+    }
+  }
+
+  const locate = Effect.fn("ProjectLocator.locate")(function* (cwd: string) {
+    const projectRoot = yield* projectRootOf(cwd)
+    const { config: cfg } = yield* config.load
+    const projectsDir = projectsDirOf(config.storageRoot)
+    let projectKey = projectKeyOf(projectRoot)
+    if (!(yield* claim(cwd, join(projectsDir, projectKey), projectRoot))) {
+      // Another root holds the plain key: this root's own `<key>-<sha256>` directory, which must be ours too.
+      projectKey = collisionKeyOf(projectRoot)
+      const marker = join(projectsDir, projectKey, PROJECT_ROOT_MARKER)
+      if (!(yield* claim(cwd, join(projectsDir, projectKey), projectRoot))) {
+        return yield* Effect.fail(
+          fail(cwd, `${marker} names another project root; this project's memory cannot be placed. Check that file.`)
+        )
+      }
+    }
+    const projectDir = join(projectsDir, projectKey)
+    const configured = cfg.autoMemoryDirectory
+    const wanted = configured ?? join(projectDir, "memory")
+    yield* fs.makeDirectory(wanted, { recursive: true }).pipe(
+      Effect.mapError((e) => fail(cwd, `cannot create the memory directory ${wanted}: ${fsReasonText(e.reason, e.detail)}`))
+    )
+    return locationOf(projectRoot, projectKey, wanted, yield* real(cwd, wanted))
+  })
+
+  /** Whether `root` could claim `dir`, without claiming it: no marker yet counts as yes. */
+  const wouldClaim = (dir: string, root: string) => markerAllows(dir, root).pipe(Effect.orElseSucceed(() => true))
+
+  /** The real path of `path`, or of its nearest existing ancestor with the rest appended (what `mkdir -p` would make). */
+  const canonicalOf = (path: string): Effect.Effect<string> =>
+    fs.realpath(path).pipe(
+      Effect.orElse(() => {
+        const parent = dirname(path)
+        return parent === path ? Effect.succeed(path) : Effect.map(canonicalOf(parent), (p) => join(p, basename(path)))
+      })
+    )
+
+  const inspect = Effect.fn("ProjectLocator.inspect")(function* (cwd: string) {
+    const projectRoot = yield* projectRootOf(cwd)
+    const { config: cfg } = yield* config.load
+    const projectsDir = projectsDirOf(config.storageRoot)
+    const plainKey = projectKeyOf(projectRoot)
+    const projectKey = (yield* wouldClaim(join(projectsDir, plainKey), projectRoot)) ? plainKey : collisionKeyOf(projectRoot)
+    const wanted = cfg.autoMemoryDirectory ?? join(projectsDir, projectKey, "memory")
+    return locationOf(projectRoot, projectKey, wanted, yield* canonicalOf(wanted))
+  })
+
+  return { projectRootOf, locate, inspect } satisfies ProjectLocatorShape
+})
+
+export class ProjectLocator extends Context.Tag("pm/ProjectLocator")<ProjectLocator, ProjectLocatorShape>() {
+  static readonly layer: Layer.Layer<ProjectLocator, never, FileSystem | ConfigService> = Layer.effect(
+    ProjectLocator,
+    makeProjectLocator
+  )
+}

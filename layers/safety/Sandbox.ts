@@ -1,0 +1,244 @@
+/**
+ * Sandbox: the OS sandbox (`@anthropic-ai/sandbox-runtime`: bubblewrap on Linux, sandbox-exec on macOS) that every
+ * command of the background `bash` tool, and the `rg` behind its `grep`, runs in. The policy is src/safety/sandbox.ts: the
+ * whole file system read-only, no network, the credential stores unreadable, a scrubbed environment.
+ *
+ * The runtime is one per process (its manager is a global). The first open session loads, checks and initialises
+ * it (a trial command proves that user namespaces work); the last session to close stops it, since it keeps the
+ * process alive. A session's `availability` says whether commands can run sandboxed and, if not, why. A probe can be
+ * injected (tests of an unavailable sandbox).
+ *
+ * `wrap` turns a shell command into the command line that runs it in the sandbox under one command's file-system
+ * policy; the caller runs that line with `bash -c` (Pi's own local shell for bash, layers/background/sandboxed.ts for
+ * rg) in the scrubbed environment, in a process group of its own so that an interruption kills the sandbox with
+ * everything in it.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { spawn } from "node:child_process"
+import { readdir } from "node:fs/promises"
+import { homedir } from "node:os"
+import { join } from "node:path"
+import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
+import {
+  deniedInSandbox,
+  HOME_STORES,
+  type SandboxAvailability,
+  type SandboxFilesystem,
+  SEARCH_SKIPS,
+  withoutNetwork,
+  withoutProxyVariables
+} from "../../src/safety/sandbox.ts"
+
+export class SandboxFailed extends Schema.TaggedError<SandboxFailed>()("SandboxFailed", { reason: Schema.String }) {
+  override get message(): string {
+    return `the OS sandbox failed: ${this.reason}`
+  }
+}
+
+/** One holder's use of the sandbox: the runtime stays up until every session is closed. */
+export interface SandboxSession {
+  /** Whether commands can run sandboxed, and if not, why. */
+  readonly availability: SandboxAvailability
+  /**
+   * The command line (for `bash -c`, started in the command's working directory) that runs `command` in the sandbox
+   * under `filesystem`. Fails when the sandbox is unavailable.
+   */
+  readonly wrap: (command: string, filesystem: SandboxFilesystem, signal?: AbortSignal) => Effect.Effect<string, SandboxFailed>
+  /** Ends this session; the last one to end stops the runtime (its proxy would keep the process alive). */
+  readonly close: Effect.Effect<void>
+}
+
+export interface SandboxShape {
+  /** Starts (or joins) the runtime: loaded, checked and initialised by the first open session. */
+  readonly open: Effect.Effect<SandboxSession>
+}
+
+/** The availability alone: a session opened and closed at once (`pm status`, `pm doctor`). */
+export const sandboxAvailability = (sandbox: SandboxShape): Effect.Effect<SandboxAvailability> =>
+  Effect.acquireUseRelease(sandbox.open, (s) => Effect.succeed(s.availability), (s) => s.close)
+
+/** The files under `roots` that the protected-path rules name (the sandbox denies them); `home` is searched one level deep. */
+export const protectedFilesIn = async (
+  roots: ReadonlyArray<string>,
+  protection: ProtectionOptions,
+  limit = 50_000
+): Promise<Array<string>> => {
+  const found = new Set<string>()
+  let seen = 0
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    if (seen >= limit) return
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
+    for (const entry of entries) {
+      if (++seen > limit) return
+      const full = join(dir, entry.name)
+      if (deniedInSandbox(full, protection)) found.add(full)
+      else if (entry.isDirectory() && depth > 0 && !SEARCH_SKIPS.has(entry.name)) await walk(full, depth - 1)
+    }
+  }
+  for (const root of roots) await walk(root, root === protection.home ? 0 : 64)
+  return [...found]
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The runtime
+
+type Runtime = typeof import("@anthropic-ai/sandbox-runtime")
+
+/** The process-wide runtime, loaded and initialised by the first session, stopped when the last one closes. */
+interface RuntimeState {
+  readonly availability: SandboxAvailability
+  readonly manager?: Runtime["SandboxManager"] | undefined
+}
+let runtime: Promise<RuntimeState> | undefined
+let holders = 0
+let stopping: Promise<void> = Promise.resolve()
+
+const firstLine = (text: string): string => text.trim().split("\n")[0]?.slice(0, 300) ?? ""
+
+const platformName = (): string => (process.platform === "darwin" ? "macos" : process.platform)
+
+/**
+ * The runtime's line for `command`, closed to the network: on Linux by `--unshare-net` (src/safety/sandbox.ts,
+ * `withoutNetwork`), on macOS by the runtime's own profile with an empty allow list.
+ */
+const lineFor = async (
+  manager: Runtime["SandboxManager"],
+  command: string,
+  custom?: Parameters<Runtime["SandboxManager"]["wrapWithSandbox"]>[2],
+  signal?: AbortSignal
+): Promise<string> => {
+  const line = await manager.wrapWithSandbox(command, "bash", custom, signal)
+  if (platformName() !== "linux") return line
+  const closed = withoutNetwork(line)
+  if (closed === undefined) throw new Error("the sandbox runtime's command line does not start with bubblewrap; refusing to run it")
+  return closed
+}
+
+/** Runs `true` in the sandbox: a kernel without user namespaces passes every check and fails here. */
+const trial = (manager: Runtime["SandboxManager"]): Promise<string | undefined> =>
+  lineFor(manager, "true").then(
+    (line) =>
+      new Promise((resolve) => {
+        const child = spawn("bash", ["-c", line], { stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } })
+        let stderr = ""
+        child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()))
+        child.on("error", (e) => resolve(e.message))
+        child.on("close", (code) => resolve(code === 0 ? undefined : firstLine(stderr) || `a trial command exited with ${code}`))
+      }),
+    (e: unknown) => (e instanceof Error ? e.message : String(e))
+  )
+
+const loadRuntime = async (): Promise<RuntimeState> => {
+  const platform = platformName()
+  const unavailable = (reason: string): RuntimeState => ({ availability: { _tag: "Unavailable", platform, reason } })
+  let loaded: Runtime
+  try {
+    loaded = await import("@anthropic-ai/sandbox-runtime")
+  } catch (e) {
+    return unavailable(`the sandbox runtime cannot be loaded: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  const manager = loaded.SandboxManager
+  if ((platform !== "linux" && platform !== "macos") || !manager.isSupportedPlatform()) {
+    return unavailable(`no OS sandbox on ${platform}`)
+  }
+  const check = manager.checkDependencies()
+  if (check.errors.length > 0) return unavailable(check.errors.join("; "))
+  const home = homedir()
+  // The runtime adds SIGINT and SIGTERM listeners of its own, and a listener takes away Node's default of exiting on
+  // the signal: the host's handling of Ctrl-C must stay the host's. Ours are removed again; the sessions stop the
+  // runtime (and its exit handler, kept, cleans up at exit).
+  const signals = ["SIGINT", "SIGTERM"] as const
+  const before = signals.map((sig) => process.listeners(sig))
+  try {
+    await manager.initialize({
+      // Linux: no allow list, so no proxy (the network goes with `--unshare-net`, see lineFor); macOS: an empty one.
+      // The types ask for an allow list; the runtime (pinned) reads its absence as "no proxy", which the e2e test holds.
+      network: platform === "linux"
+        ? ({ deniedDomains: [] } as unknown as { allowedDomains: Array<string>; deniedDomains: Array<string> })
+        : { allowedDomains: [], deniedDomains: [], strictAllowlist: true },
+      filesystem: { denyRead: HOME_STORES.map((s) => join(home, s)), allowWrite: [], denyWrite: [] }
+    })
+  } catch (e) {
+    return unavailable(`the sandbox does not start: ${e instanceof Error ? e.message : String(e)}`)
+  } finally {
+    signals.forEach((sig, i) => {
+      for (const listener of process.listeners(sig)) if (!before[i]!.includes(listener)) process.removeListener(sig, listener)
+    })
+  }
+  const failed = await trial(manager)
+  if (failed !== undefined) {
+    await manager.reset().catch(() => undefined)
+    return unavailable(`the sandbox does not start: ${failed}`)
+  }
+  return { availability: { _tag: "Available", platform }, manager }
+}
+
+const hold = (): Promise<RuntimeState> => {
+  holders++
+  return (runtime ??= stopping.then(loadRuntime))
+}
+
+const letGo = (): void => {
+  if (--holders > 0 || runtime === undefined) return
+  const last = runtime
+  runtime = undefined
+  stopping = last.then((s) => s.manager?.reset()).then(() => undefined, () => undefined)
+}
+
+const literal = (p: string) => ({ path: p, literal: true as const })
+
+/** The sandbox over the real runtime; `probe` replaces the platform check (tests, a forced unavailability). */
+export const makeSandbox = (options: { readonly probe?: () => Promise<SandboxAvailability> } = {}): SandboxShape => ({
+  open: Effect.promise(async (): Promise<SandboxSession> => {
+    const probed = options.probe === undefined ? undefined : await options.probe()
+    const state: RuntimeState = probed?._tag === "Unavailable" ? { availability: probed } : await hold()
+    const held = probed?._tag !== "Unavailable"
+    let closed = false
+    return {
+      availability: state.availability,
+      wrap: (command, filesystem, signal) =>
+        Effect.tryPromise({
+          try: async () => {
+            if (state.availability._tag === "Unavailable" || state.manager === undefined) {
+              throw new Error(state.availability._tag === "Unavailable" ? state.availability.reason : "the sandbox runtime did not start")
+            }
+            if (closed) throw new Error("the sandbox session is closed")
+            return await lineFor(
+              state.manager,
+              withoutProxyVariables(command),
+              {
+                filesystem: {
+                  denyRead: filesystem.denyRead.map(literal),
+                  allowRead: filesystem.allowRead.map(literal),
+                  allowWrite: filesystem.allowWrite.map(literal),
+                  denyWrite: filesystem.denyWrite.map(literal)
+                }
+              },
+              signal
+            )
+          },
+          catch: (e) => new SandboxFailed({ reason: e instanceof Error ? e.message : String(e) })
+        }),
+      close: Effect.sync(() => {
+        if (closed) return
+        closed = true
+        if (held) letGo()
+      })
+    }
+  })
+})
+
+/** The process-wide sandbox (the one the background tools use when none is given). */
+let shared: SandboxShape | undefined
+export const defaultSandbox = (): SandboxShape => (shared ??= makeSandbox())
+
+export class Sandbox extends Context.Tag("pm/Sandbox")<Sandbox, SandboxShape>() {
+  /** The real sandbox: the runtime is loaded at the first question, once per process. */
+  static readonly layer: Layer.Layer<Sandbox> = Layer.sync(Sandbox, defaultSandbox)
+  /** A sandbox whose availability is decided by `probe` (a test of an unavailable sandbox). */
+  static readonly layerWith = (options: { readonly probe: () => Promise<SandboxAvailability> }): Layer.Layer<Sandbox> =>
+    Layer.succeed(Sandbox, makeSandbox(options))
+}

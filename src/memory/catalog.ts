@@ -1,0 +1,36 @@
+/** The selector's view of one topic: `- [type] filename (mtime ISO): description`. Pure. */
+import type { MemoryType } from "./frontmatter.ts"
+import { sanitizeMemoryText } from "../safety/sanitize.ts"
+
+export interface CatalogTopic {
+  readonly filename: string
+  readonly type: MemoryType | undefined
+  readonly description: string | undefined
+  readonly mtimeMs: number
+}
+
+const isoTime = (ms: number): string => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : "unknown time")
+
+/**
+ * The filename stays as it is (the model must copy it back exactly); the description is memory text like any other,
+ * so it is sanitized before it reaches the selector model.
+ */
+const lineOf = (t: CatalogTopic): string =>
+  `- ${t.type === undefined ? "" : `[${t.type}] `}${t.filename} (${isoTime(t.mtimeMs)}): ${sanitizeMemoryText(t.description ?? "").replace(/\s+/g, " ").trim()}`
+
+/**
+ * Lines already built, by topic. A scan hands out an unchanged topic as the same (immutable) object on every request,
+ * so each line is built once, not once per request.
+ */
+const builtLines = new WeakMap<CatalogTopic, string>()
+
+export const catalogLine = (t: CatalogTopic): string => {
+  let line = builtLines.get(t)
+  if (line === undefined) {
+    line = lineOf(t)
+    builtLines.set(t, line)
+  }
+  return line
+}
+
+export const catalogOf = (topics: ReadonlyArray<CatalogTopic>): string => topics.map(catalogLine).join("\n")

@@ -1,0 +1,58 @@
+/** Rendering recalled memories for injection, and the branch budget they consume. Pure. */
+import type { RecallWindow } from "../memory/topicWindow.ts"
+import { recallTruncationNote } from "../memory/topicWindow.ts"
+import { sanitizeMemoryText, systemReminder } from "../safety/sanitize.ts"
+import { stalenessNote } from "../memory/staleness.ts"
+
+export interface RecalledFile {
+  readonly filename: string
+  /** Absolute path, shown as the heading so the model can read or edit the file. */
+  readonly path: string
+  readonly window: RecallWindow
+  readonly mtimeMs: number
+}
+
+export interface RecallRendering {
+  /** The message content; "" when nothing fits or nothing was selected. */
+  readonly injection: string
+  readonly included: ReadonlyArray<string>
+  /** UTF-16 units charged to the branch budget: sanitized topic text and truncation notes only. */
+  readonly budgetUsed: number
+}
+
+/**
+ * Files in selection order. The branch budget is checked before the selector is asked, not here: a request that
+ * starts under the budget gets its selection whole, and the one that crosses the budget is the last (as the
+ * reference does), so no memory is ever cut mid-way by the budget.
+ */
+export const renderRecall = (files: ReadonlyArray<RecalledFile>, nowMs: number): RecallRendering => {
+  const parts: Array<string> = []
+  const included: Array<string> = []
+  let used = 0
+  for (const file of files) {
+    const text = sanitizeMemoryText(file.window.text).trim()
+    // The note names the path, which is memory-controlled like the heading: sanitized too, and charged as sent.
+    const note = file.window.truncated ? sanitizeMemoryText(recallTruncationNote(file.window, file.path)) : ""
+    const cost = text.length + note.length
+    if (text === "" && note === "") continue
+    used += cost
+    included.push(file.filename)
+    const stale = stalenessNote(file.mtimeMs, nowMs)
+    parts.push(
+      [`## ${sanitizeMemoryText(file.path)}`, stale === undefined ? undefined : `Note: ${stale}`, text, note || undefined]
+        .filter((x) => x !== undefined)
+        .join("\n\n")
+    )
+  }
+  if (parts.length === 0) return { injection: "", included, budgetUsed: 0 }
+  // The parts are sanitized already (the budget counts what is sent); the wrapper sanitizes the whole again, which
+  // changes nothing in clean text and keeps one route into context.
+  const injection = systemReminder(
+    [
+      "Memories from earlier sessions that may bear on this request. They were true when written; verify anything that could have changed before acting on it.",
+      "",
+      parts.join("\n\n")
+    ].join("\n")
+  )
+  return { injection, included, budgetUsed: used }
+}
