@@ -53,7 +53,7 @@ try {
   const t0 = performance.now()
   for (let block = 0; generated < count && executed < maxExecutions; block++) {
     const seed = firstSeed + block
-    const r = runCampaign(h, {
+    const r = await runCampaign(h, {
       seed,
       count: Math.min(BLOCK, count - generated),
       maxExecutions: maxExecutions - executed,

@@ -1,9 +1,9 @@
 /** The extractor end to end in the real Pi host against the strict HTTP provider. */
-import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { call, calls, type Harness, say, startHarness, taskTurn, textOf, TOOLS_HEADING, topic } from "./harness.ts"
+import { run } from "../support/install.ts"
 
 const PM = resolve(import.meta.dirname, "../../dist/pm.js")
 let h: Harness | undefined
@@ -70,9 +70,9 @@ describe("extraction after a settled turn", () => {
     expect(status).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\): fork request; 3 turns, 3 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
     // pm status reads the same record.
     const env = { ...process.env, PI_CODING_AGENT_DIR: h.agentDir }
-    const pmJson = JSON.parse(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env, encoding: "utf8" }))
+    const pmJson = JSON.parse((await run(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env })).stdout)
     expect(pmJson.background.extract).toMatchObject({ outcome: "saved", trigger: "turn", turns: 3, filesChanged: ["deploys.md", "MEMORY.md"] })
-    expect(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd], { env, encoding: "utf8" })).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\)/)
+    expect((await run(process.execPath, [PM, "status", "--cwd", h.cwd], { env })).stdout).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\)/)
     expect(h.statuses).toContainEqual({ key: "pm-memory", text: "memory: extracting" })
     expect(h.statuses.at(-1)).toEqual({ key: "pm-memory", text: undefined })
 
@@ -95,7 +95,7 @@ describe("extraction after a settled turn", () => {
     expect(fork.messages.some((m: any) => m.role === "custom")).toBe(false)
     const forkedNotice = fork.messages.find((m: any) => m.role === "user" && textOf(m).includes("Memory files changed by the background extraction"))
     expect(forkedNotice?.content).toEqual(expect.arrayContaining([expect.objectContaining({ type: "text" })]))
-    const afterNotice = JSON.parse(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env, encoding: "utf8" }))
+    const afterNotice = JSON.parse((await run(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env })).stdout)
     expect(afterNotice.background.extract).toMatchObject({ outcome: "nothing", trigger: "turn" })
   })
 })

@@ -5,11 +5,11 @@
  * stderr, the selector's warning too.
  */
 import { fauxAssistantMessage, fauxText } from "@earendil-works/pi-ai"
-import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { latestRuns, parseRunHistory } from "../../src/background/runHistory.ts"
+import { run } from "../support/install.ts"
 import { repoRoot, runPm } from "../support/pm.ts"
 import { gitRepo, tempDir } from "../support/tmp.ts"
 import { call, type Harness, say, startHarness, taskTurn, topic } from "./harness.ts"
@@ -137,37 +137,37 @@ describe("print mode (pi -p, no UI)", () => {
       mkdirSync(join(agentDir, "project-memory"), { recursive: true })
       writeFileSync(join(agentDir, "project-memory", "config.json"), JSON.stringify(config))
     }
-    return spawnSync(
+    return run(
       piBin,
       ["-e", join(repoRoot, "dist", "extension.ts"), "-e", PROVIDER, "--provider", "faux", "--model", "faux-1", "--no-session", "-p", "please remember that deploys happen on Fridays"],
-      { cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1", PM_FAUX_SCRIPT: JSON.stringify(script) }, encoding: "utf8", timeout: 60_000 }
+      { cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1", PM_FAUX_SCRIPT: JSON.stringify(script) }, timeoutMs: 120_000 }
     )
   }
   const ours = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("Project memory") || l.startsWith("Memory recall"))
 
-  it("a failed extraction is one line on stderr; the answer alone is on stdout", () => {
+  it("a failed extraction is one line on stderr; the answer alone is on stdout", async () => {
     const agentDir = tempDir("pm-print-agent-")
-    const r = runPi(gitRepo(), agentDir, [{ text: "ok" }, { error: "500 Internal Server Error" }])
-    expect(r.status).toBe(0)
+    const r = await runPi(gitRepo(), agentDir, [{ text: "ok" }, { error: "500 Internal Server Error" }])
+    expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe("ok")
     expect(ours(r.stderr)).toEqual([
       "Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs."
     ])
-  })
+  }, 150_000)
 
-  it("the selector's warning and an unknown model at start reach stderr too, each once", () => {
+  it("the selector's warning and an unknown model at start reach stderr too, each once", async () => {
     const agentDir = tempDir("pm-print-agent-")
     const repo = gitRepo()
     // A topic, so that the selector runs before the answer; it fails.
     const memory = join(agentDir, "project-memory", "projects", repo.replace(/[^a-zA-Z0-9]/g, "-"), "memory")
     mkdirSync(memory, { recursive: true })
     writeFileSync(join(memory, "release.md"), topic("Release", "how releases are tagged"))
-    const r = runPi(repo, agentDir, [{ error: "503 selector overloaded" }, { text: "ok" }], { extractor: { model: "faux/nope" } })
-    expect(r.status).toBe(0)
+    const r = await runPi(repo, agentDir, [{ error: "503 selector overloaded" }, { text: "ok" }], { extractor: { model: "faux/nope" } })
+    expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe("ok")
     const lines = ours(r.stderr)
     expect(lines.filter((l) => l.includes('extractor.model "faux/nope"'))).toHaveLength(1)
     expect(lines.filter((l) => l.startsWith("Memory recall skipped:") || l.includes("503 selector overloaded"))).toHaveLength(1)
     expect(lines.filter((l) => l.includes("memory extraction failed"))).toEqual([])
-  })
+  }, 150_000)
 })

@@ -3,10 +3,10 @@
  * their own (`/memory off extraction`, config.json per project), a config.json broken by an edit that keeps memory
  * as it was, every background save named in a notification, and in print mode (`pi -p`) on one stderr line.
  */
-import { spawnSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { run } from "../support/install.ts"
 import { ensureBuilt, repoRoot } from "../support/pm.ts"
 import { gitRepo, tempDir } from "../support/tmp.ts"
 import { call, type Harness, say, startHarness, taskTurn, topic } from "./harness.ts"
@@ -50,7 +50,7 @@ describe("a background save is announced", () => {
     expect(messages(h).at(-1)).toContain(notice)
   })
 
-  it("in print mode (pi -p): one line on stderr naming the files; the answer alone on stdout", () => {
+  it("in print mode (pi -p): one line on stderr naming the files; the answer alone on stdout", async () => {
     const agentDir = tempDir("pm-print-agent-")
     const repo = gitRepo()
     const memoryDir = join(agentDir, "project-memory", "projects", repo.replace(/[^a-zA-Z0-9]/g, "-"), "memory")
@@ -60,12 +60,12 @@ describe("a background save is announced", () => {
       { tools: [{ name: "write", arguments: { path: join(memoryDir, "MEMORY.md"), content: "- [Deploys](deploys.md) - Friday deploys\n" } }] },
       { text: "Saved." }
     ]
-    const r = spawnSync(
+    const r = await run(
       join(repoRoot, "node_modules", ".bin", "pi"),
       ["-e", join(repoRoot, "dist", "extension.ts"), "-e", join(repoRoot, "test", "fixtures", "providers", "faux.mjs"), "--provider", "faux", "--model", "faux-1", "--no-session", "-p", "please remember that deploys happen on Fridays"],
-      { cwd: repo, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1", PM_FAUX_SCRIPT: JSON.stringify(script) }, encoding: "utf8", timeout: 120_000 }
+      { cwd: repo, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1", PM_FAUX_SCRIPT: JSON.stringify(script) }, timeoutMs: 120_000 }
     )
-    expect(r.status, r.stderr).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout.trim()).toBe("ok")
     expect(readFileSync(join(memoryDir, "deploys.md"), "utf8")).toContain("Fridays")
     expect(r.stderr.split("\n").filter((l) => l.startsWith("Project memory"))).toEqual([
@@ -75,7 +75,7 @@ describe("a background save is announced", () => {
 })
 
 describe("print mode tells a warning once", () => {
-  it("the same selector failure on two messages of one pi -p is one line on stderr", () => {
+  it("the same selector failure on two messages of one pi -p is one line on stderr", async () => {
     const agentDir = tempDir("pm-print-agent-")
     const repo = gitRepo()
     const memoryDir = join(agentDir, "project-memory", "projects", repo.replace(/[^a-zA-Z0-9]/g, "-"), "memory")
@@ -84,12 +84,12 @@ describe("print mode tells a warning once", () => {
     // Extraction and the dream off, so the script is the selector's and the main agent's only.
     writeFileSync(join(agentDir, "project-memory", "config.json"), JSON.stringify({ extractor: { enabled: false }, dream: { enabled: false } }))
     const script = [{ error: "503 selector overloaded" }, { text: "ok" }, { error: "503 selector overloaded" }, { text: "fine" }]
-    const r = spawnSync(
+    const r = await run(
       join(repoRoot, "node_modules", ".bin", "pi"),
       ["-e", join(repoRoot, "dist", "extension.ts"), "-e", join(repoRoot, "test", "fixtures", "providers", "faux.mjs"), "--provider", "faux", "--model", "faux-1", "--no-session", "-p", "how are releases tagged here", "and who approves the releases"],
-      { cwd: repo, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1", PM_FAUX_SCRIPT: JSON.stringify(script) }, encoding: "utf8", timeout: 120_000 }
+      { cwd: repo, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1", PM_FAUX_SCRIPT: JSON.stringify(script) }, timeoutMs: 120_000 }
     )
-    expect(r.status, r.stderr).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain("fine")
     expect(r.stderr.split("\n").filter((l) => l.includes("503 selector overloaded"))).toHaveLength(1)
   }, 150_000)
@@ -165,11 +165,10 @@ describe("a config.json broken by an edit fails closed", () => {
     const agentDir = tempDir("pm-print-agent-")
     mkdirSync(join(agentDir, "project-memory"), { recursive: true })
     writeFileSync(join(agentDir, "project-memory", "config.json"), "{ nope")
-    const r = spawnSync(join(repoRoot, "node_modules", ".bin", "pi"), ["-e", join(repoRoot, "dist", "extension.ts"), "--no-session", "-p", "/memory status"], {
+    const r = await run(join(repoRoot, "node_modules", ".bin", "pi"), ["-e", join(repoRoot, "dist", "extension.ts"), "--no-session", "-p", "/memory status"], {
       cwd: gitRepo(),
       env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1" },
-      encoding: "utf8",
-      timeout: 120_000
+      timeoutMs: 120_000
     })
     expect(r.stdout).toContain("Project memory is inactive: off because config.json is not valid JSON")
     expect(r.stderr.split("\n").filter((l) => l.includes("is not valid JSON"))).toHaveLength(1)

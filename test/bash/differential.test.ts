@@ -95,8 +95,8 @@ describe("seed corpus: the demonstrated seeds really run what the guard's readin
 describe("generated commands", () => {
   it(
     `${EXECUTIONS} allowed commands from seed ${SEED} run exactly as the guard read them`,
-    () => {
-      const result = runCampaign(h, { seed: SEED, count: EXECUTIONS * 20, maxExecutions: EXECUTIONS })
+    async () => {
+      const result = await runCampaign(h, { seed: SEED, count: EXECUTIONS * 20, maxExecutions: EXECUTIONS })
       expect(result.executed).toBe(EXECUTIONS)
       const shown = result.mismatches.map((m) => `#${m.index} ${JSON.stringify(m.command)}\n    ${m.problems.join("\n    ")}`)
       expect(shown, `seed ${SEED}: ${result.mismatches.length} of ${result.executed} commands ran differently from the guard's reading`).toEqual([])

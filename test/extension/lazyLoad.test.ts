@@ -4,12 +4,12 @@
  * imports it) nor the bash parser (the first background command does). Observed through Node's module-load hook (which files were loaded), not
  * by timing; the figures are in bench/extension.ts. Needs the build (npm run build), like every host test.
  */
-import { execFileSync } from "node:child_process"
 import { statSync } from "node:fs"
 import { registerHooks } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
+import { run } from "../support/install.ts"
 import { EXTENSION_BUNDLE, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
 const loaded: Array<string> = []
@@ -26,7 +26,7 @@ const ours = (): Array<string> =>
   loaded.filter((u) => u.includes("/dist/extension")).map((u) => u.replace(/.*\/dist\//, "").replace(/-[A-Z0-9]{8}\.js$/, ".js"))
 
 describe("the built extension loads on use", () => {
-  it("import and factory load the entry alone: no session side, no Effect runtime", () => {
+  it("import and factory load the entry alone: no session side, no Effect runtime", async () => {
     // A fresh process, as Pi's start-up is: it records every module it loads, imports the entry and calls the factory.
     const script = [
       `import { registerHooks } from "node:module"`,
@@ -38,7 +38,7 @@ describe("the built extension loads on use", () => {
       `entry.projectMemory({})({ on: (name) => registered.push(name), registerCommand: (name) => registered.push("/" + name) })`,
       `process.stdout.write(JSON.stringify({ loaded, registered }))`
     ].join("\n")
-    const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }))
+    const out = JSON.parse((await run(process.execPath, ["--input-type=module", "-e", script])).stdout)
     const files = (out.loaded as Array<string>).filter((u) => u.includes("/dist/")).map((u) => u.replace(/.*\/dist\//, ""))
     expect(files).toContain("extension.js")
     expect(files.filter((f) => f.startsWith("extension-session") || f.startsWith("extension-BashParser"))).toEqual([])

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { spawnSync } from "node:child_process"
+import { run } from "../support/install.ts"
 import { ensureBuilt, repoRoot } from "../support/pm.ts"
 import { gitRepo, tempDir } from "../support/tmp.ts"
 import { selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
@@ -112,22 +112,21 @@ describe("/memory recalled", () => {
 describe("/memory in print mode (pi -p, no UI)", () => {
   const piBin = join(repoRoot, "node_modules", ".bin", "pi")
   const runPi = (prompt: string, cwd: string, agentDir: string) =>
-    spawnSync(piBin, ["-e", join(repoRoot, "dist", "extension.ts"), "--no-session", "-p", prompt], {
+    run(piBin, ["-e", join(repoRoot, "dist", "extension.ts"), "--no-session", "-p", prompt], {
       cwd,
       env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir, NO_COLOR: "1" },
-      encoding: "utf8",
-      timeout: 60_000
+      timeoutMs: 120_000
     })
 
-  it("prints /memory output on stdout and warnings on stderr", () => {
+  it("prints /memory output on stdout and warnings on stderr", async () => {
     const agentDir = tempDir("pm-pi-agent-")
     const repo = gitRepo()
-    const status = runPi("/memory status", repo, agentDir)
-    expect(status.status).toBe(0)
+    const status = await runPi("/memory status", repo, agentDir)
+    expect(status.code).toBe(0)
     expect(status.stdout).toMatch(/^Memory directory: .*project-memory\/projects\/.*\/memory$/m)
     expect(status.stdout).toMatch(/^Topics: +0$/m)
-    const bad = runPi("/memory show nothing", repo, agentDir)
+    const bad = await runPi("/memory show nothing", repo, agentDir)
     expect(bad.stdout).not.toContain("no topic named")
     expect(bad.stderr).toContain("Project memory: no topic named nothing")
-  })
+  }, 150_000)
 })

@@ -7,11 +7,11 @@
  * did not save is recorded as failed with the reason, and once space is freed no lock is left and the next
  * extraction saves. Needs root (mount); skipped otherwise.
  */
-import { execFileSync } from "node:child_process"
 import { closeSync, existsSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import { call, calls, type Harness, say, startHarness, taskTurn, topic } from "../background/harness.ts"
+import { run } from "../support/install.ts"
 import { ensureBuilt } from "../support/pm.ts"
 import { canMount, tmpfs } from "./support.ts"
 
@@ -74,7 +74,7 @@ describe.skipIf(!mountable)("extraction on a full disk", () => {
     expect(texts.some((t: string) => /no space left on the device \(ENOSPC\)/.test(t))).toBe(true)
     expect(texts.some((t: string) => t.includes("MEMORY.md was not changed: it would link deploys.md, which does not exist"))).toBe(true)
     const env = { ...process.env, PI_CODING_AGENT_DIR: h.agentDir }
-    const pmJson = JSON.parse(execFileSync(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env, encoding: "utf8" }))
+    const pmJson = JSON.parse((await run(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env })).stdout)
     // The /memory extract run found nothing new; the turn's run is the one that failed.
     const runs = JSON.parse(readFileSync(join(h.agentDir, "project-memory", "projects", h.cwd.replace(/[^a-zA-Z0-9]/g, "-"), "background-runs.json"), "utf8"))
     expect(runs.extract ?? pmJson.background.extract, JSON.stringify(runs)).toMatchObject({ outcome: "failed" })
