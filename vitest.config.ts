@@ -5,12 +5,16 @@ import { defineConfig } from "vitest/config"
 // - two workers even on 2 cores (vitest's default there is one): most files spend their time waiting on child
 //   processes (pi, pm, git, npm), so two overlap that waiting;
 // - the build runs once, before any worker starts (globalSetup), instead of in the first file that needs it;
-// - teardownTimeout: closing a worker that just ran child processes can take longer than 10 s under load.
+// - one timeout for every test and hook, 10 minutes, and none set by a test of its own: a timeout here only catches a
+//   hang, and a test that takes 5 s on an idle machine takes a minute or more at load 20; none waits on the clock;
+// - teardownTimeout: closing a worker that just ran child processes can take longer than 10 s under load;
+// - the event-loop watch (test/support/loopWatch.ts, on with PM_TEST_LOOP_REPORT=folder) finds what holds a
+//   worker's event loop: vitest's RPC channel gives up after 60 s of it, whatever the tests' timeouts.
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     teardownTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,

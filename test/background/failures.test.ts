@@ -153,7 +153,7 @@ describe("print mode (pi -p, no UI)", () => {
     expect(ours(r.stderr)).toEqual([
       "Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs."
     ])
-  }, 150_000)
+  })
 
   it("the selector's warning and an unknown model at start reach stderr too, each once", async () => {
     const agentDir = tempDir("pm-print-agent-")
@@ -169,5 +169,5 @@ describe("print mode (pi -p, no UI)", () => {
     expect(lines.filter((l) => l.includes('extractor.model "faux/nope"'))).toHaveLength(1)
     expect(lines.filter((l) => l.startsWith("Memory recall skipped:") || l.includes("503 selector overloaded"))).toHaveLength(1)
     expect(lines.filter((l) => l.includes("memory extraction failed"))).toEqual([])
-  }, 150_000)
+  })
 })

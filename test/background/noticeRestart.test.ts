@@ -16,7 +16,7 @@ import { type Reply, type Fault, type StrictProvider, type StrictRequest, startS
 import { gitRepo, tempDir } from "../support/tmp.ts"
 import { SELECTOR_MARK, TOOLS_HEADING, topic } from "./harness.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const PI = join(repoRoot, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
 const NOTICE = "Memory files changed by the background extraction"
@@ -107,5 +107,5 @@ describe("change notices across a restart of pi", () => {
     const again = mainRequests().at(-1)!
     expect(again.messages.map(textOf)).toContain("what should we do next then")
     expect(noticesIn(again)).toHaveLength(1)
-  }, 180_000)
+  })
 })

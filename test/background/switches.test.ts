@@ -11,7 +11,7 @@ import { ensureBuilt, repoRoot } from "../support/pm.ts"
 import { gitRepo, tempDir } from "../support/tmp.ts"
 import { call, type Harness, say, startHarness, taskTurn, topic } from "./harness.ts"
 
-beforeAll(() => ensureBuilt(), 180_000)
+beforeAll(() => ensureBuilt())
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -71,7 +71,7 @@ describe("a background save is announced", () => {
     expect(r.stderr.split("\n").filter((l) => l.startsWith("Project memory"))).toEqual([
       "Project memory: the extraction saved deploys.md, MEMORY.md (/memory undo takes it back)."
     ])
-  }, 150_000)
+  })
 })
 
 describe("print mode tells a warning once", () => {
@@ -92,7 +92,7 @@ describe("print mode tells a warning once", () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain("fine")
     expect(r.stderr.split("\n").filter((l) => l.includes("503 selector overloaded"))).toHaveLength(1)
-  }, 150_000)
+  })
 })
 
 describe("extraction and dream switch on their own", () => {

@@ -28,7 +28,7 @@ let h: Harness
 
 beforeAll(async () => {
   h = await Harness.make()
-}, 120_000)
+})
 
 afterAll(async () => {
   await h?.dispose()

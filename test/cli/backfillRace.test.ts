@@ -6,7 +6,7 @@ import { BACKFILL_MAX_LINES } from "../../src/limits.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { tempAgent, tempDir, writeTopics } from "../support/tmp.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const race = async (topicCount: number, json = true) => {
   const dir = tempDir("pm-race-")
@@ -32,14 +32,14 @@ describe("concurrent backfill", () => {
     for (const t of topics) expect(lines.filter((l) => l.includes(`(${t.filename})`))).toHaveLength(1)
     // No staging files left behind, and one MEMORY.md.
     expect(readdirSync(dir).filter((n) => n.includes("MEMORY"))).toEqual(["MEMORY.md"])
-  }, 60_000)
+  })
 
   it("has exactly one process report that it created the index", async () => {
     const { results } = await race(40, false)
     const indexLines = results.map((r) => r.stdout.split("\n").find((l) => l.startsWith("Index:")) ?? "")
     expect(indexLines.filter((l) => l.includes("created from the topics just now"))).toHaveLength(1)
     for (const l of indexLines) expect(l).toMatch(/^Index:\s+MEMORY\.md, 40 lines/)
-  }, 60_000)
+  })
 
   it("fills the backfill window and no more when there are more topics than it holds", async () => {
     const { dir, topics, results } = await race(BACKFILL_MAX_LINES + 20)
@@ -49,5 +49,5 @@ describe("concurrent backfill", () => {
     const newest = [...topics].reverse().slice(0, BACKFILL_MAX_LINES)
     expect(lines.map((l) => /\(([^)]+)\)/.exec(l)?.[1])).toEqual(newest.map((t) => t.filename))
     expect(readdirSync(dir).filter((n) => n.includes("MEMORY"))).toEqual(["MEMORY.md"])
-  }, 60_000)
+  })
 })

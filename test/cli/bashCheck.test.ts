@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, pmPath, repoRoot } from "../support/pm.ts"
 import { tempAgent, tempDir } from "../support/tmp.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const run = (args: ReadonlyArray<string>, input?: string): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@ import { LockService } from "../../layers/storage/LockService.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent, tempDir, writeFileAt } from "../support/tmp.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const topic = (name: string, description: string, type: string, body: string) =>
   `---\nname: ${name}\ndescription: ${description}\nmetadata:\n  type: ${type}\n---\n${body}\n`
@@ -224,7 +224,7 @@ describe("pm forget while a background task writes", () => {
     const done = await runPm(["forget", "build", "--cwd", s.repo], s)
     expect(done.code).toBe(0)
     expect(existsSync(join(s.memoryDir, "build.md"))).toBe(false)
-  }, 60_000)
+  })
 })
 
 describe("pm rough edges", () => {

@@ -6,7 +6,7 @@ import { projectKeyOf } from "../../src/project/projectKey.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent, tempDir, topicText, writeFileAt, writeTopics } from "../support/tmp.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const ANSI = /\u001b\[/

@@ -78,5 +78,5 @@ describe("the README's first steps", () => {
     // Pi may store the path relative to its agent directory (a checkout near it) or absolute.
     const listed = (settings.packages ?? []).map((p) => (typeof p === "string" ? p : (p as { source?: string }).source ?? ""))
     expect(listed.map((p) => resolve(agent.agentDir, p))).toContain(resolve(repoRoot))
-  }, 600_000)
+  })
 })

@@ -9,7 +9,7 @@ import { ensureBuilt, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent } from "../support/tmp.ts"
 import { githubToken } from "../trust/fakeSecrets.ts"
 
-beforeAll(() => ensureBuilt(), 180_000)
+beforeAll(() => ensureBuilt())
 
 const setup = () => {
   const agent = tempAgent()

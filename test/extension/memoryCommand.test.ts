@@ -7,7 +7,7 @@ import { ensureBuilt, repoRoot } from "../support/pm.ts"
 import { gitRepo, tempDir } from "../support/tmp.ts"
 import { selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -128,5 +128,5 @@ describe("/memory in print mode (pi -p, no UI)", () => {
     const bad = await runPi("/memory show nothing", repo, agentDir)
     expect(bad.stdout).not.toContain("no topic named")
     expect(bad.stderr).toContain("Project memory: no topic named nothing")
-  }, 150_000)
+  })
 })

@@ -8,7 +8,7 @@ import { ensureBuilt } from "../support/pm.ts"
 import { githubToken } from "../trust/fakeSecrets.ts"
 import { selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
-beforeAll(() => ensureBuilt(), 180_000)
+beforeAll(() => ensureBuilt())
 
 let h: Harness | undefined
 afterEach(async () => {

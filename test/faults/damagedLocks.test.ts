@@ -11,7 +11,7 @@ import { ensureBuilt, runPm } from "../support/pm.ts"
 import { tempDir } from "../support/tmp.ts"
 import { DEAD_PID, holderRecord, plantLock, project } from "./support.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 describe("damaged, empty and future-stamped locks", () => {
   it("doctor reports every one with its holder; forget and undo go through without waiting", async () => {
@@ -42,7 +42,7 @@ describe("damaged, empty and future-stamped locks", () => {
     expect(u.stderr).not.toContain("waiting for")
     expect(existsSync(join(p.memoryDir, "a.md"))).toBe(true)
     expect(readdirSync(p.locksDir)).toEqual([])
-  }, 60_000)
+  })
 
   it("a live holder is named in the wait and in the error, and never robbed", async () => {
     const p = await project(join(tempDir("pm-agent-"), "agent"), ["a"])
@@ -58,5 +58,5 @@ describe("damaged, empty and future-stamped locks", () => {
       holder.child.kill("SIGKILL")
       await holder.exited
     }
-  }, 60_000)
+  })
 })

@@ -15,7 +15,7 @@ import { run } from "../support/install.ts"
 import { ensureBuilt } from "../support/pm.ts"
 import { canMount, tmpfs } from "./support.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 const PM = resolve(import.meta.dirname, "../../dist/pm.js")
 const mountable = canMount()
 
@@ -79,7 +79,7 @@ describe.skipIf(!mountable)("extraction on a full disk", () => {
     const runs = JSON.parse(readFileSync(join(h.agentDir, "project-memory", "projects", h.cwd.replace(/[^a-zA-Z0-9]/g, "-"), "background-runs.json"), "utf8"))
     expect(runs.extract ?? pmJson.background.extract, JSON.stringify(runs)).toMatchObject({ outcome: "failed" })
     expect((runs.extract ?? pmJson.background.extract).detail).toMatch(/1 write failed, so memory was not saved: .*no space left on the device/)
-  }, 60_000)
+  })
 
   it("with 0 to 16 pages free: the topic and the index agree, a failure is recorded, and once freed the next extraction runs", async () => {
     mount = tmpfs(4096)
@@ -167,5 +167,5 @@ describe.skipIf(!mountable)("extraction on a full disk", () => {
     expect(failed.length).toBeGreaterThan(0)
     expect(failed.length).toBeLessThan(17)
     console.log(`extraction failed with ${failed.join(", ")} pages free`)
-  }, 60_000)
+  })
 })

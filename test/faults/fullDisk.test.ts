@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { canMount, project, tmpfs } from "./support.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const mountable = canMount()
 const PAGE = 4096
@@ -72,5 +72,5 @@ describe.skipIf(!mountable)("a full disk during forget and undo", () => {
       fs.release()
     }
     // 17 rounds of two or three `pm` processes: half a minute on a quiet machine, over two at load average 17.
-  }, 300_000)
+  })
 })

@@ -14,7 +14,7 @@ import { ensureBuilt, pmPath, runPm } from "../support/pm.ts"
 import { tempDir } from "../support/tmp.ts"
 import { project } from "./support.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const NAMES = Array.from({ length: 10 }, (_, i) => `fact-${i}`)
 
@@ -54,7 +54,7 @@ describe("a killed pm forget never blocks the next one", () => {
     for (const n of NAMES) expect(readFileSync(join(p.memoryDir, `${n}.md`), "utf8")).toBe(original[n])
     const status = JSON.parse((await runPm(["status", "--json", "--cwd", p.repo], p)).stdout)
     expect(status.locks).toEqual([])
-  }, 90_000)
+  })
 
   it("a holder killed while it holds the background locks: status names it stale, the next forget takes over at once", async () => {
     const p = await project(join(tempDir("pm-agent-"), "agent"), ["kept", "gone"])
@@ -72,5 +72,5 @@ describe("a killed pm forget never blocks the next one", () => {
     expect(r.stderr).not.toContain("waiting for")
     expect(existsSync(join(p.memoryDir, "gone.md"))).toBe(false)
     expect(readdirSync(p.locksDir)).toEqual([])
-  }, 60_000)
+  })
 })

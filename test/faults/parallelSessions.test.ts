@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, repoRoot, runPm } from "../support/pm.ts"
 import { gitRepo, tempDir } from "../support/tmp.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const piBin = join(repoRoot, "node_modules", ".bin", "pi")
 const provider = join(repoRoot, "test", "fixtures", "providers", "extractingFaux.mjs")
@@ -58,5 +58,5 @@ describe("parallel pi sessions", () => {
     expect(events.filter((e) => e.event === "extract-end")).toHaveLength(SESSIONS)
     // Every wait in the scripted model ended on its event, none on its bound.
     expect(events.filter((e) => e.event === "wait-gave-up")).toEqual([])
-  }, 120_000)
+  })
 })

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { canMount, project, tmpfs } from "./support.ts"
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 const mountable = canMount()
 const READERS = [["scan"], ["lint"], ["log"], ["status"], ["doctor"], ["list"], ["show", "alpha"], ["search", "fact"]] as const
@@ -34,7 +34,7 @@ describe.skipIf(!mountable)("a read-only store", () => {
     } finally {
       fs.release()
     }
-  }, 60_000)
+  })
 
   it("in a fresh project on a read-only mount: scan, lint, log, status and doctor read it as empty", async () => {
     const fs = tmpfs(256)
@@ -52,5 +52,5 @@ describe.skipIf(!mountable)("a read-only store", () => {
     } finally {
       fs.release()
     }
-  }, 60_000)
+  })
 })

@@ -16,7 +16,7 @@ const HOST_PACKAGES = /(?:from\s*|import\s*\(\s*)["'](@earendil-works\/[^"']+|ty
 const importsIn = (file: string): Array<string> =>
   [...readFileSync(join(repoRoot, "dist", file), "utf8").matchAll(HOST_PACKAGES)].map((m) => m[1]!)
 
-beforeAll(() => ensureBuilt(), 120_000)
+beforeAll(() => ensureBuilt())
 
 describe("the built files import Pi by name only from Pi's entry", () => {
   it("the manifest names dist/extension.ts, which imports the host and hands it to the bundle", () => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
   install = await preparePackagedInstall(base)
   fauxForPi = join(base, "faux-provider.ts")
   copyFileSync(FAUX, fauxForPi)
-}, 600_000)
+})
 
 const memoryDirOf = async (env: NodeJS.ProcessEnv, project: string): Promise<string> => {
   const r = await run(install.pm, ["project", "--cwd", project, "--json"], { env })
@@ -112,7 +112,7 @@ describe("the packaged install", () => {
 
   it("pi -e <installed package>: the extraction writes a topic and the index, with one Pi loaded", async () => {
     expectSavedWithOnePi(await session(["-e", install.installed]))
-  }, 240_000)
+  })
 
   it("pi install <installed package>: the same, with Pi loading it from its settings", async () => {
     const s = await session([], async (env) => {
@@ -120,13 +120,13 @@ describe("the packaged install", () => {
       expect(r.code, r.stderr).toBe(0)
     })
     expectSavedWithOnePi(s)
-  }, 240_000)
+  })
 
   it("pi -e <checkout>: the checkout's own dev-dependency Pi is never loaded", async () => {
     const s = await session(["-e", repoRoot])
     expectSavedWithOnePi(s)
     expect([...s.roots.values()].flatMap((r) => [...r]).some((r) => r.startsWith(join(repoRoot, "node_modules")))).toBe(false)
-  }, 240_000)
+  })
 
   it("pm from the prefix: status finds the Pi on PATH, and recall runs through it", async () => {
     const s = await session(["-e", install.installed])
@@ -140,7 +140,7 @@ describe("the packaged install", () => {
     const recall = await run(install.pm, ["recall", "which package manager?", "--cwd", s.project, "--model", "faux/faux-1", "--json"], { env: recallEnv })
     expect(recall.code, recall.stderr).toBe(0)
     expect(JSON.parse(recall.stdout).selected).toEqual(["pnpm.md"])
-  }, 240_000)
+  })
 
   it("pm recall without any Pi says where it looked, in one line, exit 2", async () => {
     const project = gitRepo()
@@ -154,5 +154,5 @@ describe("the packaged install", () => {
     expect(recall.stdout).toBe("")
     expect(recall.stderr).toContain("Pi was not found")
     expect(recall.stderr.trim().split("\n")).toHaveLength(1)
-  }, 120_000)
+  })
 })

@@ -44,7 +44,7 @@ describe("pi -e of a checkout that was never built", () => {
     expect(lines).toEqual([
       `pi-project-memory is not built, so project memory is off: run npm install in ${clone} (it builds dist/), then start pi again.`
     ])
-  }, 120_000)
+  })
 
   it("says nothing once dist/extension.ts exists", async () => {
     const clone = unbuiltClone()
@@ -53,5 +53,5 @@ describe("pi -e of a checkout that was never built", () => {
     const r = await piPrint(clone)
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).not.toContain("pi-project-memory")
-  }, 120_000)
+  })
 })

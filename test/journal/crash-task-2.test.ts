@@ -10,7 +10,7 @@ import { bundleWorker, runTrials } from "./crashSupport.ts"
 let worker = ""
 beforeAll(async () => {
   worker = await bundleWorker()
-}, 60_000)
+})
 
 describe("kill -9 at every point of record and publish (part 2 of 4)", () => {
   it("files old or new, journal parseable, undo exact", async () => {
@@ -19,5 +19,5 @@ describe("kill -9 at every point of record and publish (part 2 of 4)", () => {
     // Kills before the first intent leave nothing to undo; later ones leave a task that undo reverses.
     expect(counts.nothingToUndo).toBeGreaterThan(0)
     expect(counts.nothingToUndo).toBeLessThan(counts.trials)
-  }, 180_000)
+  })
 })

@@ -10,12 +10,12 @@ import { bundleWorker, runTrials } from "./crashSupport.ts"
 let worker = ""
 beforeAll(async () => {
   worker = await bundleWorker()
-}, 60_000)
+})
 
 describe("kill -9 at every point of undo (part 1 of 4)", () => {
   it("files old or new, journal parseable, undo exact", async () => {
     const counts = await runTrials(worker, "undo", 1, 4)
     expect(counts.trials).toBeGreaterThan(20)
     expect(counts.nothingToUndo).toBeLessThan(counts.trials)
-  }, 180_000)
+  })
 })

@@ -367,7 +367,7 @@ describe("a crash between journal and publish (real processes)", () => {
   let worker = ""
   beforeAll(async () => {
     worker = await bundleWorker()
-  }, 60_000)
+  })
 
   it("SIGKILL after the intent, before the publish: log shows it pending, undo settles it as not published and reaches the task before", async () => {
     const env = freshMemory()
@@ -458,7 +458,7 @@ describe("retention by whole task", () => {
     const result = await run((j) => j.undo(env.undoPaths, { session: null, model: null }))
     expect(result).toMatchObject({ task: "newest", files: [{ file: "new.md", outcome: "restored" }] })
     expect(readFileSync(join(env.memoryDir, "new.md"), "utf8")).toBe("N0\n")
-  }, 60_000)
+  })
 })
 
 describe("crash leftovers", () => {

@@ -166,7 +166,7 @@ describe("undo is a compare-and-swap per file", () => {
 // `pm` itself, in real processes.
 
 describe("pm undo and pm forget (real processes)", () => {
-  beforeAll(() => ensureBuilt(), 120_000)
+  beforeAll(() => ensureBuilt())
 
   const project = async () => {
     const agent = tempAgent()
@@ -216,7 +216,7 @@ describe("pm undo and pm forget (real processes)", () => {
     expect(readFileSync(join(s.memoryDir, "build.md"), "utf8")).toBe("the main agent's new build notes\n")
     // Nothing else is left to undo: the forget was undone (as far as it could be).
     expect((await runPm(["undo", "--cwd", s.repo], s)).stderr).toContain("nothing to undo")
-  }, 90_000)
+  })
 
   const bigTopic = (bytes: number): Buffer => {
     const head = Buffer.from(topic("Big", "a large topic"))
@@ -241,6 +241,6 @@ describe("pm undo and pm forget (real processes)", () => {
       expect(statSync(path).size).toBe(bytes)
       expect(sha256Hex(readFileSync(path))).toBe(sha256Hex(content))
       expect(statSync(path).mode & 0o777).toBe(0o600)
-    }, 120_000)
+    })
   }
 })

@@ -201,7 +201,7 @@ describe("secret", () => {
     expect(human.code).toBe(1)
     expect(human.stdout).toMatch(/^ {2}secret: /m)
     expect(human.stdout + human.stderr).not.toContain("Xk9mQ2pLw7")
-  }, 120_000)
+  })
 
   it("pm lint finds disguised credentials (zero-width, look-alike letters, base64, percent-encoding, a cut line) and prints no part of them", async () => {
     ensureBuilt()
@@ -235,5 +235,5 @@ describe("secret", () => {
       // No 8-character stretch of the value's random part, as written or decoded.
       for (let i = 5; i + 8 <= value.length; i++) expect(printed).not.toContain(value.slice(i, i + 8))
     }
-  }, 120_000)
+  })
 })

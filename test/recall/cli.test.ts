@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { captured, FIXTURE, fileText, GUIDANCE, hex24, pm, PROVIDER, setup } from "./cliSupport.ts"
 
-beforeAll(() => ensureBuilt(), 180_000)
+beforeAll(() => ensureBuilt())
 
 describe("pm recall QUERY --model faux/faux-1 --json", () => {
   it("prints exactly { selected, injection, budgetUsed } and sends the exact request", async () => {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt } from "../support/pm.ts"
 import { captured, fileText, GUIDANCE, pm, setup } from "./cliSupport.ts"
 
-beforeAll(() => ensureBuilt(), 180_000)
+beforeAll(() => ensureBuilt())
 
 describe("pm recall: model choice", () => {
   it("an unknown model is a one-line error with exit 2 and nothing on stdout", async () => {
