@@ -2,6 +2,7 @@
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { appendFile } from "node:fs/promises"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
@@ -449,7 +450,8 @@ describe("retention by whole task", () => {
     const line = (i: number) => encodeEntry(entry(`filler-${i}`, OLD_AT + i, [{ file: `f${i % 50}.md`, op: "create", before: null, after: h(String(i)) }]))
     const chunk = Array.from({ length: 20_000 }, (_, i) => line(i)).join("")
     const times = Math.ceil((65 * 1024 * 1024) / chunk.length)
-    for (let k = 0; k < times; k++) appendFileSync(join(journalDir, "journal.jsonl"), chunk)
+    // Appended without holding the worker's event loop: 65 MiB written synchronously takes a minute at load 30.
+    for (let k = 0; k < times; k++) await appendFile(join(journalDir, "journal.jsonl"), chunk)
     writeFileSync(join(env.memoryDir, "new.md"), "N0\n")
     await task(env, "newest", "extract", [{ file: "new.md", after: "N1\n" }])
     expect((await run((j) => j.prune(env.paths))).kept).toBe(20)

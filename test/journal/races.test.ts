@@ -8,6 +8,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { execFileSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { FileSystem, type FileSystemShape, makeNodeFileSystem } from "../../layers/storage/FileSystem.ts"
@@ -231,7 +232,8 @@ describe("pm undo and pm forget (real processes)", () => {
       const s = await project()
       const content = bigTopic(bytes)
       const path = join(s.memoryDir, "big.md")
-      writeFileSync(path, content)
+      // Large files go through the thread pool, not the worker's event loop (held for a minute at load 30).
+      await writeFile(path, content)
       chmodSync(path, 0o600)
       expect((await runPm(["forget", "big", "--cwd", s.repo], s, )).code).toBe(0)
       expect(existsSync(path)).toBe(false)
@@ -239,7 +241,7 @@ describe("pm undo and pm forget (real processes)", () => {
       expect(r.code).toBe(0)
       expect(r.stdout).toContain("  restored   big.md")
       expect(statSync(path).size).toBe(bytes)
-      expect(sha256Hex(readFileSync(path))).toBe(sha256Hex(content))
+      expect(sha256Hex(await readFile(path))).toBe(sha256Hex(content))
       expect(statSync(path).mode & 0o777).toBe(0o600)
     })
   }
