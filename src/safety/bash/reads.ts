@@ -13,7 +13,7 @@
  * the model can rephrase it. Pure: run on a tree the classifier has accepted.
  */
 import * as posix from "node:path/posix"
-import { commandParts } from "./classify.ts"
+import { commandParts } from "./commandParts.ts"
 import type { BashNode } from "./tree.ts"
 import { isDynamic, resolveWord, show, type Word } from "./words.ts"
 
