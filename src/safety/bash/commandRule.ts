@@ -16,6 +16,7 @@ export interface CommandRule {
   readonly xargs: (args: ReadonlyArray<Word>) => XargsPolicy
 }
 
+/** xargs may add words only after the `--` that surely ends the options (-1: never closed). */
 export const closedAtBy =
   (spec: OptionSpec) =>
   (args: ReadonlyArray<Word>): XargsPolicy => {
@@ -38,7 +39,8 @@ export const specRule = (spec: OptionSpec, extra?: (cmd: string, parsed: ParsedA
   }
 }
 
-
+/** A rule under which xargs may never add words, and why. */
 export const never = (rule: Omit<CommandRule, "xargs">, why: string): CommandRule => ({ ...rule, xargs: () => ({ never: why }) })
 
+/** A rule from an option spec alone. */
 export const simple = (spec: OptionSpec = {}): CommandRule => specRule(spec)

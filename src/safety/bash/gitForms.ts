@@ -44,7 +44,6 @@ export const onlyActions =
     return `\`git ${what} ${action.value}\` changes the repository; only \`git ${what} ${allowed.join("|")}\` is allowed`
   }
 
-
 const CONFIG_READ = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l"]
 
 export const configForm = (parsed: ParsedArgs): string | undefined => {

@@ -122,7 +122,6 @@ export const FD: OptionSpec = {
   )
 }
 
-
 const FIND_BAD: Readonly<Record<string, string>> = {
   "-exec": "runs a command for each file",
   "-execdir": "runs a command for each file",

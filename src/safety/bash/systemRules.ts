@@ -45,7 +45,6 @@ export const FILE: OptionSpec = {
   long: { exclude: "required", "exclude-quiet": "required", separator: "required", "files-from": "required", "magic-file": "required", parameter: "required" }
 }
 
-
 export const checkDate = (cmd: string, parsed: ParsedArgs): string | undefined => {
   for (const w of parsed.operands) {
     if (!w.value.startsWith("+") || w.glob) {

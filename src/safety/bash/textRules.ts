@@ -51,7 +51,6 @@ export const UNIQ: OptionSpec = {
   }
 }
 
-
 export const TAIL: OptionSpec = {
   shortArg: "ncs",
   shortFlags: "0123456789qvz",
