@@ -9,7 +9,8 @@ import { Effect, Exit, Layer, Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { BashGuard, type BashGuardShape } from "../layers/safety/BashGuard.ts"
+import { BashGuard } from "../layers/safety/BashGuard.ts"
+import type { BashGuardShape } from "../layers/safety/bashGuardShape.ts"
 
 const CTX = { memoryDir: "/home/alice/.pi/agent/project-memory/projects/-home-alice-app/memory", cwd: "/home/alice/app" }
 /** As the background bash tool asks: with the read plan (what each read-only command may open). */

@@ -14,7 +14,8 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { resolve } from "node:path"
-import { BashGuard, type BashGuardShape, type ClassifyContext, type Verdict } from "../layers/safety/BashGuard.ts"
+import { BashGuard, type ClassifyContext, type Verdict } from "../layers/safety/BashGuard.ts"
+import type { BashGuardShape } from "../layers/safety/bashGuardShape.ts"
 import { loadProtection, protectedReadReason } from "../layers/safety/ProtectedReads.ts"
 import type { ProtectionOptions } from "../src/safety/protectedPaths.ts"
 

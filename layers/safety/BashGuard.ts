@@ -5,74 +5,20 @@
  * built and deleted when its scope closes. Classification itself is synchronous and pure (src/safety/bash/classify.ts);
  * `classify` wraps it for Effect callers, `classifySync` serves hot loops (bash-check over a corpus, the bench).
  *
- * This module is the service's tag and what consumers share; the parser-backed guard (layers/safety/BashParser.ts, with
- * tree-sitter and the classifier) is imported when a layer is built, or at the first command with `layerOnFirstUse`.
+ * This module is the service's tag, its layers and the delete executor; the interface is in bashGuardShape.ts, the wasm
+ * files and their load error in bashWasm.ts. The parser-backed guard (layers/safety/BashParser.ts, with tree-sitter and
+ * the classifier) is imported when a layer is built, or at the first command with `layerOnFirstUse`; it imports
+ * neither this module nor anything that loads it.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { existsSync } from "node:fs"
-import { createRequire } from "node:module"
-import { fileURLToPath } from "node:url"
-import type { ClassifyContext, DeleteVerdict, Verdict } from "../../src/safety/bash/classify.ts"
+import type { DeleteVerdict, Verdict } from "../../src/safety/bash/verdict.ts"
+import type { BashGuardShape } from "./bashGuardShape.ts"
+import type { BashParserLoadError } from "./bashWasm.ts"
 
-/**
- * CPU time allowed for parsing one command. tree-sitter's own parse is not linear for every shape of input (a
- * megabyte of `| cat` takes seconds), so a parse still running when its process has spent this much CPU time on the
- * command is cancelled and the command rejected. CPU time rather than wall time, so a busy machine does not turn a
- * legitimate command into a rejection. Short commands never come near it; the check is installed only for inputs
- * above LARGE_INPUT. Everything after the parse is linear in the input.
- */
-export const CLASSIFY_BUDGET_MS = 400
-
-export type { ClassifyContext, DeleteVerdict, Verdict } from "../../src/safety/bash/classify.ts"
-
-export class BashParserLoadError extends Schema.TaggedError<BashParserLoadError>()("BashParserLoadError", {
-  /** Which file failed: the tree-sitter runtime or the bash grammar. */
-  file: Schema.String,
-  detail: Schema.String
-}) {
-  override get message(): string {
-    return `cannot load the bash parser (${this.file}): ${this.detail}`
-  }
-}
-
-export interface BashGuardShape {
-  /** Classifies one command. Never fails: a command that cannot be parsed is a rejection. */
-  readonly classify: (command: string, context: ClassifyContext) => Effect.Effect<Verdict>
-  /** The same, synchronously. */
-  readonly classifySync: (command: string, context: ClassifyContext) => Verdict
-  /** Parses and frees the tree without classifying: the bench's baseline. */
-  readonly parseOnly: (command: string) => void
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Locating the wasm files
-
-export const RUNTIME_WASM = "web-tree-sitter.wasm"
-export const GRAMMAR_WASM = "tree-sitter-bash.wasm"
-
-/**
- * Where a wasm file is: beside the running module first (the bundle in dist/ ships both files next to itself), then
- * in node_modules (running from source under vitest or `node bench/...`).
- */
-export const locateWasm = (file: string, moduleUrl: string = import.meta.url): string | undefined => {
-  const candidates: Array<() => string> = [
-    () => fileURLToPath(new URL(`./${file}`, moduleUrl)),
-    () => createRequire(moduleUrl).resolve(file === RUNTIME_WASM ? `web-tree-sitter/${file}` : `tree-sitter-bash/${file}`)
-  ]
-  for (const candidate of candidates) {
-    try {
-      const path = candidate()
-      if (existsSync(path)) return path
-    } catch {
-      // not resolvable from here: try the next place
-    }
-  }
-  return undefined
-}
+export type { ClassifyContext, DeleteVerdict, Verdict } from "../../src/safety/bash/verdict.ts"
 
 /** The parser-backed guard: its module (tree-sitter, the classifier) is imported here, when a layer is built. */
 const parserGuard = (options: { readonly budgetMs?: number }): Effect.Effect<BashGuardShape, BashParserLoadError, Scope.Scope> =>

@@ -4,18 +4,22 @@
  */
 import * as Effect from "effect/Effect"
 import { Language, Parser, type TreeCursor } from "web-tree-sitter"
-import {
-  classifyTree,
-  mergedLineBreaks,
-  OVER_BUDGET,
-  STRUCTURE_REASONS,
-  precheck,
-  rejected,
-  type ClassifyContext,
-  type Verdict
-} from "../../src/safety/bash/classify.ts"
+import { classifyTree } from "../../src/safety/bash/classify.ts"
+import { mergedLineBreaks, precheck } from "../../src/safety/bash/syntax.ts"
+import { STRUCTURE_REASONS } from "../../src/safety/bash/readOnly.ts"
 import { copyTree, type BashNode, type NodeTypes } from "../../src/safety/bash/tree.ts"
-import { type BashGuardShape, BashParserLoadError, CLASSIFY_BUDGET_MS, GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "./BashGuard.ts"
+import { OVER_BUDGET, rejected, type ClassifyContext, type Verdict } from "../../src/safety/bash/verdict.ts"
+import type { BashGuardShape } from "./bashGuardShape.ts"
+import { BashParserLoadError, GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "./bashWasm.ts"
+
+/**
+ * CPU time allowed for parsing one command. tree-sitter's own parse is not linear for every shape of input (a
+ * megabyte of `| cat` takes seconds), so a parse still running when its process has spent this much CPU time on the
+ * command is cancelled and the command rejected. CPU time rather than wall time, so a busy machine does not turn a
+ * legitimate command into a rejection. Short commands never come near it; the check is installed only for inputs
+ * above LARGE_INPUT. Everything after the parse is linear in the input.
+ */
+const CLASSIFY_BUDGET_MS = 400
 
 /** How many times a command is parsed again after merged line breaks are split (each pass fixes all it finds). */
 const MAX_REPARSES = 8

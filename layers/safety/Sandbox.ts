@@ -14,9 +14,9 @@
  * everything in it.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { spawn } from "node:child_process"
 import { readdir } from "node:fs/promises"
 import { homedir } from "node:os"
@@ -32,7 +32,7 @@ import {
   withoutProxyVariables
 } from "../../src/safety/sandbox.ts"
 
-export class SandboxFailed extends Schema.TaggedError<SandboxFailed>()("SandboxFailed", { reason: Schema.String }) {
+export class SandboxFailed extends Data.TaggedError("SandboxFailed")<{ readonly reason: string }> {
   override get message(): string {
     return `the OS sandbox failed: ${this.reason}`
   }

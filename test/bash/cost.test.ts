@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Language, Parser } from "web-tree-sitter"
-import { GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "../../layers/safety/BashGuard.ts"
+import { GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "../../layers/safety/bashWasm.ts"
 import { makeClassifier } from "../../layers/safety/BashParser.ts"
-import { MAX_COMMAND_LENGTH } from "../../src/safety/bash/classify.ts"
+import { MAX_COMMAND_LENGTH } from "../../src/safety/bash/syntax.ts"
 import { prescan } from "../../src/safety/bash/prescan.ts"
 import { braceExpansion, type Piece } from "../../src/safety/bash/words.ts"
 

@@ -6,14 +6,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Language, Parser } from "web-tree-sitter"
-import {
-  BashGuard,
-  BashParserLoadError,
-  GRAMMAR_WASM,
-  locateWasm,
-  runDelete,
-  RUNTIME_WASM
-} from "../../layers/safety/BashGuard.ts"
+import { BashGuard, runDelete } from "../../layers/safety/BashGuard.ts"
+import { BashParserLoadError, GRAMMAR_WASM, locateWasm, RUNTIME_WASM } from "../../layers/safety/bashWasm.ts"
 
 describe("locateWasm", () => {
   it("finds both files in node_modules when running from source", () => {

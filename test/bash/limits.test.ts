@@ -2,7 +2,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { BashGuard } from "../../layers/safety/BashGuard.ts"
-import { MAX_COMMAND_LENGTH } from "../../src/safety/bash/classify.ts"
+import { MAX_COMMAND_LENGTH } from "../../src/safety/bash/syntax.ts"
 
 const MEM = "/home/u/.pi/agent/project-memory/projects/-home-u-app/memory"
 const CTX = { memoryDir: MEM, cwd: "/home/u/app" }

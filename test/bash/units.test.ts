@@ -1,7 +1,7 @@
 /** The pure pieces, without the parser: option reading, sed and awk program checks, delete targets, tree copying. */
 import { describe, expect, it } from "@effect/vitest"
-import { awkProgramProblem } from "../../src/safety/bash/awk.ts"
-import { checkDeleteTarget } from "../../src/safety/bash/classify.ts"
+import { awkProgramProblem } from "../../src/safety/bash/awkProgram.ts"
+import { checkDeleteTarget } from "../../src/safety/bash/delete.ts"
 import { isRejected, scanOptions, type OptionSpec } from "../../src/safety/bash/options.ts"
 import { printOnlyScript, substitutionScript } from "../../src/safety/bash/sed.ts"
 import { copyTree, type BashNode, type CursorLike } from "../../src/safety/bash/tree.ts"

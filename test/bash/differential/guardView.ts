@@ -7,8 +7,8 @@
  * something other than what runs.
  */
 import { Language, Parser } from "web-tree-sitter"
-import { GRAMMAR_WASM, locateWasm } from "../../../layers/safety/BashGuard.ts"
-import { mergedLineBreaks } from "../../../src/safety/bash/classify.ts"
+import { GRAMMAR_WASM, locateWasm } from "../../../layers/safety/bashWasm.ts"
+import { mergedLineBreaks } from "../../../src/safety/bash/syntax.ts"
 import { copyTree, type BashNode, type NodeTypes } from "../../../src/safety/bash/tree.ts"
 import { isDynamic, joinWords, resolveWord, type Word } from "../../../src/safety/bash/words.ts"
 

@@ -3,7 +3,8 @@
  * `check(command)` classifies; when the guard says read-only it runs the command under bash and judges the run.
  */
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { BashGuard, type BashGuardShape, type Verdict } from "../../../layers/safety/BashGuard.ts"
+import { BashGuard, type Verdict } from "../../../layers/safety/BashGuard.ts"
+import type { BashGuardShape } from "../../../layers/safety/bashGuardShape.ts"
 import { GuardViewer } from "./guardView.ts"
 import { judge, type Mismatch } from "./oracle.ts"
 import { Sandbox, type RunResult } from "./sandbox.ts"
