@@ -7,7 +7,7 @@
  */
 import type { Api, AssistantMessage, Message, Model, ToolCall, ToolResultMessage, Usage } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
-import { TaskInvalid } from "../writes/MemoryWriter.ts"
+import { TaskInvalid } from "../writes/writeErrors.ts"
 import { ModelRegistry, type ModelRequestFailed } from "../model/ModelRegistry.ts"
 import { errorResult, type TaskToolSet, type ToolResult } from "./TaskTools.ts"
 

@@ -39,7 +39,8 @@ import { loadWhenUnavailable, makeSandboxedTools } from "./sandboxed.ts"
 import { defaultSandbox, type SandboxShape } from "../safety/Sandbox.ts"
 import type { WhenUnavailable } from "../../src/safety/sandbox.ts"
 import { checkToolArguments } from "./toolArguments.ts"
-import { type MemoryTask, TaskInvalid } from "../writes/MemoryWriter.ts"
+import type { MemoryTask } from "../writes/memoryTask.ts"
+import { TaskInvalid } from "../writes/writeErrors.ts"
 import type { PiToolkitShape } from "./PiToolkit.ts"
 
 export const BACKGROUND_TOOL_NAMES = ["read", "find", "grep", "write", "edit", "bash"] as const

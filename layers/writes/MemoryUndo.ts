@@ -3,10 +3,11 @@
  * `dream.lock`), so no task publishes into a file while it is being restored. Shared by `pm undo` and `/memory undo`.
  */
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
+import * as Data from "effect/Data"
 import type { LockName } from "../../src/limits.ts"
 import { locksDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
-import { Journal, type UndoneFile, type UndoResult } from "./Journal.ts"
+import { Journal } from "./Journal.ts"
+import type { UndoneFile, UndoResult } from "./journalUndo.ts"
 import { LockService } from "../storage/LockService.ts"
 
 /**
@@ -16,12 +17,12 @@ import { LockService } from "../storage/LockService.ts"
 export const PERSON_LOCK_WAIT_MS = 120_000
 export const UNDO_LOCK_WAIT_MS = PERSON_LOCK_WAIT_MS
 
-export class MemoryBusy extends Schema.TaggedError<MemoryBusy>()("MemoryBusy", {
-  lock: Schema.String,
-  waitedMs: Schema.Number,
+export class MemoryBusy extends Data.TaggedError("MemoryBusy")<{
+  readonly lock: string
+  readonly waitedMs: number
   /** Who holds it, in words ("extraction in a pi session, pid 4242 on box, for 95 s"). */
-  holder: Schema.String
-}) {
+  readonly holder: string
+}> {
   override get message(): string {
     return `memory is busy: ${this.lock} is held by ${this.holder}; gave up after waiting ${Math.round(this.waitedMs / 1000)} s. ` +
       "Try again when it has finished; `pm status` shows every lock and how to clear one."

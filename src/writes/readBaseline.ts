@@ -1,6 +1,6 @@
 /**
  * Read baselines of a background task (pure): what a `read` records, when a `write` must ask for a re-read, and how
- * `edit` applies its replacements. The registry itself lives in layers/writes/MemoryWriter.ts, one per task.
+ * `edit` applies its replacements. The registry itself lives in layers/writes/memoryTask.ts, one per task.
  */
 
 /** How the task's `read` went, as the read tool reports it. */

@@ -5,7 +5,7 @@ import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import { runTask, type TaskRequest } from "../../layers/background/Runner.ts"
 import type { TaskTool, TaskToolSet } from "../../layers/background/TaskTools.ts"
-import { TaskInvalid } from "../../layers/writes/MemoryWriter.ts"
+import { TaskInvalid } from "../../layers/writes/writeErrors.ts"
 import { ModelRegistry } from "../../layers/model/ModelRegistry.ts"
 
 const model = { provider: "faux", api: "faux", id: "m" } as any

@@ -14,7 +14,8 @@ import * as pi from "@earendil-works/pi-coding-agent"
 import { GLOB_VISIT_LIMIT, makeTaskTools, type MemoryChange, type TaskToolSet } from "../../layers/background/TaskTools.ts"
 import { BashGuard } from "../../layers/safety/BashGuard.ts"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
-import { MemoryWriter, TaskInvalid } from "../../layers/writes/MemoryWriter.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
+import { TaskInvalid } from "../../layers/writes/writeErrors.ts"
 
 const dirs: Array<string> = []
 afterEach(() => {

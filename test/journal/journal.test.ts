@@ -7,7 +7,9 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
-import { Journal, type FileChange, type JournalPaths } from "../../layers/writes/Journal.ts"
+import { Journal } from "../../layers/writes/Journal.ts"
+import type { FileChange } from "../../layers/writes/journalRecord.ts"
+import type { JournalPaths } from "../../layers/writes/journalStore.ts"
 import { LockService } from "../../layers/storage/LockService.ts"
 import {
   decodeJournal,

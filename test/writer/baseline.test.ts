@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { TaskInvalid } from "../../layers/writes/MemoryWriter.ts"
+import { TaskInvalid } from "../../layers/writes/writeErrors.ts"
 import { applyEdits, baselineAction, judgeWrite } from "../../src/writes/readBaseline.ts"
 import { sandbox, temps, withTask } from "./support.ts"
 

@@ -3,7 +3,8 @@ import { Effect, Layer } from "effect"
 import { mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { FileSystem, type FileSystemShape } from "../../layers/storage/FileSystem.ts"
-import { type MemoryTask, MemoryWriter, type TaskOptions } from "../../layers/writes/MemoryWriter.ts"
+import type { MemoryTask, TaskOptions } from "../../layers/writes/memoryTask.ts"
+import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import { tempDir } from "../locks/processes.ts"
 
 export const writerLayer = (overrides: Partial<FileSystemShape> = {}) =>

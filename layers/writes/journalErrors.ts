@@ -1,0 +1,38 @@
+/**
+ * The change journal's errors. A journal that cannot be written fails the change it was asked to record (the writer
+ * turns these into PublishFailed: nothing is published unjournaled); reading and undo report them as they are.
+ */
+import * as Data from "effect/Data"
+import { type FsError, fsReasonText } from "../storage/FileSystem.ts"
+import type { LockFailed, LockLost } from "../storage/LockService.ts"
+
+/** A step on the journal's files failed; `cause` is the file system's own error. */
+export class JournalFailed extends Data.TaggedError("JournalFailed")<{
+  readonly op: string
+  readonly path: string
+  readonly cause: FsError
+}> {
+  override get message(): string {
+    return `journal ${this.op} ${this.path}: ${fsReasonText(this.cause.reason, this.cause.detail)}`
+  }
+}
+
+/** `journal.lock` stayed busy for the whole wait. */
+export class JournalBusy extends Data.TaggedError("JournalBusy")<{
+  readonly waitedMs: number
+}> {
+  override get message(): string {
+    return `the change journal is being written by another process (waited ${this.waitedMs} ms)`
+  }
+}
+
+/** No task to undo: an empty journal, every task already undone, or an unknown task id. */
+export class NothingToUndo extends Data.TaggedError("NothingToUndo")<{
+  readonly task: string | null
+}> {
+  override get message(): string {
+    return this.task === null ? "nothing to undo: no task in the journal changed memory and is left to undo" : `no task ${this.task} in the journal`
+  }
+}
+
+export type JournalWriteError = JournalFailed | JournalBusy | LockFailed | LockLost
