@@ -10,18 +10,23 @@
  * this way.
  */
 import type { Api, Model } from "@earendil-works/pi-ai"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { delimiter, isAbsolute, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 import { importPiHost } from "./piHost.ts"
 import { ModelRegistry, parseModelRef, type ModelBackend } from "../layers/model/ModelRegistry.ts"
 
-export class ModelRuntimeLoadError extends Schema.TaggedError<ModelRuntimeLoadError>()("ModelRuntimeLoadError", {
-  message: Schema.String
-}) {}
+/** Pi's model runtime, or a provider extension, failed to load; `cause` is what was thrown. */
+export class ModelRuntimeLoadError extends Data.TaggedError("ModelRuntimeLoadError")<{
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    return `cannot load Pi's model runtime: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+  }
+}
 
 export interface PiRuntimeOptions {
   readonly agentDir: string
@@ -32,9 +37,9 @@ export interface PiRuntimeOptions {
 }
 
 /** `PM_EXTENSIONS` named a module by a relative path: refused, so that no project file is ever run by accident. */
-export class ProviderExtensionRejected extends Schema.TaggedError<ProviderExtensionRejected>()("ProviderExtensionRejected", {
-  entry: Schema.String
-}) {
+export class ProviderExtensionRejected extends Data.TaggedError("ProviderExtensionRejected")<{
+  readonly entry: string
+}> {
   override get message(): string {
     return `PM_EXTENSIONS entries must be absolute paths; "${this.entry}" is not (it is never looked up in the project)`
   }
@@ -90,7 +95,7 @@ export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<Mod
         complete: (model, context, requestOptions) => runtime.complete(model, context, requestOptions as never)
       } satisfies ModelBackend
     },
-    catch: (e) => new ModelRuntimeLoadError({ message: `cannot load Pi's model runtime: ${e instanceof Error ? e.message : String(e)}` })
+    catch: (e) => new ModelRuntimeLoadError({ cause: e })
   })
 
 /** pi's model runtime over the agent directory, with the project's settings at `cwd`; loaded on the first request. */

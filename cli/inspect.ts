@@ -9,7 +9,7 @@ import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import type { ProjectLocation } from "../src/storage/layout.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
-import type { bashCheckOptions, lintOptions, Parsed, projectOptions, scanOptions } from "./commandLine.ts"
+import type { bashCheckOptions, lintOptions, Parsed, projectOptions, scanOptions } from "./commandOptions.ts"
 import { inspectWith, memoryDirOf, orFail } from "./locate.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit, table } from "./output.ts"
 

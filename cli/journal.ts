@@ -5,7 +5,7 @@ import { resolve } from "node:path"
 import { netChanges } from "../src/writes/journal.ts"
 import { Journal } from "../layers/writes/Journal.ts"
 import { describeUndo, undoUnderLocks } from "../layers/writes/MemoryUndo.ts"
-import type { logOptions, Parsed, undoOptions } from "./commandLine.ts"
+import type { logOptions, Parsed, undoOptions } from "./commandOptions.ts"
 import { inspectWith, locateWith, orFail, waitOf } from "./locate.ts"
 import { EXIT_PROBLEMS, printJson, printLine, setExit, table } from "./output.ts"
 

@@ -6,7 +6,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { cliContext, pmCommand } from "./App.ts"
-import { OPTIONAL_REPEATED_ARGS } from "./commandLine.ts"
+import { OPTIONAL_REPEATED_ARGS } from "./commandOptions.ts"
 import { EXIT_ERROR, printError } from "./output.ts"
 
 // A reader that stops early (`pm scan | head`) is not an error: stop quietly instead of dying on EPIPE.

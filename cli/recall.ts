@@ -7,7 +7,7 @@ import { ConfigService } from "../layers/project/ConfigService.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
 import { passesWhitespaceThreshold, Recall } from "../layers/recall/Recall.ts"
-import type { Parsed, recallOptions } from "./commandLine.ts"
+import type { Parsed, recallOptions } from "./commandOptions.ts"
 import { memoryDirOf, orFail } from "./locate.ts"
 import { EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 

@@ -11,7 +11,7 @@ import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { describeSwitches, type Feature, switchesFor, switchPath } from "../src/project/config.ts"
 import { type ContextPart, formatContext, memorySections, summarizeContext, wrapSection } from "../src/session/memoryContext.ts"
-import type { contextOptions, Parsed, rememberOptions, switchOptions } from "./commandLine.ts"
+import type { contextOptions, Parsed, rememberOptions, switchOptions } from "./commandOptions.ts"
 import { inspect, locate, waitOf } from "./locate.ts"
 import { EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit } from "./output.ts"
 

@@ -8,7 +8,8 @@ import * as Layer from "effect/Layer"
 import { renderRecall, type RecalledFile } from "../../src/recall/recall.ts"
 import { budgetExhausted, withRecall, type BranchRecallState } from "../../src/recall/recallState.ts"
 import { sanitizeMemoryText } from "../../src/safety/sanitize.ts"
-import { MemoryStore, type Topic } from "../memory/MemoryStore.ts"
+import { MemoryStore } from "../memory/MemoryStore.ts"
+import type { Topic } from "../memory/topicScan.ts"
 import { Selector } from "./Selector.ts"
 
 export interface RecallRequest {

@@ -1,0 +1,173 @@
+/**
+ * The reading half of MemoryBrowse: list, show and search the topics of one memory directory, and their names for
+ * completions. A missing or unreadable directory is MemoryDirUnreadable (an error of the command, not an empty
+ * memory); a name that denotes no topic is TopicRefused. Reads go through MemoryStore and FileSystem and never
+ * create anything: the index is read as it is, never backfilled. The checks and the name resolution here are the
+ * ones forget and remember run before they change memory.
+ */
+import type * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { join } from "node:path"
+import { isBinaryContent } from "../../src/memory/binaryText.ts"
+import type { MemoryType } from "../../src/memory/frontmatter.ts"
+import { indexLinkedFiles, type NameResolution, resolveTopicName, searchDocuments } from "../../src/memory/memoryQuery.ts"
+import { ageInDays, stalenessNote } from "../../src/memory/staleness.ts"
+import { INDEX_FILE } from "../../src/storage/layout.ts"
+import type { FileSystemShape, FsReason } from "../storage/FileSystem.ts"
+import type { MemoryStore } from "./MemoryStore.ts"
+import type { Topic } from "./topicScan.ts"
+
+/** Largest topic file `show` and `search` read whole. */
+const READ_MAX_BYTES = 4 * 1024 * 1024
+
+/** The memory directory is missing or cannot be read: an error of the command, not an empty memory. */
+export class MemoryDirUnreadable extends Data.TaggedError("MemoryDirUnreadable")<{
+  readonly path: string
+  readonly reason: FsReason
+}> {
+  override get message(): string {
+    return this.reason === "NotFound"
+      ? `memory directory ${this.path} does not exist`
+      : this.reason === "NotADirectory" || this.reason === "NotAFile"
+      ? `memory directory ${this.path} is not a directory`
+      : `memory directory ${this.path} cannot be read (${this.reason})`
+  }
+}
+
+/** A name given to show or forget that denotes no topic (or one outside memory). */
+export class TopicRefused extends Data.TaggedError("TopicRefused")<{
+  readonly name: string
+  readonly problem: "outside-memory" | "index" | "unknown"
+  readonly reason: string
+}> {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+export interface ListedTopic {
+  readonly filename: string
+  readonly name: string | null
+  readonly type: MemoryType | null
+  readonly description: string | null
+  readonly mtime: string
+  readonly ageDays: number
+  readonly linked: boolean
+  readonly headerProblem: string | null
+}
+
+export interface Listing {
+  readonly memoryDir: string
+  readonly indexExists: boolean
+  readonly topics: ReadonlyArray<ListedTopic>
+  readonly skipped: ReadonlyArray<{ readonly filename: string; readonly reason: string }>
+}
+
+export interface ShownTopic extends ListedTopic {
+  readonly path: string
+  readonly stale: boolean
+  readonly staleness: string | null
+  /** The text; empty for a file that is not text (`binary`). */
+  readonly content: string
+  readonly truncated: boolean
+  /** Not text (NUL bytes, not UTF-8, control characters): its content is not shown. */
+  readonly binary: boolean
+  /** The file's size in bytes. */
+  readonly sizeBytes: number
+}
+
+const decoder = new TextDecoder()
+
+/** Fails unless `memoryDir` is a directory that can be listed. */
+export const checkDir = (fs: FileSystemShape, memoryDir: string): Effect.Effect<void, MemoryDirUnreadable> =>
+  fs.stat(memoryDir).pipe(
+    Effect.mapError((e) => new MemoryDirUnreadable({ path: memoryDir, reason: e.reason })),
+    Effect.flatMap((info) =>
+      info.kind === "directory"
+        ? fs.readDirectory(memoryDir).pipe(
+          Effect.asVoid,
+          Effect.mapError((e) => new MemoryDirUnreadable({ path: memoryDir, reason: e.reason }))
+        )
+        : Effect.fail(new MemoryDirUnreadable({ path: memoryDir, reason: "NotADirectory" }))
+    )
+  )
+
+/** The index as it is on disk ("" when missing); never backfilled here. */
+export const rawIndex = (fs: FileSystemShape, memoryDir: string) =>
+  fs.readRegularFile(join(memoryDir, INDEX_FILE), 1 << 20).pipe(
+    Effect.map((r) => ({ exists: true, text: decoder.decode(r.bytes), mtimeMs: r.info.mtimeMs, bytes: r.bytes })),
+    Effect.orElseSucceed(() => ({ exists: false, text: "", mtimeMs: 0, bytes: new Uint8Array() }))
+  )
+
+/** The scanned topic `name` denotes, or TopicRefused. */
+export const resolveName = (name: string, topics: ReadonlyArray<Topic>) => {
+  const r: NameResolution = resolveTopicName(name, topics)
+  return r._tag === "Found"
+    ? Effect.succeed(topics.find((t) => t.filename === r.filename)!)
+    : Effect.fail(new TopicRefused({ name: r.name, problem: r.problem, reason: r.reason }))
+}
+
+const describe = (t: Topic, linked: ReadonlySet<string>, nowMs: number): ListedTopic => ({
+  filename: t.filename,
+  name: t.name ?? null,
+  type: t.type ?? null,
+  description: t.description ?? null,
+  mtime: new Date(t.fileMtimeMs).toISOString(),
+  ageDays: ageInDays(t.fileMtimeMs, nowMs),
+  linked: linked.has(t.filename),
+  headerProblem: t.headerProblem ?? null
+})
+
+export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<MemoryStore>) => {
+  const list = Effect.fn("MemoryBrowse.list")(function*(memoryDir: string, nowMs: number = Date.now()) {
+    yield* checkDir(fs, memoryDir)
+    const index = yield* rawIndex(fs, memoryDir)
+    const linked = indexLinkedFiles(index.text)
+    const { topics, skipped } = yield* store.scanTopics(memoryDir)
+    return {
+      memoryDir,
+      indexExists: index.exists,
+      topics: topics.map((t) => describe(t, linked, nowMs)),
+      skipped
+    } satisfies Listing
+  })
+
+  const show = Effect.fn("MemoryBrowse.show")(function*(memoryDir: string, name: string, nowMs: number = Date.now()) {
+    yield* checkDir(fs, memoryDir)
+    const { topics } = yield* store.scanTopics(memoryDir)
+    const topic = yield* resolveName(name, topics)
+    const read = yield* fs.readRegularFile(topic.path, READ_MAX_BYTES).pipe(
+      Effect.mapError(() => new TopicRefused({ name, problem: "unknown", reason: `${topic.filename} cannot be read` }))
+    )
+    const linked = indexLinkedFiles((yield* rawIndex(fs, memoryDir)).text)
+    const note = stalenessNote(topic.fileMtimeMs, nowMs)
+    const binary = isBinaryContent(read.bytes)
+    return {
+      ...describe(topic, linked, nowMs),
+      path: topic.path,
+      stale: note !== undefined,
+      staleness: note ?? null,
+      content: binary ? "" : decoder.decode(read.bytes),
+      truncated: read.partial,
+      binary,
+      sizeBytes: read.info.size
+    } satisfies ShownTopic
+  })
+
+  const search = Effect.fn("MemoryBrowse.search")(function*(memoryDir: string, query: string) {
+    yield* checkDir(fs, memoryDir)
+    const { topics } = yield* store.scanTopics(memoryDir)
+    const documents = yield* Effect.forEach(topics, (t) =>
+      fs.readRegularFile(t.path, READ_MAX_BYTES).pipe(
+        Effect.map((r) => ({ filename: t.filename, name: t.name, description: t.description, content: decoder.decode(r.bytes) })),
+        Effect.orElseSucceed(() => ({ filename: t.filename, name: t.name, description: t.description, content: "" }))
+      ), { concurrency: 8 })
+    return searchDocuments(query, documents)
+  })
+
+  const names = (memoryDir: string) =>
+    store.scanTopics(memoryDir).pipe(Effect.map((r) => r.topics.map((t) => t.filename)))
+
+  return { list, show, search, names }
+}
