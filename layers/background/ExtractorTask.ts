@@ -14,10 +14,10 @@ import { LockService } from "../storage/LockService.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
 import { MemoryWriter, TaskInvalid, type WriteJournal } from "../writes/MemoryWriter.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
-import { offeredTools } from "./offeredTools.ts"
+import { offeredTools } from "./tools/offeredTools.ts"
 import { runTask, type TaskRequest } from "./Runner.ts"
 import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges, stoppableCheck } from "./TaskTools.ts"
+import { makeTaskTools, recordingChanges, stoppableCheck } from "./tools/TaskTools.ts"
 import { type ExtractionError, ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
 
 /** The outcome of a task that ran (not skipped, not busy). */
