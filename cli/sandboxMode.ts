@@ -3,7 +3,7 @@
  * behind the guard alone, or not at all (src/safety/sandbox.ts, `sandbox.whenUnavailable`), and how to get the sandbox.
  */
 import * as Effect from "effect/Effect"
-import { sandboxStatusLine } from "../layers/background/sandboxed.ts"
+import { sandboxStatusLine } from "../layers/background/tools/sandboxed.ts"
 
 export const sandboxModeNote: Effect.Effect<string> = Effect.promise(() => sandboxStatusLine())
 

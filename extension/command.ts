@@ -271,7 +271,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         const status = await run((s) => s.status)
         const background = runBackground === undefined ? undefined : await runBackground((b) => b.status)
         // Loaded on demand: the sandbox's module is no part of session start.
-        const sandbox = await import("../layers/background/sandboxed.ts").then((m) => m.sandboxStatusLine(), (e: unknown) => `sandbox: unknown (${String(e)})`)
+        const sandbox = await import("../layers/background/tools/sandboxed.ts").then((m) => m.sandboxStatusLine(), (e: unknown) => `sandbox: unknown (${String(e)})`)
         if (status !== undefined) say(ctx, formatStatus(status, background && backgroundStatusLines(background), sandbox, trustOf(ctx)))
         return
       }

@@ -30,7 +30,7 @@ import { addRun, latestRuns, mergeRunHistories, parseRunHistory, type RunHistory
 import { configuredFailure, type FailureState, failureNotice, working } from "../../src/background/failureNotice.ts"
 import { randomUUID } from "node:crypto"
 import type { ProjectLocation } from "../../src/storage/layout.ts"
-import { resolveToolPath } from "../../src/safety/toolPath.ts"
+import { isWithin, resolveToolPath } from "../../src/safety/toolPath.ts"
 import { ConfigService } from "../project/ConfigService.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { Host } from "../session/Host.ts"
@@ -42,10 +42,9 @@ import { Dream, type DreamTaskResult } from "./Dream.ts"
 import { DreamAttempt, type DreamCheckRequest, type DreamRunOutcome } from "./DreamAttempt.ts"
 import { eligibleAt } from "../../src/background/dreamSchedule.ts"
 import { deleteCapNote } from "../../src/writes/deleteCap.ts"
-import { isInsideDir } from "./paths.ts"
 import type { StopReason } from "./Runner.ts"
 import { changeRecorder } from "./ChangeNotices.ts"
-import type { CodemodeSettings } from "./TaskTools.ts"
+import type { CodemodeSettings } from "./tools/taskTool.ts"
 
 /** Run records as the entries format them. */
 export { formatRun, formatUsage, type RunRecord } from "../../src/background/runs.ts"
@@ -403,7 +402,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const home = homedir()
       const isMemoryPath = (raw: string) => {
         const abs = resolveToolPath(raw, cwd, home)
-        return abs !== undefined && (isInsideDir(a.location.memoryDir, abs) || isInsideDir(a.canonicalMemoryDir, abs))
+        return abs !== undefined && [a.location.memoryDir, a.canonicalMemoryDir].some((dir) => isWithin(dir, abs) && relative(dir, abs) !== "")
       }
       const sessionId = yield* safe(host.sessionId, "no-session")
       const parent = yield* Ref.get(captured)
@@ -475,7 +474,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
               at: Date.now(),
               outcome: "failed",
               detail: `${o.writeFailures!.length} write${o.writeFailures!.length === 1 ? "" : "s"} failed, so memory was not saved: ${o.writeFailures![0]}`,
-              filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
+              filesChanged: o.filesChanged.map((p) => (isWithin(a.canonicalMemoryDir, p) && relative(a.canonicalMemoryDir, p) !== "" ? relative(a.canonicalMemoryDir, p) : p)),
               turns: o.turns,
               usage: spent
             }
@@ -489,7 +488,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
                 o.unsaved ?? [],
                 `${o.stop === "max-turns" ? `${o.mode} request, turn limit reached` : `${o.mode} request`}${o.shortened === undefined ? "" : ` (${o.shortened})`}`
               ),
-              filesChanged: o.filesChanged.map((p) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)),
+              filesChanged: o.filesChanged.map((p) => (isWithin(a.canonicalMemoryDir, p) && relative(a.canonicalMemoryDir, p) !== "" ? relative(a.canonicalMemoryDir, p) : p)),
               turns: o.turns,
               usage: spent,
               ...((o.unsaved ?? []).length > 0 ? { unsaved: o.unsaved } : {})
@@ -731,7 +730,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       )
       const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus("dream", undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
       const spent = yield* Ref.get(usage)
-      const relativeToMemory = (p: string) => (isInsideDir(a.canonicalMemoryDir, p) ? relative(a.canonicalMemoryDir, p) : p)
+      const relativeToMemory = (p: string) => (isWithin(a.canonicalMemoryDir, p) && relative(a.canonicalMemoryDir, p) !== "" ? relative(a.canonicalMemoryDir, p) : p)
       const record: RunRecord = Exit.match(exit, {
         onSuccess: (o: DreamRunOutcome<DreamTaskResult>): RunRecord =>
           o._tag === "Busy"

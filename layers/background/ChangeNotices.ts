@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import { relative, sep } from "node:path"
 import { NOTICE_ENTRY, type NoticeBy, noticeGroups, type NoticeRecord, type ProjectedEntry, renderNotice } from "../../src/background/notices.ts"
 import type { HostShape } from "../session/Host.ts"
-import { isInsideDir } from "./paths.ts"
-import type { MemoryChange } from "./TaskTools.ts"
+import { isWithin } from "../../src/safety/toolPath.ts"
+import type { MemoryChange } from "./tools/taskTool.ts"
 
 export { NOTICE_ENTRY, NOTICE_MESSAGE, withNotices } from "../../src/background/notices.ts"
 
@@ -29,7 +29,7 @@ export const changeRecorder = (
 ): (change: MemoryChange) => Effect.Effect<void> => {
   const task = randomUUID()
   const fileOf = (path: string): string => {
-    const dir = memoryDirs.find((d) => isInsideDir(d, path))
+    const dir = memoryDirs.find((d) => isWithin(d, path) && relative(d, path) !== "")
     return dir === undefined ? path : relative(dir, path).split(sep).join("/")
   }
   return (change) =>

@@ -26,7 +26,7 @@ import type { ModelRegistry } from "../model/ModelRegistry.ts"
 import type { DreamTaskFailed } from "./DreamAttempt.ts"
 import { makeOnFirstUse } from "./onFirstUse.ts"
 import type { StopReason } from "./Runner.ts"
-import type { MemoryChange, UnsavedChange } from "./TaskTools.ts"
+import type { MemoryChange, UnsavedChange } from "./tools/taskTool.ts"
 
 export const DREAM_MAX_TURNS = 50
 export const DREAM_MAX_TOKENS = 16_384

@@ -15,7 +15,7 @@ import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
 import { runTask } from "./Runner.ts"
 import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges, stoppableCheck } from "./TaskTools.ts"
+import { makeTaskTools, recordingChanges, stoppableCheck } from "./tools/TaskTools.ts"
 import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./Dream.ts"
 
 /** Far above any index the task should leave: enough to measure one that is too long. */

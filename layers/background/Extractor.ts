@@ -27,7 +27,7 @@ import type { TaskInvalid } from "../writes/writeErrors.ts"
 import type { ModelRegistry, ModelRequestFailed } from "../model/ModelRegistry.ts"
 import { makeOnFirstUse } from "./onFirstUse.ts"
 import type { StopReason } from "./Runner.ts"
-import type { CodemodeSettings, MemoryChange, UnsavedChange } from "./TaskTools.ts"
+import type { CodemodeSettings, MemoryChange, UnsavedChange } from "./tools/taskTool.ts"
 
 export const EXTRACTOR_MAX_TURNS = 5
 export const EXTRACTOR_MAX_TOKENS = 8_192

@@ -16,10 +16,10 @@ import { MemoryWriter } from "../writes/MemoryWriter.ts"
 import { TaskInvalid } from "../writes/writeErrors.ts"
 import type { WriteJournal } from "../writes/writeJournal.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
-import { offeredTools } from "./offeredTools.ts"
+import { offeredTools } from "./tools/offeredTools.ts"
 import { runTask, type TaskRequest } from "./Runner.ts"
 import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges, stoppableCheck } from "./TaskTools.ts"
+import { makeTaskTools, recordingChanges, stoppableCheck } from "./tools/TaskTools.ts"
 import { type ExtractionError, ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
 
 /** The outcome of a task that ran (not skipped, not busy). */

@@ -9,7 +9,8 @@ import type { Api, AssistantMessage, Message, Model, ToolCall, ToolResultMessage
 import * as Effect from "effect/Effect"
 import { TaskInvalid } from "../writes/writeErrors.ts"
 import { ModelRegistry, type ModelRequestFailed } from "../model/ModelRegistry.ts"
-import { errorResult, type TaskToolSet, type ToolResult } from "./TaskTools.ts"
+import type { TaskToolSet } from "./tools/TaskTools.ts"
+import { errorResult, type ToolResult } from "./tools/taskTool.ts"
 
 /** How the request opens: the parent's own prefix (a fork) or our system prompt and declarations (independent). */
 export type TaskRequest =

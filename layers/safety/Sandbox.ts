@@ -9,7 +9,7 @@
  * injected (tests of an unavailable sandbox).
  *
  * `wrap` turns a shell command into the command line that runs it in the sandbox under one command's file-system
- * policy; the caller runs that line with `bash -c` (Pi's own local shell for bash, layers/background/sandboxed.ts for
+ * policy; the caller runs that line with `bash -c` (Pi's own local shell for bash, layers/background/tools/sandboxed.ts for
  * rg) in the scrubbed environment, in a process group of its own so that an interruption kills the sandbox with
  * everything in it.
  */

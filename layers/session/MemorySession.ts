@@ -20,7 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
-import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
+import { basename, dirname, join, relative, sep } from "node:path"
 import { homedir } from "node:os"
 import { type Config, type EffectiveSwitches, type Feature, mayBeOnSomewhere, offReason, switchesFor, switchPath } from "../../src/project/config.ts"
 import { decodeBackgroundConfig } from "../../src/background/config.ts"
@@ -171,11 +171,6 @@ interface Snapshot {
   readonly indexStamp: string
 }
 
-const isInside = (dir: string, path: string): boolean => {
-  const rel = relative(dir, path)
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)
-}
-
 const textOf = (content: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
   content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("")
 
@@ -273,7 +268,7 @@ export const makeMemorySession = Effect.gen(function* () {
       if (abs === undefined) return undefined
       const real = yield* fs.realpath(abs).pipe(Effect.orElseSucceed(() => abs))
       for (const [dir, path] of [[a.location.memoryDir, abs], [a.canonicalMemoryDir, real], [a.canonicalMemoryDir, abs]] as const) {
-        if (isInside(dir, path)) return relative(dir, path).split(sep).join("/")
+        if (isWithin(dir, path) && relative(dir, path) !== "") return relative(dir, path).split(sep).join("/")
       }
       return undefined
     })

@@ -45,8 +45,13 @@ export const normalizeAbsolute = (p: string): string => {
   return n.length > 1 && n.endsWith("/") ? n.slice(0, -1) : n
 }
 
-/** Is `p` equal to `dir` or under it (both normalized, compared case-insensitively)? */
-const isWithin = (p: string, dir: string): boolean => {
+/**
+ * Is `p` equal to `dir` or under it? The argument order of `isWithin` (src/safety/toolPath.ts), but not its check,
+ * on purpose: protection must hold on case-insensitive file systems, so the comparison ignores case; it is textual
+ * on POSIX paths both already normalized (normalizeAbsolute), whatever the platform; and any name below `dir`
+ * counts, `dir/..x` included. `isWithin` resolves, compares exactly and counts `dir/..x` as outside.
+ */
+const isWithinIgnoringCase = (dir: string, p: string): boolean => {
   const a = p.toLowerCase()
   const b = dir.toLowerCase()
   return a === b || (b === "/" ? a.startsWith("/") : a.startsWith(`${b}/`))
@@ -121,7 +126,7 @@ export const protectedUnder = (root: string, options: ProtectionOptions): string
   const own = isProtectedPath(r, options)
   if (own.protected) return own.reason
   for (const [place, what] of protectedPlaces(options)) {
-    if (isWithin(place, r) || isWithin(r, place)) return `${r} holds ${place} (${what}), and the search would read everything under it`
+    if (isWithinIgnoringCase(r, place) || isWithinIgnoringCase(place, r)) return `${r} holds ${place} (${what}), and the search would read everything under it`
   }
   return undefined
 }
@@ -135,7 +140,7 @@ const builtIn = (p: string, options: ProtectionOptions): Protection => {
   const agentDir = normalizeAbsolute(options.agentDir)
   for (const [dir, what] of HOME_CREDENTIAL_DIRS) {
     const full = normalizeAbsolute(path.posix.join(home, dir))
-    if (isWithin(p, full)) return yes(`${p} is in ~/${dir}, which holds ${what}`)
+    if (isWithinIgnoringCase(full, p)) return yes(`${p} is in ~/${dir}, which holds ${what}`)
   }
   for (const [file, what] of HOME_CREDENTIAL_FILES) {
     const full = path.posix.join(home, file)
@@ -166,7 +171,7 @@ const builtIn = (p: string, options: ProtectionOptions): Protection => {
 const extra = (p: string, options: ProtectionOptions): Protection => {
   for (const entry of options.extraProtections ?? []) {
     if (entry.startsWith("/")) {
-      if (isWithin(p, normalizeAbsolute(entry))) return yes(`${p} is protected by the configuration (${entry})`)
+      if (isWithinIgnoringCase(normalizeAbsolute(entry), p)) return yes(`${p} is protected by the configuration (${entry})`)
     } else if (entry !== "" && !entry.includes("/") && globToRegExp(entry).test(path.posix.basename(p))) {
       return yes(`${p} is protected by the configuration (${entry})`)
     }

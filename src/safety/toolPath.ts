@@ -56,7 +56,12 @@ export const guardedToolPath = (toolName: string, input: Record<string, unknown>
   return undefined
 }
 
-/** `path` is `dir` or inside it (both absolute, resolved). */
+/**
+ * `path` is `dir` or inside it: the one "inside this directory" check of the project (one argument order: the
+ * directory first). Both are resolved (`path.relative`), so trailing slashes, `.` and `..` segments do not count, and
+ * the comparison is exact (case-sensitive). A path whose first segment below `dir` starts with `..` (`dir/..x`) counts
+ * as outside. Callers that want strictly inside (the directory itself excluded) add `relative(dir, path) !== ""`.
+ */
 export const isWithin = (dir: string, path: string): boolean => {
   const rel = relative(dir, path)
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))

@@ -10,7 +10,7 @@ import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import { describe, expect, it } from "vitest"
 import { runTask, type TaskRequest } from "../../layers/background/Runner.ts"
-import type { TaskToolSet } from "../../layers/background/TaskTools.ts"
+import type { TaskToolSet } from "../../layers/background/tools/TaskTools.ts"
 import { ModelRegistry } from "../../layers/model/ModelRegistry.ts"
 
 const model = { provider: "p", api: "openai-completions", id: "m", contextWindow: 10_000, maxTokens: 4_096 } as any

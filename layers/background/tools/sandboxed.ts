@@ -21,8 +21,8 @@ import { readFile, stat } from "node:fs/promises"
 import { homedir } from "node:os"
 import { basename, relative, resolve } from "node:path"
 import { createInterface } from "node:readline"
-import { decodeConfig } from "../../src/project/config.ts"
-import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
+import { decodeConfig } from "../../../src/project/config.ts"
+import type { ProtectionOptions } from "../../../src/safety/protectedPaths.ts"
 import {
   bashUnavailableRefusal,
   DEFAULT_WHEN_UNAVAILABLE,
@@ -32,12 +32,12 @@ import {
   scrubEnvironment,
   shellQuote,
   type WhenUnavailable
-} from "../../src/safety/sandbox.ts"
-import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
-import { resolveToolPath } from "../../src/safety/toolPath.ts"
-import { agentDirFromEnv } from "../project/ConfigService.ts"
-import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../safety/Sandbox.ts"
-import type { PiToolkitShape } from "./PiToolkit.ts"
+} from "../../../src/safety/sandbox.ts"
+import { configPathOf, storageRootOf } from "../../../src/storage/layout.ts"
+import { resolveToolPath } from "../../../src/safety/toolPath.ts"
+import { agentDirFromEnv } from "../../project/ConfigService.ts"
+import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../../safety/Sandbox.ts"
+import type { PiToolkitShape } from "../PiToolkit.ts"
 
 type ToolResult = AgentToolResult<unknown>
 

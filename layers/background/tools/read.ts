@@ -1,0 +1,44 @@
+/**
+ * The background `read`: Pi's own read tool, behind the protected-path check, that records what the model saw as
+ * the writer's read baseline for the file (a later write or edit is judged against it). The baseline is recorded
+ * only when the file did not move under the read; otherwise the read counts as one of an image (no baseline text).
+ * It never changes a file.
+ */
+import { stat, readFile } from "node:fs/promises"
+import { homedir } from "node:os"
+import { resolveToolPath } from "../../../src/safety/toolPath.ts"
+import type { ToolContext } from "./toolContext.ts"
+import { type ToolBody, viaPi } from "./taskTool.ts"
+
+export const makeReadTool = ({ pi, cwd, writer, runtime, paths }: ToolContext) => {
+  const definition = pi.createReadToolDefinition(cwd)
+  const execute: ToolBody = async (id, args, signal) => {
+    const refused = await paths.refusePath(args["path"])
+    if (refused !== undefined) return refused
+    const raw = typeof args["path"] === "string" ? args["path"] : ""
+    const absolute = resolveToolPath(raw, cwd, homedir())
+    const before = absolute === undefined ? undefined : await stat(absolute).catch(() => undefined)
+    const result = await viaPi(definition)(id, args, signal)
+    if (absolute === undefined || result.isError === true) return result
+    const image = result.content.some((c) => c.type === "image") ||
+      result.content.some((c) => c.type === "text" && c.text.startsWith("Read image file"))
+    const truncated = (result.details as { truncation?: { truncated?: boolean } } | undefined)?.truncation?.truncated === true
+    const offset = typeof args["offset"] === "number" ? args["offset"] : undefined
+    const limit = typeof args["limit"] === "number" ? args["limit"] : undefined
+    const outcome = image
+      ? { kind: "image" as const }
+      : { kind: "text" as const, truncated, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }
+    // The baseline is what the tool saw only if the file did not move under the read; otherwise none is recorded.
+    const after = await stat(absolute).catch(() => undefined)
+    const content = after === undefined ? undefined : await readFile(absolute, "utf8").catch(() => undefined)
+    const steady = before !== undefined && after !== undefined && content !== undefined &&
+      before.mtimeMs === after.mtimeMs && before.size === after.size && before.ino === after.ino
+    await runtime.runEffect(
+      steady
+        ? writer.recordRead(absolute, outcome, { content, mtimeMs: after.mtimeMs })
+        : writer.recordRead(absolute, { kind: "image" })
+    )
+    return result
+  }
+  return { definition, execute }
+}
