@@ -25,7 +25,8 @@ import { join, relative } from "node:path"
 import { type BackgroundConfig, decodeBackgroundConfig, defaultBackgroundConfig } from "../../src/background/config.ts"
 import { mayBeOnSomewhere, offReason, switchesFor } from "../../src/project/config.ts"
 import { type BranchEntry, CURSOR_ENTRY, cursorOnBranch, type TreeEntry } from "../../src/background/cursor.ts"
-import { addRunUsage, type BackgroundKind, type RunRecord, RUNS_FILE, type RunsFile, type RunUsage, zeroRunUsage } from "../../src/background/runs.ts"
+import { type BackgroundKind, type RunRecord, RUNS_FILE, type RunsFile } from "../../src/background/runs.ts"
+import { addUsage, type UsageTotals, zeroUsage } from "../../src/model/usage.ts"
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, type RunHistory, serializeRunHistory } from "../../src/background/runHistory.ts"
 import { configuredFailure, type FailureState, failureNotice, working } from "../../src/background/failureNotice.ts"
 import { randomUUID } from "node:crypto"
@@ -37,8 +38,10 @@ import { Host } from "../session/Host.ts"
 import { TaskInvalid } from "../writes/MemoryWriter.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { ProjectLocator } from "../project/ProjectLocator.ts"
-import { Extractor, type ExtractionOutcome, type ParentRequest } from "./Extractor.ts"
-import { Dream, type DreamTaskResult } from "./Dream.ts"
+import { Extractor } from "./Extractor.ts"
+import type { ExtractionOutcome, ParentRequest } from "./extractorInterface.ts"
+import { Dream } from "./Dream.ts"
+import type { DreamTaskResult } from "./dreamInterface.ts"
 import { DreamAttempt, type DreamCheckRequest, type DreamRunOutcome } from "./DreamAttempt.ts"
 import { eligibleAt } from "../../src/background/dreamSchedule.ts"
 import { deleteCapNote } from "../../src/writes/deleteCap.ts"
@@ -94,7 +97,7 @@ export interface BackgroundStatus {
   /** The recent runs of this project (every session's), oldest first. */
   readonly history: RunHistory
   /** This session's background model usage, all runs. */
-  readonly totals: RunUsage
+  readonly totals: UsageTotals
   /** Whether a dream runs in this session now. */
   readonly dreaming?: boolean
   /** The last dream attempt (epoch ms, null: never) and when the time condition is met again. */
@@ -220,7 +223,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
   const saving = yield* Effect.makeSemaphore(1)
   /** Per kind: whether its failure was told (said once, and once when it works again), for the process's sessions. */
   const failures = yield* Ref.make<Record<BackgroundKind, FailureState>>({ extract: working, dream: working })
-  const totals = yield* Ref.make<RunUsage>(zeroRunUsage)
+  const totals = yield* Ref.make<UsageTotals>(zeroUsage)
   /** The extraction in flight (at most one per session), and whether a turn settled while it ran. */
   const current = yield* Ref.make<Fiber.RuntimeFiber<void, never> | undefined>(undefined)
   const trailing = yield* Ref.make(false)
@@ -394,11 +397,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
     Effect.gen(function*() {
       const a = yield* Ref.get(active)
       const startedIn = yield* Ref.get(generation)
-      const base = { kind: "extract" as const, trigger, filesChanged: [], turns: 0, usage: zeroRunUsage }
+      const base = { kind: "extract" as const, trigger, filesChanged: [], turns: 0, usage: zeroUsage }
       if (a === undefined) return { ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord
       const invalid = yield* Effect.flip(validity(startedIn, "extraction")).pipe(Effect.option)
       if (Option.isSome(invalid)) return { ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord
-      const usage = yield* Ref.make(zeroRunUsage)
+      const usage = yield* Ref.make(zeroUsage)
       const cwd = yield* host.cwd
       const home = homedir()
       const isMemoryPath = (raw: string) => {
@@ -408,7 +411,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
       const sessionId = yield* safe(host.sessionId, "no-session")
       const parent = yield* Ref.get(captured)
       const onUsage = (u: Usage | undefined) =>
-        Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
+        Ref.update(usage, (t) => addUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addUsage(t, u))))
       const onChange = changeRecorder(host, "extraction", [a.canonicalMemoryDir, a.location.memoryDir])
       const run = Effect.gen(function*() {
         const model = yield* registry.resolve(a.background.extractor.model)
@@ -597,7 +600,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
         Effect.ensuring(Ref.update(current, (c) => (c === fiber ? undefined : c)))
       )
       yield* runDeferred
-      return record ?? ({ kind: "extract", at: Date.now(), trigger, outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroRunUsage } satisfies RunRecord)
+      return record ?? ({ kind: "extract", at: Date.now(), trigger, outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroUsage } satisfies RunRecord)
     })
 
   /** Ends the extraction in flight, if any (its run is recorded as stopped; the cursor stays). */
@@ -662,7 +665,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
    */
   const dreamOnce = (trigger: "turn" | "manual"): Effect.Effect<RunRecord | undefined> =>
     Effect.gen(function*() {
-      const base = { kind: "dream" as const, trigger, filesChanged: [], turns: 0, usage: zeroRunUsage }
+      const base = { kind: "dream" as const, trigger, filesChanged: [], turns: 0, usage: zeroUsage }
       const a = yield* Ref.get(active)
       const startedIn = yield* Ref.get(generation)
       if (a === undefined) return trigger === "manual" ? ({ ...base, at: Date.now(), outcome: "skipped", detail: "project memory is inactive" } satisfies RunRecord) : undefined
@@ -686,11 +689,11 @@ export const makeBackgroundSession = Effect.gen(function*() {
       }
       if (decided.right === undefined) return undefined
       const { sessions, expectedVersion } = decided.right
-      const usage = yield* Ref.make(zeroRunUsage)
+      const usage = yield* Ref.make(zeroUsage)
       const cwd = yield* host.cwd
       const sessionId = yield* safe(host.sessionId, "no-session")
       const onUsage = (u: Usage | undefined) =>
-        Ref.update(usage, (t) => addRunUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addRunUsage(t, u))))
+        Ref.update(usage, (t) => addUsage(t, u)).pipe(Effect.zipRight(Ref.update(totals, (t) => addUsage(t, u))))
       const onChange = changeRecorder(host, "dream", [a.canonicalMemoryDir, a.location.memoryDir])
       const model = yield* registry.resolve(a.background.dream.model).pipe(Effect.either)
       if (model._tag === "Left") {
@@ -806,7 +809,7 @@ export const makeBackgroundSession = Effect.gen(function*() {
     let record: RunRecord | undefined
     const fiber = yield* dispatchDream("manual", (r) => void (record = r))
     yield* Fiber.await(fiber)
-    return record ?? ({ kind: "dream", at: Date.now(), trigger: "manual", outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroRunUsage } satisfies RunRecord)
+    return record ?? ({ kind: "dream", at: Date.now(), trigger: "manual", outcome: "stopped", detail: "interrupted", filesChanged: [], turns: 0, usage: zeroUsage } satisfies RunRecord)
   })
 
   const dreamStatus = Effect.gen(function*() {
