@@ -1,6 +1,6 @@
 /** The run history's rules (pure): what is kept, how the first file format reads, and when a failure is told. */
 import { describe, expect, it } from "vitest"
-import { reasonOf } from "../../layers/background/BackgroundSession.ts"
+import { reasonOf } from "../../layers/background/runRecords.ts"
 import { configuredFailure, failureNotice, type FailureState, working } from "../../src/background/failureNotice.ts"
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, RUN_HISTORY_PER_KIND, serializeRunHistory } from "../../src/background/runHistory.ts"
 import { formatHistoryLine, formatRun, type RunRecord } from "../../src/background/runs.ts"
