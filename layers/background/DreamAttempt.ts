@@ -40,9 +40,14 @@ export class DreamTaskFailed extends Data.TaggedError("DreamTaskFailed")<{
   readonly reason: string
 }> {}
 
+/** The state, the session scan or `dream.lock` failed: `cause` is that failure, `reason` its message. */
 export class DreamCheckFailed extends Data.TaggedError("DreamCheckFailed")<{
-  readonly reason: string
-}> {}
+  readonly cause: { readonly message: string }
+}> {
+  get reason(): string {
+    return this.cause.message
+  }
+}
 
 export interface DreamCheckRequest {
   readonly paths: StatePaths
@@ -90,7 +95,7 @@ export interface DreamAttemptShape {
   readonly run: <A>(request: DreamRunRequest<A>) => Effect.Effect<DreamRunOutcome<A>, DreamCheckFailed>
 }
 
-const reasonOf = (e: { readonly message: string }) => new DreamCheckFailed({ reason: e.message })
+const reasonOf = (e: { readonly message: string }) => new DreamCheckFailed({ cause: e })
 
 export const makeDreamAttempt = Effect.gen(function*() {
   const state = yield* StateStore

@@ -1,22 +1,15 @@
-/** The consolidation task behind Dream (Dream.ts): imported at the first dream. */
+/** The consolidation task behind Dream (Dream.ts, its interface dreamInterface.ts): imported at the first dream. */
 import * as Effect from "effect/Effect"
 import { backgroundToolsSection } from "../../src/background/prompts/backgroundTools.ts"
 import { dreamTaskPrompt } from "../../src/background/prompts/dream.ts"
 import { BACKGROUND_SYSTEM_PROMPT } from "../../src/background/prompts/extractor.ts"
 import { memoryRulesSection } from "../../src/session/memoryRules.ts"
 import { join } from "node:path"
-import { BashGuard } from "../safety/BashGuard.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
-import { MemoryWriter } from "../writes/MemoryWriter.ts"
-import type { WriteJournal } from "../writes/writeJournal.ts"
-import { Journal, taskJournalOf } from "../writes/Journal.ts"
-import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
-import { runTask } from "./Runner.ts"
-import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges, stoppableCheck } from "./tools/TaskTools.ts"
-import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./Dream.ts"
+import { makeTaskSetup } from "./taskSetup.ts"
+import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./dreamInterface.ts"
 
 /** Far above any index the task should leave: enough to measure one that is too long. */
 const INDEX_CHECK_CAP = 4 << 20
@@ -29,65 +22,31 @@ export const requestFailedAtOnce = (result: { readonly stop: string; readonly tu
   (result.stop === "api-error" && result.turns === 1) || (result.stop === "too-large" && result.turns === 0)
 
 export const makeDream = Effect.gen(function*() {
-  const registry = yield* ModelRegistry
   const store = yield* MemoryStore
-  const writer = yield* MemoryWriter
-  const guard = yield* BashGuard
   const fs = yield* FileSystem
-  const journal = yield* Journal
-  const pi = yield* PiToolkit
+  const setup = yield* makeTaskSetup
 
-  /** Every change of one dream is recorded under one task id before it is published, so `pm undo` can reverse it. */
-  const taskJournal = (request: DreamTaskRequest): WriteJournal =>
-    taskJournalOf(journal, request.location.memoryRootDir, {
-      kind: "dream",
-      session: request.sessionId ?? null,
-      model: `${request.model.provider}/${request.model.id}`
-    })
-
-  const agent = (request: DreamTaskRequest, filesChanged: Array<string>) =>
-    Effect.gen(function*() {
-      if (request.onStart !== undefined) yield* request.onStart
-      const { memoryDir } = request.location
-      // Once the task ends (returned, failed or interrupted) no write of it may publish any more.
-      const { check, stop } = stoppableCheck(request.check)
-      const runtime = yield* Effect.runtime<never>()
-      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check, journal: taskJournal(request) })
+  const agent = (request: DreamTaskRequest, filesChanged: Array<string>) => {
+    const { memoryDir } = request.location
+    return setup.withTaskTools({
+      request,
+      check: request.check,
+      journal: () => setup.journalOf(request, "dream", request.sessionId ?? null),
+      filesChanged,
       // The topics at the start: the catalog for the prompt, and the base of the delete cap.
-      const { topics } = yield* store.scanTopics(memoryDir)
-      const tools = yield* Effect.tryPromise({
-        try: () =>
-          makeTaskTools({
-            pi,
-            cwd: request.cwd,
-            memoryDir,
-            writer: task,
-            guard,
-            check,
-            runtime,
-            deleteCap: { topics: topics.length },
-            onChange: recordingChanges(filesChanged, request.onChange)
-          }),
-        catch: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
-      })
-      return yield* Effect.gen(function*() {
+      before: store.scanTopics(memoryDir).pipe(Effect.map(({ topics }) => topics)),
+      toolOptions: (topics) => ({ deleteCap: { topics: topics.length } }),
+      setupFailed: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
+    }, (tools, check, topics) =>
+      Effect.gen(function*() {
         const section = backgroundToolsSection(memoryDir, request.cwd, tools.tools.map((t) => t.name))
-        const result = yield* runTask({
-          model: request.model,
-          request: {
-            mode: "independent",
-            systemPrompt: [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), section].join("\n\n"),
-            messages: [],
-            instructions: dreamTaskPrompt({ memoryDir, sessionDir: request.sessionDir, sessionIds: request.sessionIds, catalog: topics }),
-            sessionId: request.taskSessionId
-          },
-          maxTurns: request.maxTurns,
-          maxTokens: request.maxTokens,
-          ...(request.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: request.requestTimeoutMs }),
-          tools,
-          check,
-          onUsage: request.onUsage
-        }).pipe(Effect.provideService(ModelRegistry, registry))
+        const result = yield* setup.run(request, {
+          mode: "independent",
+          systemPrompt: [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), section].join("\n\n"),
+          messages: [],
+          instructions: dreamTaskPrompt({ memoryDir, sessionDir: request.sessionDir, sessionIds: request.sessionIds, catalog: topics }),
+          sessionId: request.taskSessionId
+        }, tools, check)
         return {
           result,
           deletesRefused: tools.deleteCapStatus?.()?.refused ?? [],
@@ -95,8 +54,8 @@ export const makeDream = Effect.gen(function*() {
           unsaved: tools.unsaved?.() ?? [],
           writeFailures: tools.writeFailures()
         }
-      }).pipe(Effect.ensuring(stop("the task ended").pipe(Effect.zipRight(Effect.promise(() => tools.close("the task ended"))))))
-    })
+      }))
+  }
 
   const consolidate = Effect.fn("Dream.consolidate")(function*(request: DreamTaskRequest) {
     const filesChanged: Array<string> = []

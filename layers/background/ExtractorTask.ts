@@ -1,4 +1,4 @@
-/** The extraction task behind Extractor (Extractor.ts): imported at the first extraction. */
+/** The extraction task behind Extractor (Extractor.ts, its interface extractorInterface.ts): imported at the first extraction. */
 import type { Message } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
 import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
@@ -8,19 +8,13 @@ import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/backgro
 import { memoryRulesPrompt, memoryRulesSection } from "../../src/session/memoryRules.ts"
 import { estimateInputTokens, fittingSuffix, maxInputTokens, messageChars, requestChars, tokensOfChars } from "../../src/model/requestFit.ts"
 import { locksDirOf } from "../../src/storage/layout.ts"
-import { BashGuard } from "../safety/BashGuard.ts"
-import { Journal, taskJournalOf } from "../writes/Journal.ts"
 import { LockService } from "../storage/LockService.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
-import { MemoryWriter } from "../writes/MemoryWriter.ts"
 import { TaskInvalid } from "../writes/writeErrors.ts"
-import type { WriteJournal } from "../writes/writeJournal.ts"
-import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { offeredTools } from "./tools/offeredTools.ts"
-import { runTask, type TaskRequest } from "./Runner.ts"
-import { PiToolkit } from "./PiToolkit.ts"
-import { makeTaskTools, recordingChanges, stoppableCheck } from "./tools/TaskTools.ts"
-import { type ExtractionError, ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./Extractor.ts"
+import type { TaskRequest } from "./Runner.ts"
+import { makeTaskSetup } from "./taskSetup.ts"
+import { type ExtractionError, ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./extractorInterface.ts"
 
 /** The outcome of a task that ran (not skipped, not busy). */
 type RanOutcome = Extract<ExtractionOutcome, { readonly status: "ran" }>
@@ -64,21 +58,9 @@ const parentTools = (messages: ReadonlyArray<Message>) =>
   messages.flatMap((m) => (m.role === "system" ? (m.toolsAdded ?? []) : []))
 
 export const makeExtractor = Effect.gen(function*() {
-  const registry = yield* ModelRegistry
   const store = yield* MemoryStore
-  const writer = yield* MemoryWriter
   const locks = yield* LockService
-  const guard = yield* BashGuard
-  const journal = yield* Journal
-  const pi = yield* PiToolkit
-
-  const taskJournal = (request: ExtractionRequest, entries: ReadonlyArray<BranchEntry>, advanceTo: string): WriteJournal =>
-    taskJournalOf(journal, request.location.memoryRootDir, {
-      kind: "extract",
-      session: request.sessionId ?? request.parent?.sessionId ?? null,
-      model: `${request.model.provider}/${request.model.id}`,
-      range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
-    })
+  const setup = yield* makeTaskSetup
 
   const runLocked = (
     request: ExtractionRequest,
@@ -86,31 +68,22 @@ export const makeExtractor = Effect.gen(function*() {
     advanceTo: string,
     taskCheck: Effect.Effect<void, TaskInvalid>,
     messageCount = entries.length
-  ): Effect.Effect<RanOutcome, ExtractionError> =>
-    Effect.gen(function*() {
-      if (request.onStart !== undefined) yield* request.onStart
-      const { memoryDir } = request.location
-      const filesChanged: Array<string> = []
-      // Once the task ends (returned, failed or interrupted) no write of it may publish any more.
-      const { check, stop } = stoppableCheck(taskCheck)
-      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check, journal: taskJournal(request, entries, advanceTo) })
-      const runtime = yield* Effect.runtime<never>()
-      const tools = yield* Effect.tryPromise({
-        try: () =>
-          makeTaskTools({
-            pi,
-            cwd: request.cwd,
-            memoryDir,
-            writer: task,
-            guard,
-            check,
-            runtime,
-            codemode: request.codemode,
-            onChange: recordingChanges(filesChanged, request.onChange)
-          }),
-        catch: (e) => new ExtractionFailed({ reason: `cannot set up the task's tools: ${e instanceof Error ? e.message : String(e)}` })
-      })
-      return yield* Effect.gen(function*(): Effect.fn.Return<RanOutcome, ExtractionError> {
+  ): Effect.Effect<RanOutcome, ExtractionError> => {
+    const { memoryDir } = request.location
+    const filesChanged: Array<string> = []
+    return setup.withTaskTools({
+      request,
+      check: taskCheck,
+      journal: () =>
+        setup.journalOf(request, "extract", request.sessionId ?? request.parent?.sessionId ?? null, {
+          range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
+        }),
+      filesChanged,
+      before: Effect.void,
+      toolOptions: () => ({ codemode: request.codemode }),
+      setupFailed: (e) => new ExtractionFailed({ reason: `cannot set up the task's tools: ${e instanceof Error ? e.message : String(e)}` })
+    }, (tools, check) =>
+      Effect.gen(function*(): Effect.fn.Return<RanOutcome, ExtractionError> {
         const { topics } = yield* store.scanTopics(memoryDir)
         const rules = memoryRulesPrompt(memoryDir)
         const model = request.model
@@ -192,16 +165,7 @@ export const makeExtractor = Effect.gen(function*() {
             sessionId: request.taskSessionId
           }
         }
-        const result = yield* runTask({
-          model,
-          request: taskRequest,
-          maxTurns: request.maxTurns,
-          maxTokens: request.maxTokens,
-          ...(request.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: request.requestTimeoutMs }),
-          tools: taskRequest.mode === "fork" ? forkOffered : tools,
-          check,
-          onUsage: request.onUsage
-        }).pipe(Effect.provideService(ModelRegistry, registry))
+        const result = yield* setup.run(request, taskRequest, taskRequest.mode === "fork" ? forkOffered : tools, check)
         return {
           status: "ran",
           stop: result.stop,
@@ -215,8 +179,8 @@ export const makeExtractor = Effect.gen(function*() {
           writeFailures: tools.writeFailures(),
           ...(shortened === undefined ? {} : { shortened })
         }
-      }).pipe(Effect.ensuring(stop("the task ended").pipe(Effect.zipRight(Effect.promise(() => tools.close("the task ended"))))))
-    })
+      }))
+  }
 
   const extract = Effect.fn("Extractor.extract")(function*(request: ExtractionRequest) {
     const decision = decideExtraction(request.branch, request.cursor, request.isMemoryPath)

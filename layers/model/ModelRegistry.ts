@@ -5,7 +5,7 @@
  * only when a model is first asked for.
  * Interruption is cancellation: the fiber's abort signal reaches the provider.
  */
-import type { Api, AssistantMessage, Context as PiContext, Model, Tool, Usage } from "@earendil-works/pi-ai"
+import type { Api, AssistantMessage, Context as PiContext, Model, Tool } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Duration from "effect/Duration"
 import * as Ref from "effect/Ref"
 import { estimateInputTokens, fitRequest } from "../../src/model/requestFit.ts"
+import { addUsage, type UsageTotals, zeroUsage } from "../../src/model/usage.ts"
 
 export class ModelUnavailable extends Data.TaggedError("ModelUnavailable")<{
   readonly ref: string
@@ -49,29 +50,6 @@ export interface CompletionRequest {
   /** Background tasks keep their own accounts: their calls stay out of the per-process totals. */
   readonly untracked?: boolean
 }
-
-export interface UsageTotals {
-  readonly requests: number
-  readonly input: number
-  readonly output: number
-  readonly cacheRead: number
-  readonly cacheWrite: number
-  readonly cost: number
-}
-
-export const zeroUsage: UsageTotals = { requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }
-
-export const addUsage = (t: UsageTotals, u: Usage | undefined): UsageTotals =>
-  u === undefined
-    ? { ...t, requests: t.requests + 1 }
-    : {
-        requests: t.requests + 1,
-        input: t.input + (u.input ?? 0),
-        output: t.output + (u.output ?? 0),
-        cacheRead: t.cacheRead + (u.cacheRead ?? 0),
-        cacheWrite: t.cacheWrite + (u.cacheWrite ?? 0),
-        cost: t.cost + (u.cost?.total ?? 0)
-      }
 
 export interface ModelRegistryShape {
   /** `provider/id`, or undefined for the backend's fallback model. */

@@ -3,18 +3,9 @@
  * ones per kind (src/background/runHistory.ts keeps it in `background-runs.json`, in the project's folder beside its
  * memory directory), the newest per kind in full. Pure.
  */
+import type { UsageTotals } from "../model/usage.ts"
+
 export type BackgroundKind = "extract" | "dream"
-
-export interface RunUsage {
-  readonly requests: number
-  readonly input: number
-  readonly output: number
-  readonly cacheRead: number
-  readonly cacheWrite: number
-  readonly cost: number
-}
-
-export const zeroRunUsage: RunUsage = { requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }
 
 /**
  * How a run ended. `saved`: it changed memory files; `nothing`: it ran and had nothing to save; `failed`: the model,
@@ -41,7 +32,7 @@ export interface RunRecord {
   readonly detail: string
   readonly filesChanged: ReadonlyArray<string>
   readonly turns: number
-  readonly usage: RunUsage
+  readonly usage: UsageTotals
   /** Changes the task tried and could not make; a run with some that saved nothing is `failed`. */
   readonly unsaved?: ReadonlyArray<UnsavedChange>
 }
@@ -51,21 +42,9 @@ export type RunsFile = Partial<Record<BackgroundKind, RunRecord>>
 
 export const RUNS_FILE = "background-runs.json"
 
-export const addRunUsage = (
-  t: RunUsage,
-  u: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; cost?: { total?: number } } | undefined
-): RunUsage => ({
-  requests: t.requests + 1,
-  input: t.input + (u?.input ?? 0),
-  output: t.output + (u?.output ?? 0),
-  cacheRead: t.cacheRead + (u?.cacheRead ?? 0),
-  cacheWrite: t.cacheWrite + (u?.cacheWrite ?? 0),
-  cost: t.cost + (u?.cost?.total ?? 0)
-})
-
 const KIND_LABEL: Record<BackgroundKind, string> = { extract: "Extraction", dream: "Dream" }
 
-export const formatUsage = (u: RunUsage): string =>
+export const formatUsage = (u: UsageTotals): string =>
   `${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`
 
 const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`

@@ -15,7 +15,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { BackgroundSession } from "../../layers/background/BackgroundSession.ts"
-import { Extractor, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "../../layers/background/Extractor.ts"
+import { Extractor } from "../../layers/background/Extractor.ts"
+import type { ExtractionOutcome, ExtractionRequest, ExtractorShape } from "../../layers/background/extractorInterface.ts"
 import { extensionGraph, hostLayer } from "../support/extensionGraph.ts"
 
 const dirs: Array<string> = []

@@ -1,9 +1,10 @@
 /** The run history's rules (pure): what is kept, how the first file format reads, and when a failure is told. */
 import { describe, expect, it } from "vitest"
-import { reasonOf } from "../../layers/background/BackgroundSession.ts"
+import { reasonOf } from "../../layers/background/runRecords.ts"
 import { configuredFailure, failureNotice, type FailureState, working } from "../../src/background/failureNotice.ts"
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, RUN_HISTORY_PER_KIND, serializeRunHistory } from "../../src/background/runHistory.ts"
-import { formatHistoryLine, formatRun, type RunRecord, zeroRunUsage } from "../../src/background/runs.ts"
+import { formatHistoryLine, formatRun, type RunRecord } from "../../src/background/runs.ts"
+import { zeroUsage } from "../../src/model/usage.ts"
 
 const run = (kind: RunRecord["kind"], at: number, outcome: RunRecord["outcome"] = "nothing", extra: Partial<RunRecord> = {}): RunRecord => ({
   kind,
@@ -13,7 +14,7 @@ const run = (kind: RunRecord["kind"], at: number, outcome: RunRecord["outcome"] 
   detail: outcome === "failed" ? "model error: 500 Internal Server Error" : "fork request",
   filesChanged: [],
   turns: 1,
-  usage: zeroRunUsage,
+  usage: zeroUsage,
   ...extra
 })
 

@@ -1,6 +1,6 @@
 /** The dream's target for MEMORY.md (160 lines / 20,000 characters), checked at, below and above each edge. */
 import { describe, expect, it } from "vitest"
-import { indexSize } from "../../layers/background/Dream.ts"
+import { indexSize } from "../../layers/background/dreamInterface.ts"
 
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `- [T${i}](t${i}.md) - topic`).join("\n") + "\n"
 

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
-import type { DeleteVerdict } from "../../../src/safety/bash/classify.ts"
+import type { DeleteVerdict } from "../../../src/safety/bash/verdict.ts"
 import { deleteAllowed, deleteCapReason, deleteLimit } from "../../../src/writes/deleteCap.ts"
 import { runDelete } from "../../safety/BashGuard.ts"
 import { memoryLabel } from "./protection.ts"

@@ -1,0 +1,111 @@
+/**
+ * The set-up and plumbing the extraction and the dream share, made once per task service: the status line when the
+ * task starts, a validity check that stops with the task, a MemoryWriter task journaled under one task id (so `pm undo`
+ * can reverse the task), the six restricted tools over it, and the tool loop on the registry with the request's limits.
+ * Whatever way a task ends, its check stops before its tools close, so no write of it lands afterwards. What the task
+ * asks and what its result means stay with each task (ExtractorTask.ts, DreamTask.ts).
+ */
+import * as Effect from "effect/Effect"
+import { BashGuard } from "../safety/BashGuard.ts"
+import { Journal, taskJournalOf } from "../writes/Journal.ts"
+import type { TaskMeta } from "../writes/journalRecord.ts"
+import { MemoryWriter } from "../writes/MemoryWriter.ts"
+import type { TaskInvalid } from "../writes/writeErrors.ts"
+import type { WriteJournal } from "../writes/writeJournal.ts"
+import { ModelRegistry } from "../model/ModelRegistry.ts"
+import { PiToolkit } from "./PiToolkit.ts"
+import { runTask, type TaskRequest } from "./Runner.ts"
+import type { BackgroundTaskRequest } from "./taskRequest.ts"
+import { makeTaskTools, recordingChanges, stoppableCheck, type TaskToolSet, type TaskToolsOptions } from "./tools/TaskTools.ts"
+
+export interface TaskToolsSpec<P, EP, EF> {
+  readonly request: BackgroundTaskRequest
+  /** The task's validity as the task sees it (the extraction adds its lock); stopped when the task ends. */
+  readonly check: Effect.Effect<void, TaskInvalid>
+  /** The task's journal, made when the writer task opens. */
+  readonly journal: () => WriteJournal
+  /** Every memory file the task changed, filled in as it changes them. */
+  readonly filesChanged: Array<string>
+  /** Read after the writer task opens and before the tools are made (the dream's topics, for its delete cap). */
+  readonly before: Effect.Effect<P, EP>
+  /** What the tools get beyond the common options. */
+  readonly toolOptions: (prepared: P) => Pick<TaskToolsOptions, "codemode" | "deleteCap">
+  /** The task's own error when the tools cannot be set up. */
+  readonly setupFailed: (error: unknown) => EF
+}
+
+export const makeTaskSetup = Effect.gen(function*() {
+  const registry = yield* ModelRegistry
+  const writer = yield* MemoryWriter
+  const guard = yield* BashGuard
+  const journal = yield* Journal
+  const pi = yield* PiToolkit
+
+  /** Every change of one task is recorded under one task id before it is published, so `pm undo` can reverse it. */
+  const journalOf = (
+    request: BackgroundTaskRequest,
+    kind: TaskMeta["kind"],
+    session: string | null,
+    extra: Pick<TaskMeta, "range"> = {}
+  ): WriteJournal =>
+    taskJournalOf(journal, request.location.memoryRootDir, {
+      kind,
+      session,
+      model: `${request.model.provider}/${request.model.id}`,
+      ...extra
+    })
+
+  /** Runs `body` over the task's tools and stopping check; closes both however `body` ends. */
+  const withTaskTools = <P, EP, EF, A, E>(
+    spec: TaskToolsSpec<P, EP, EF>,
+    body: (tools: TaskToolSet, check: Effect.Effect<void, TaskInvalid>, prepared: P) => Effect.Effect<A, E>
+  ): Effect.Effect<A, E | EP | EF> =>
+    Effect.gen(function*() {
+      const { request } = spec
+      if (request.onStart !== undefined) yield* request.onStart
+      const { memoryDir } = request.location
+      // Once the task ends (returned, failed or interrupted) no write of it may publish any more.
+      const { check, stop } = stoppableCheck(spec.check)
+      const runtime = yield* Effect.runtime<never>()
+      const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check, journal: spec.journal() })
+      const prepared = yield* spec.before
+      const tools = yield* Effect.tryPromise({
+        try: () =>
+          makeTaskTools({
+            pi,
+            cwd: request.cwd,
+            memoryDir,
+            writer: task,
+            guard,
+            check,
+            runtime,
+            ...spec.toolOptions(prepared),
+            onChange: recordingChanges(spec.filesChanged, request.onChange)
+          }),
+        catch: spec.setupFailed
+      })
+      return yield* body(tools, check, prepared).pipe(
+        Effect.ensuring(stop("the task ended").pipe(Effect.zipRight(Effect.promise(() => tools.close("the task ended")))))
+      )
+    })
+
+  /** The tool loop over `taskRequest` with the request's model, limits and usage callback. */
+  const run = (
+    request: BackgroundTaskRequest,
+    taskRequest: TaskRequest,
+    tools: TaskToolSet,
+    check: Effect.Effect<void, TaskInvalid>
+  ) =>
+    runTask({
+      model: request.model,
+      request: taskRequest,
+      maxTurns: request.maxTurns,
+      maxTokens: request.maxTokens,
+      ...(request.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: request.requestTimeoutMs }),
+      tools,
+      check,
+      onUsage: request.onUsage
+    }).pipe(Effect.provideService(ModelRegistry, registry))
+
+  return { journalOf, withTaskTools, run }
+})
