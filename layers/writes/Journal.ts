@@ -37,18 +37,19 @@ import {
   groupByTask,
   JOURNAL_DIR,
   JOURNAL_FILE,
-  JOURNAL_MAX_CONTENT_BYTES,
-  JOURNAL_PRUNE_MIN_BYTES,
-  JOURNAL_PRUNE_TO_BYTES,
   JOURNAL_STATE_FILE,
   type JournalChange,
   type JournalEntry,
-  planPrune,
-  planUndo,
   sha256Hex,
-  type TaskRecord,
-  undoTarget
+  type TaskRecord
 } from "../../src/writes/journal.ts"
+import {
+  JOURNAL_MAX_CONTENT_BYTES,
+  JOURNAL_PRUNE_MIN_BYTES,
+  JOURNAL_PRUNE_TO_BYTES,
+  planPrune
+} from "../../src/writes/journalPrune.ts"
+import { planUndo, undoTarget } from "../../src/writes/journalUndo.ts"
 import { newTempName, sweepTemps } from "../storage/AtomicPublish.ts"
 import { FileSystem, type FileSystemShape, FsReason, fsReasonText } from "../storage/FileSystem.ts"
 import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "../storage/LockService.ts"
