@@ -9,14 +9,8 @@
  * here expects the caller to hold `journal.lock` except `prune`, which takes it.
  */
 import * as Effect from "effect/Effect"
-import {
-  decodeJournal,
-  groupByTask,
-  JOURNAL_MAX_CONTENT_BYTES,
-  JOURNAL_PRUNE_MIN_BYTES,
-  JOURNAL_PRUNE_TO_BYTES,
-  planPrune
-} from "../../src/writes/journal.ts"
+import { decodeJournal, groupByTask } from "../../src/writes/journal.ts"
+import { JOURNAL_MAX_CONTENT_BYTES, JOURNAL_PRUNE_MIN_BYTES, JOURNAL_PRUNE_TO_BYTES, planPrune } from "../../src/writes/journalPrune.ts"
 import type { FileSystemShape } from "../storage/FileSystem.ts"
 import type { JournalFailed, JournalWriteError } from "./journalErrors.ts"
 import type { JournalPaths, JournalStore } from "./journalStore.ts"

@@ -4,7 +4,8 @@
  */
 import { parseFrontmatter } from "./frontmatter.ts"
 import { recallWindow } from "./topicWindow.ts"
-import { detectSecrets, secretKindLabel } from "../safety/secrets.ts"
+import { detectSecrets } from "../safety/secrets.ts"
+import { secretKindLabel } from "../safety/secrets/kinds.ts"
 import {
   DESCRIPTION_MAX_CHARS,
   INDEX_LINE_MAX_CHARS,

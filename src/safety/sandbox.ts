@@ -11,7 +11,8 @@
  */
 import * as path from "node:path"
 import { isProtectedPath, type ProtectionOptions } from "./protectedPaths.ts"
-import { detectSecrets, secretNameStrength } from "./secrets.ts"
+import { detectSecrets } from "./secrets.ts"
+import { secretNameStrength } from "./secrets/names.ts"
 
 export type WhenUnavailable = "refuse" | "guard-only"
 export const WHEN_UNAVAILABLE_VALUES: ReadonlyArray<WhenUnavailable> = ["refuse", "guard-only"]

@@ -4,7 +4,8 @@
  * line (an entry with an `id`) right before the bytes are replaced, from the bytes it is replacing, and an outcome
  * line (`done`, `failed` or `unknown`) once it knows. An intent whose outcome never came (the process was killed) is
  * `pending` until a later undo settles it by looking at the file. Pure: schema, encoding, decoding that tolerates a
- * torn last line, grouping by task, the pruning policy and the undo decision.
+ * torn last line, grouping by task and each file's net change. The pruning policy is journalPrune.ts's, the undo
+ * decision journalUndo.ts's.
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -16,17 +17,6 @@ export const BLOBS_DIR = "blobs"
 
 export const JOURNAL_STATE_FILE = "state.json"
 
-/** Pruning: keep the last 20 tasks or those of the last 30 days, whichever keeps more, within 20 MiB of content. */
-export const JOURNAL_KEEP_TASKS = 20
-export const JOURNAL_KEEP_MS = 30 * 24 * 60 * 60 * 1000
-export const JOURNAL_MAX_CONTENT_BYTES = 20 * 1024 * 1024
-/**
- * Pruning runs when recording would take the kept content past JOURNAL_MAX_CONTENT_BYTES, and then keeps at most this
- * much, so that a journal at its cap is not rewritten on every change; and when the journal file has grown by half
- * since it was last pruned (at least JOURNAL_PRUNE_MIN_BYTES), so the cost of a change stays independent of history.
- */
-export const JOURNAL_PRUNE_TO_BYTES = 16 * 1024 * 1024
-export const JOURNAL_PRUNE_MIN_BYTES = 256 * 1024
 
 export const Sha256Hex = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))
 
@@ -228,120 +218,3 @@ export const netChanges = (task: TaskRecord | JournalEntry): Array<JournalChange
 
 export const asRecord = (task: TaskRecord | JournalEntry): TaskRecord =>
   ({ ...task, changes: task.changes.map((c) => ("status" in c ? c : { ...c, status: "done" as const })) }) as TaskRecord
-
-/** The content blobs a task needs for its undo: the previous content of each updated or deleted file. */
-export const blobsOf = (task: TaskRecord | JournalEntry): ReadonlyArray<string> =>
-  task.changes.flatMap((c) => (c.before === null ? [] : [c.before]))
-
-export interface PrunePlan {
-  /** Tasks kept, oldest first. */
-  readonly keep: ReadonlyArray<TaskRecord>
-  readonly dropped: number
-  /** Blobs the kept tasks reference. */
-  readonly keptBlobs: ReadonlySet<string>
-  /** Bytes of content the kept tasks reference (each blob counted once). */
-  readonly keptBytes: number
-}
-
-/**
- * Which tasks to keep, whole (a task's changes are never split): the newest `max(last 20 tasks, tasks of the last 30
- * days)`, then, newest first, only as many as fit in `maxBytes` of referenced content (a blob shared by several
- * tasks counts once); everything older than the first task that does not fit goes too, so the history kept is always
- * a contiguous newest part. The newest task is kept whatever its size. A task's time is its last change's.
- * `blobSize` gives a stored blob's size (undefined when missing: counts as 0, its undo will refuse).
- */
-export const planPrune = (
-  records: ReadonlyArray<TaskRecord | JournalEntry>,
-  now: number,
-  blobSize: (sha: string) => number | undefined,
-  limits: { readonly keepTasks?: number; readonly keepMs?: number; readonly maxBytes?: number; readonly lastAt?: (task: TaskRecord) => number } = {}
-): PrunePlan => {
-  const keepTasks = limits.keepTasks ?? JOURNAL_KEEP_TASKS
-  const keepMs = limits.keepMs ?? JOURNAL_KEEP_MS
-  const maxBytes = limits.maxBytes ?? JOURNAL_MAX_CONTENT_BYTES
-  const at = limits.lastAt ?? ((t: TaskRecord) => Date.parse(t.at))
-  const tasks = records.map(asRecord)
-  const newestFirst = [...tasks].reverse()
-  const firstOld = newestFirst.findIndex((t) => !(now - at(t) <= keepMs))
-  const withinAge = firstOld === -1 ? newestFirst.length : firstOld
-  const candidates = newestFirst.slice(0, Math.max(keepTasks, withinAge))
-  const counted = new Set<string>()
-  let keptBytes = 0
-  let kept = 0
-  for (const task of candidates) {
-    const fresh = [...new Set(blobsOf(task))].filter((b) => !counted.has(b))
-    const bytes = fresh.reduce((sum, b) => sum + (blobSize(b) ?? 0), 0)
-    // The newest task is always kept: it may still be running.
-    if (kept > 0 && keptBytes + bytes > maxBytes) break
-    keptBytes += bytes
-    for (const b of fresh) counted.add(b)
-    kept++
-  }
-  const keep = candidates.slice(0, kept).reverse()
-  return { keep, dropped: tasks.length - keep.length, keptBlobs: counted, keptBytes }
-}
-
-/** Tasks undone by an undo that ran to its end. */
-export const undoneTasks = (tasks: ReadonlyArray<TaskRecord>): ReadonlySet<string> =>
-  new Set(tasks.flatMap((t) => (t.undoes !== undefined && t.finished === true ? [t.undoes] : [])))
-
-/**
- * The task `pm undo` acts on: `task` when given (any task, an undo included: undoing an undo redoes), else the newest
- * task that is not an undo, has not been undone, and changed bytes (a task whose changes were never published, or
- * net out, is passed over). Undefined when there is none.
- */
-export const undoTarget = (records: ReadonlyArray<TaskRecord | JournalEntry>, task?: string): TaskRecord | undefined => {
-  const tasks = records.map(asRecord)
-  if (task !== undefined) return [...tasks].reverse().find((t) => t.task === task)
-  const undone = undoneTasks(tasks)
-  return [...tasks].reverse().find((t) => t.undoes === undefined && !undone.has(t.task) && netChanges(t).length > 0)
-}
-
-export type UndoAction =
-  | { readonly file: string; readonly action: "restore"; readonly blob: string; readonly expect: string | null; readonly mode: number | undefined }
-  | { readonly file: string; readonly action: "remove"; readonly expect: string }
-  | { readonly file: string; readonly action: "none" }
-
-export interface UndoPlan {
-  readonly task: string
-  readonly actions: ReadonlyArray<UndoAction>
-  readonly refused: ReadonlyArray<{ readonly file: string; readonly reason: string }>
-  /** Files where an earlier change of the task was kept, because someone else changed the file in between. */
-  readonly gaps: ReadonlyArray<string>
-}
-
-export const CHANGED_SINCE = "it was changed after this task"
-
-/**
- * Decides the undo of `task` from the current hash of each file (null when the file does not exist): a file is put
- * back only when it is exactly what the task left; one already at its previous state needs nothing; anything else
- * was changed since and is refused. The writer checks the same hash again right before each rename or unlink.
- */
-export const planUndo = (
-  task: TaskRecord | JournalEntry,
-  currentHash: (file: string) => string | null,
-  blobExists: (sha: string) => boolean
-): UndoPlan => {
-  const actions: Array<UndoAction> = []
-  const refused: Array<{ file: string; reason: string }> = []
-  const gaps: Array<string> = []
-  for (const net of fileNets(asRecord(task))) {
-    const { file, before, after } = net
-    if (net.unsettled) {
-      refused.push({ file, reason: "a change to it was interrupted and the file now holds neither its old nor its new bytes" })
-      continue
-    }
-    if (net.gap) gaps.push(file)
-    const current = currentHash(file)
-    if (current === before) actions.push({ file, action: "none" })
-    else if (current !== after) {
-      refused.push({
-        file,
-        reason: current === null ? "it was deleted after this task" : after === null ? "it was created again after this task" : CHANGED_SINCE
-      })
-    } else if (before === null) actions.push({ file, action: "remove", expect: current! })
-    else if (!blobExists(before)) refused.push({ file, reason: "its previous content is no longer kept (history pruned)" })
-    else actions.push({ file, action: "restore", blob: before, expect: current, mode: net.mode })
-  }
-  return { task: task.task, actions, refused, gaps }
-}

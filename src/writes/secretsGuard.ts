@@ -8,7 +8,8 @@
  * exactly (Pi may still match it loosely), each `newText` is judged on its own.
  */
 import { applyEdits, type Replacement } from "./readBaseline.ts"
-import { detectSecrets, type SecretFinding, secretRefusalReason } from "../safety/secrets.ts"
+import { detectSecrets, secretRefusalReason } from "../safety/secrets.ts"
+import type { SecretFinding } from "../safety/secrets/kinds.ts"
 
 /** The replacements of an edit call: Pi's `edits` array, or the single `oldText`/`newText` pair older callers send. */
 export const editReplacements = (input: Record<string, unknown>): ReadonlyArray<Replacement> => {

@@ -1,7 +1,7 @@
 /**
- * Shared by the crash tests: the worker bundled once per run (a bundle starts in a fraction of the time the
- * TypeScript sources take, which keeps hundreds of kill -9 trials cheap), a fresh memory per trial, and the checks
- * every trial must pass.
+ * Shared by the crash tests: the worker bundled once per test file (a bundle starts in a fraction of the time the
+ * TypeScript sources take, which keeps hundreds of kill -9 trials cheap), a fresh memory per trial, the checks every
+ * trial must pass, and the one test each crash-<scenario>-<part> file declares.
  */
 import { Effect, Layer } from "effect"
 import { build } from "esbuild"
@@ -9,7 +9,7 @@ import { execFile } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, expect } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
 import { Journal } from "../../layers/writes/Journal.ts"
 import type { UndoResult } from "../../layers/writes/journalUndo.ts"
@@ -17,7 +17,7 @@ import { LockService } from "../../layers/storage/LockService.ts"
 import { decodeJournal } from "../../src/writes/journal.ts"
 import { tempDir } from "../support/tmp.ts"
 
-export const bundleWorker = async (): Promise<string> => {
+const bundleWorker = async (): Promise<string> => {
   const out = join(tempDir("pm-crash-worker-"), "crashWorker.mjs")
   await build({
     entryPoints: [fileURLToPath(new URL("./crashWorker.ts", import.meta.url))],
@@ -29,6 +29,15 @@ export const bundleWorker = async (): Promise<string> => {
     banner: { js: "import { createRequire as __pmRequire } from 'node:module'; const require = __pmRequire(import.meta.url);" }
   })
   return out
+}
+
+/** Bundles the worker before the tests of the calling file (or describe block); the result gives the bundle's path. */
+export const useBundledWorker = (): (() => string) => {
+  let worker = ""
+  beforeAll(async () => {
+    worker = await bundleWorker()
+  })
+  return () => worker
 }
 
 export interface WorkerRun {
@@ -172,4 +181,36 @@ export const runTrials = async (worker: string, scenario: "task" | "undo", part:
     counts.trials++
   }
   return { ...counts, total }
+}
+
+type TrialCounts = Awaited<ReturnType<typeof runTrials>>
+
+/** How each scenario's test is named, and what its trials must show besides what every trial checks. */
+const SCENARIOS: Record<"task" | "undo", { readonly title: string; readonly check: (counts: TrialCounts) => void }> = {
+  task: {
+    title: "kill -9 at every point of record and publish",
+    check: (counts) => {
+      expect(counts.trials).toBeGreaterThan(20)
+      // Kills before the first intent leave nothing to undo; later ones leave a task that undo reverses.
+      expect(counts.nothingToUndo).toBeGreaterThan(0)
+      expect(counts.nothingToUndo).toBeLessThan(counts.trials)
+    }
+  },
+  undo: {
+    title: "kill -9 at every point of undo",
+    check: (counts) => {
+      expect(counts.trials).toBeGreaterThan(20)
+      expect(counts.nothingToUndo).toBeLessThan(counts.trials)
+    }
+  }
+}
+
+/** The test of one crash file: part `part` of `parts` of a scenario's kill points (the files run in parallel). */
+export const describeCrashPart = (scenario: "task" | "undo", part: number, parts: number): void => {
+  const worker = useBundledWorker()
+  describe(`${SCENARIOS[scenario].title} (part ${part} of ${parts})`, () => {
+    it("files old or new, journal parseable, undo exact", async () => {
+      SCENARIOS[scenario].check(await runTrials(worker(), scenario, part, parts))
+    })
+  })
 }

@@ -1,11 +1,11 @@
-/** The change journal: pure rules (src/writes/journal.ts) and the layer on real files (layers/writes/Journal.ts). */
+/** The change journal: pure rules (src/writes/journal.ts, journalPrune.ts, journalUndo.ts) and the layer on real files (layers/writes/Journal.ts). */
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { appendFile } from "node:fs/promises"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
 import { Journal } from "../../layers/writes/Journal.ts"
 import type { FileChange } from "../../layers/writes/journalRecord.ts"
@@ -16,17 +16,18 @@ import {
   encodeEntry,
   encodeOutcome,
   groupByTask,
+  type JournalEntry,
+  sha256Hex
+} from "../../src/writes/journal.ts"
+import {
   JOURNAL_KEEP_MS,
   JOURNAL_KEEP_TASKS,
   JOURNAL_MAX_CONTENT_BYTES,
-  type JournalEntry,
-  planPrune,
-  planUndo,
-  sha256Hex,
-  undoTarget
-} from "../../src/writes/journal.ts"
+  planPrune
+} from "../../src/writes/journalPrune.ts"
+import { planUndo, undoTarget } from "../../src/writes/journalUndo.ts"
 import { tempDir } from "../support/tmp.ts"
-import { bundleWorker, freshMemory, memoryFiles, runWorker } from "./crashSupport.ts"
+import { freshMemory, memoryFiles, runWorker, useBundledWorker } from "./crashSupport.ts"
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.parse("2026-06-30T12:00:00.000Z")
@@ -367,17 +368,14 @@ describe("Journal layer", () => {
 })
 
 describe("a crash between journal and publish (real processes)", () => {
-  let worker = ""
-  beforeAll(async () => {
-    worker = await bundleWorker()
-  })
+  const worker = useBundledWorker()
 
   it("SIGKILL after the intent, before the publish: log shows it pending, undo settles it as not published and reaches the task before", async () => {
     const env = freshMemory()
     const paths = { rootDir: env.rootDir }
     await run((j) => j.record(paths, { task: "t0", kind: "forget", session: null, model: null, changes: [{ file: "b.md", before: null, after: Buffer.from("B-old\n") }] }))
     writeFileSync(join(env.memoryDir, "a.md"), "A-old\n")
-    const child = spawn(process.execPath, [worker, JSON.stringify({ ...env, scenario: "intent-only", killAt: null })], { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [worker(), JSON.stringify({ ...env, scenario: "intent-only", killAt: null })], { stdio: ["ignore", "pipe", "pipe"] })
     await new Promise<void>((resolve, reject) => {
       child.stdout.on("data", (d: Buffer) => d.toString().includes("intended") && resolve())
       child.on("exit", (code) => reject(new Error(`worker exited ${code} before its intent`)))
@@ -398,7 +396,7 @@ describe("a crash between journal and publish (real processes)", () => {
 
   it("SIGKILL right after the rename, before its outcome: undo settles it as published and restores it", async () => {
     const env = freshMemory()
-    const killed = await runWorker(worker, { ...env, scenario: "task", killAt: null, killAfterRenameTo: "/a.md" })
+    const killed = await runWorker(worker(), { ...env, scenario: "task", killAt: null, killAfterRenameTo: "/a.md" })
     expect(killed.signal).toBe("SIGKILL")
     expect(memoryFiles(env.memoryDir)).toEqual({ "a.md": "A-new\n", "b.md": "B-old\n" })
     const listing = await run((j) => j.read({ rootDir: env.rootDir }))

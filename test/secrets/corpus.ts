@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import type { SecretKind } from "../../src/safety/secrets.ts"
+import type { SecretKind } from "../../src/safety/secrets/kinds.ts"
 
 const dir = join(fileURLToPath(import.meta.url), "..", "..", "fixtures", "secrets")
 

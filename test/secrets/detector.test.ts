@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest"
-import {
-  detectSecrets,
-  isPlaceholder,
-  looksLikeSecretValue,
-  SECRET_PATTERNS,
-  secretKindLabel,
-  secretNameStrength,
-  secretRefusalReason,
-  type SecretKind
-} from "../../src/safety/secrets.ts"
+import { detectSecrets, SECRET_PATTERNS, secretRefusalReason } from "../../src/safety/secrets.ts"
+import { secretKindLabel, type SecretKind } from "../../src/safety/secrets/kinds.ts"
+import { secretNameStrength } from "../../src/safety/secrets/names.ts"
+import { isPlaceholder, looksLikeSecretValue } from "../../src/safety/secrets/values.ts"
 import { cleanSamples, credentialSamples } from "./corpus.ts"
 
 const kinds = (text: string): ReadonlyArray<SecretKind> => detectSecrets(text).map((f) => f.kind)

@@ -3,8 +3,9 @@
  * and wrappings named in issue 23, the normalised and decoded views, and their exact limits.
  */
 import { describe, expect, it } from "vitest"
-import { detectSecrets, secretRefusalReason, type SecretKind } from "../../src/safety/secrets.ts"
-import { characterView, decodedRuns, joinedView } from "../../src/safety/secretText.ts"
+import { detectSecrets, secretRefusalReason } from "../../src/safety/secrets.ts"
+import type { SecretKind } from "../../src/safety/secrets/kinds.ts"
+import { characterView, decodedRuns, joinedView } from "../../src/safety/secrets/views.ts"
 import { EVASION_SHARE, EVASIONS, FORMATS, generatedClean, generatedCredentials } from "./generatedCorpus.ts"
 
 const kinds = (text: string): ReadonlyArray<SecretKind> => detectSecrets(text).map((f) => f.kind)

@@ -1,0 +1,195 @@
+/**
+ * The scan: every rule over a text, then over its normalised views (only around what a view changed) and its decoded
+ * runs, each hit mapped back to where it sits in the text as written. The rules run in one fixed order (key
+ * material, tokens, context, settings), which the ordering of findings depends on. Reports raw hits; merging and
+ * naming them is the entry's (secrets.ts).
+ */
+import { CONTEXT_RULES } from "./contextRules.ts"
+import { KEY_RULES } from "./keyRules.ts"
+import type { SecretKind } from "./kinds.ts"
+import type { Rule } from "./rule.ts"
+import { SETTING_RULES } from "./settingRules.ts"
+import { TOKEN_RULES } from "./tokenRules.ts"
+import { characterView, decodedRuns, joinedView, percentView } from "./views.ts"
+
+export const RULES: ReadonlyArray<Rule> = [...KEY_RULES, ...TOKEN_RULES, ...CONTEXT_RULES, ...SETTING_RULES]
+
+export interface Hit {
+  readonly kind: SecretKind
+  readonly start: number
+  readonly end: number
+  readonly generic: boolean
+}
+
+/** [start, end) of each line holding a match of `word` (a global pattern). */
+const lineSpansHolding = (text: string, word: RegExp): Array<readonly [number, number]> => {
+  const spans: Array<readonly [number, number]> = []
+  word.lastIndex = 0
+  for (let m = word.exec(text); m !== null; m = word.exec(text)) {
+    const start = text.lastIndexOf("\n", m.index) + 1
+    const newline = text.indexOf("\n", m.index)
+    const end = newline === -1 ? text.length : newline
+    spans.push([start, end])
+    word.lastIndex = end
+  }
+  return spans
+}
+
+/**
+ * The prefilter's table: which characters, and which pairs of adjacent characters (folded to 7 bits, so a non-ASCII
+ * pair may look present, never absent), the text being scanned holds. Stamped with a generation instead of cleared.
+ */
+const pairs = new Uint32Array(1 << 14)
+const singles = new Uint32Array(128)
+let generation = 0
+const pairIndex = (a: number, b: number): number => ((a & 127) << 7) | (b & 127)
+const markPairs = (text: string): void => {
+  generation = (generation + 1) >>> 0
+  if (generation === 0) {
+    pairs.fill(0)
+    singles.fill(0)
+    generation = 1
+  }
+  const g = generation
+  let prev = text.charCodeAt(0)
+  if (text.length > 0) singles[prev & 127] = g
+  for (let i = 1; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    singles[c & 127] = g
+    pairs[pairIndex(prev, c)] = g
+    prev = c
+  }
+}
+
+/** Hits of every rule in `text`, in `text`'s offsets. */
+const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: number) => readonly [number, number]): void => {
+  let lower: string | undefined
+  const spansByWord = new Map<RegExp, Array<readonly [number, number]>>()
+  const run = (rule: Rule, segment: string, base: number): void => {
+    // Rules hold global patterns; lastIndex is reset per run (detection is synchronous, so never shared mid-run).
+    const pattern = rule.pattern
+    pattern.lastIndex = 0
+    for (let m = pattern.exec(segment); m !== null; m = pattern.exec(segment)) {
+      if (m[0].length === 0) pattern.lastIndex++
+      if (rule.accept !== undefined && !rule.accept(m, segment)) continue
+      const kind = typeof rule.kind === "function" ? rule.kind(m) : rule.kind
+      const end = rule.end === undefined ? m.index + m[0].length : rule.end(m)
+      const [s, e] = toOriginal(base + m.index, base + Math.max(end, m.index + 1))
+      hits.push({ kind, start: s, end: e, generic: rule.generic === true })
+    }
+  }
+  markPairs(text)
+  const stamp = generation
+  const present = (triggers: ReadonlyArray<string>, within: string): boolean => {
+    for (const t of triggers) if (within.includes(t)) return true
+    return false
+  }
+  // A trigger whose first two characters never occur together in the text cannot occur in it.
+  const triggered = (triggers: ReadonlyArray<string>): boolean => {
+    for (const t of triggers) {
+      if (t.length === 1 ? singles[t.charCodeAt(0) & 127] !== stamp : pairs[pairIndex(t.charCodeAt(0), t.charCodeAt(1))] !== stamp) continue
+      if (t.length <= 2 || text.includes(t)) return true
+    }
+    return false
+  }
+  for (const rule of RULES) scanRule(rule)
+  function scanRule(rule: Rule): void {
+    if (rule.triggers !== undefined && !triggered(rule.triggers)) return
+    if (rule.lowerTriggers !== undefined) {
+      lower ??= text.toLowerCase()
+      const l = lower
+      if (!present(rule.lowerTriggers, l)) return
+    }
+    if (rule.lines !== undefined) {
+      let spans = spansByWord.get(rule.lines)
+      if (spans === undefined) {
+        spans = lineSpansHolding(text, rule.lines)
+        spansByWord.set(rule.lines, spans)
+      }
+      for (const [start, end] of spans) run(rule, text.slice(start, end), start)
+    } else {
+      run(rule, text, 0)
+    }
+  }
+}
+
+/** Context kept around a change of a view: enough for a setting's name before it and a key body after it. */
+const WINDOW_BEFORE = 256
+const WINDOW_AFTER = 1536
+
+/** How far a window's edge moves to reach a line boundary. */
+const SNAP = 256
+
+/**
+ * [from, to) stretches of `view` around each place where it differs from `text`, widened to line boundaries within
+ * SNAP characters. Linear: a change inside the current window costs one comparison, and each widening is bounded.
+ */
+const changedWindows = (text: string, view: string, map: Int32Array): Array<[number, number]> => {
+  const windows: Array<[number, number]> = []
+  let current: [number, number] | undefined
+  for (let i = 0; i < map.length; i++) {
+    if (map[i] === (i === 0 ? 0 : map[i - 1]! + 1) && view.charCodeAt(i) === text.charCodeAt(map[i]!)) continue
+    if (current !== undefined && i + WINDOW_AFTER <= current[1]) continue
+    let from = Math.max(0, i - WINDOW_BEFORE)
+    for (let k = from; k > 0 && from - k < SNAP; k--) {
+      if (view.charCodeAt(k - 1) === 10) {
+        from = k
+        break
+      }
+    }
+    // Widen by twice the margin, so a run of changes widens the window once per WINDOW_AFTER characters.
+    let to = Math.min(view.length, i + 2 * WINDOW_AFTER)
+    for (let k = to; k < view.length && k - to < SNAP; k++) {
+      if (view.charCodeAt(k) === 10) {
+        to = k
+        break
+      }
+    }
+    if (current !== undefined && from <= current[1]) current[1] = Math.max(current[1], to)
+    else {
+      current = [from, to]
+      windows.push(current)
+    }
+  }
+  return windows
+}
+
+/** How many times decoded text is decoded again (base64 inside percent-encoding, say). */
+const MAX_DECODE_DEPTH = 2
+
+/**
+ * Hits in `text` as written, in its normalised view, and in its decoded runs, all in `text`'s offsets. A hit in a
+ * decoded run covers the whole encoded run.
+ */
+export const collect = (text: string, depth: number, hits: Array<Hit>): void => {
+  const identity = (s: number, e: number): readonly [number, number] => [s, e]
+  scan(text, hits, identity)
+  // Views, each over the one before: normalised, then percent-decoded. `back` maps the last one to `text`.
+  let current = text
+  let back = identity
+  // Percent-decoding twice undoes a doubly encoded value (`%252D` is `-`).
+  for (const make of [characterView, joinedView, percentView, percentView]) {
+    const view = make(current)
+    if (view === undefined) continue
+    const map = view.map!
+    const outer = back
+    const viewBack = (s: number, e: number): readonly [number, number] =>
+      outer(map[Math.min(s, map.length - 1)]!, map[Math.max(0, Math.min(e, map.length) - 1)]! + 1)
+    // Only the stretches around what the view changed can hold a finding the text before it did not.
+    for (const [from, to] of changedWindows(current, view.text, map)) {
+      scan(view.text.slice(from, to), hits, (s, e) => viewBack(s + from, e + from))
+    }
+    back = viewBack
+    current = view.text
+  }
+  if (depth >= MAX_DECODE_DEPTH) return
+  for (const run of decodedRuns(current)) {
+    const inner: Array<Hit> = []
+    collect(run.text, depth + 1, inner)
+    if (inner.length === 0) continue
+    const [s, e] = back(run.start, run.end)
+    const kinds = new Set<SecretKind>()
+    for (const h of inner) if (!h.generic || !inner.some((o) => !o.generic)) kinds.add(h.kind)
+    for (const kind of kinds) hits.push({ kind, start: s, end: e, generic: inner.every((h) => h.kind !== kind || h.generic) })
+  }
+}
