@@ -25,7 +25,9 @@ import { buildBackfillIndex, trimIndex, type IndexWindow } from "../../src/memor
 import { recallWindow, type RecallWindow } from "../../src/memory/topicWindow.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
 import { publishFile } from "../storage/AtomicPublish.ts"
-import { type Each, FileSystem, type FileInfo, type FsError, type FsReason, type HeadRead } from "../storage/FileSystem.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { type Each, type FileInfo, type HeadRead } from "../storage/fileSystemShape.ts"
+import { type FsError, type FsReason } from "../storage/FsError.ts"
 
 export class IndexReadError extends Data.TaggedError("IndexReadError")<{
   readonly path: string

@@ -14,7 +14,8 @@ import * as Ref from "effect/Ref"
 import { type Config, closedConfig, decodeConfig, defaultConfig, type DecodedConfig, parseConfigObject, UNUSABLE_FALLBACK } from "../../src/project/config.ts"
 import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
-import { FileSystem, FsReason, fsReasonText } from "../storage/FileSystem.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { FsReason, fsReasonText } from "../storage/FsError.ts"
 
 /** `setKey` changed nothing: the existing file could not be read or is not a JSON object, or the write failed. */
 export class ConfigWriteFailed extends Schema.TaggedError<ConfigWriteFailed>()("ConfigWriteFailed", {

@@ -12,7 +12,8 @@ import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/pro
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { ConfigService } from "./ConfigService.ts"
-import { FileSystem, type FsError, fsReasonText } from "../storage/FileSystem.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { type FsError, fsReasonText } from "../storage/FsError.ts"
 
 export class ProjectLocateError extends Schema.TaggedError<ProjectLocateError>()("ProjectLocateError", {
   cwd: Schema.String,

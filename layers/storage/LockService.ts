@@ -44,7 +44,9 @@ import {
   sameLock,
   startTimeOfStat
 } from "../../src/storage/lockFile.ts"
-import { FileSystem, FsReason, fsReasonText, type FileSystemShape } from "./FileSystem.ts"
+import { FileSystem } from "./FileSystem.ts"
+import { FsReason, fsReasonText } from "./FsError.ts"
+import { type FileSystemShape } from "./fileSystemShape.ts"
 
 /** The lock's file could not be created or read for a reason other than "someone holds it". */
 export class LockFailed extends Data.TaggedError("LockFailed")<{

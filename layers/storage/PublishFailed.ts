@@ -4,7 +4,7 @@
  * load the writer.
  */
 import * as Schema from "effect/Schema"
-import { FsReason, fsReasonText } from "./FileSystem.ts"
+import { FsReason, fsReasonText } from "./FsError.ts"
 
 export class PublishFailed extends Schema.TaggedError<PublishFailed>()("PublishFailed", {
   path: Schema.String,

@@ -25,7 +25,9 @@ import {
   type StateSnapshot
 } from "../../src/storage/state.ts"
 import { publishFile, sweepTemps } from "./AtomicPublish.ts"
-import { FileSystem, type FileSystemShape, FsError, FsReason, fsReasonText } from "./FileSystem.ts"
+import { FileSystem } from "./FileSystem.ts"
+import { type FileSystemShape } from "./fileSystemShape.ts"
+import { FsError, FsReason, fsReasonText } from "./FsError.ts"
 import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "./LockService.ts"
 
 export const STATE_FILE = "state.json"

@@ -50,7 +50,9 @@ import {
   undoTarget
 } from "../../src/writes/journal.ts"
 import { newTempName, sweepTemps } from "../storage/AtomicPublish.ts"
-import { FileSystem, type FileSystemShape, FsReason, fsReasonText } from "../storage/FileSystem.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { type FileSystemShape } from "../storage/fileSystemShape.ts"
+import { FsReason, fsReasonText } from "../storage/FsError.ts"
 import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "../storage/LockService.ts"
 import type { IntendedChange, WriteJournal } from "./MemoryWriter.ts"
 import { PublishFailed } from "../storage/PublishFailed.ts"

@@ -57,7 +57,9 @@ import {
   type Replacement
 } from "../../src/writes/readBaseline.ts"
 import { isTempName, newTempName, publishFile, removeTemp, sweepTemps as sweepTempFiles, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
-import { type FileInfo, type FsError, FileSystem, type FileSystemShape, FsReason, fsReasonText } from "../storage/FileSystem.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { type FileInfo, type FileSystemShape } from "../storage/fileSystemShape.ts"
+import { type FsError, FsReason, fsReasonText } from "../storage/FsError.ts"
 
 export class WriteRejected extends Schema.TaggedError<WriteRejected>()("WriteRejected", {
   rule: Schema.Literal(

@@ -2,7 +2,8 @@
 import { Effect, Layer } from "effect"
 import { mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import { FileSystem, type FileSystemShape } from "../../layers/storage/FileSystem.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { type FileSystemShape } from "../../layers/storage/fileSystemShape.ts"
 import { type MemoryTask, MemoryWriter, type TaskOptions } from "../../layers/writes/MemoryWriter.ts"
 import { tempDir } from "../locks/processes.ts"
 
