@@ -28,7 +28,8 @@ import { publishFile, sweepTemps } from "./AtomicPublish.ts"
 import { FileSystem } from "./FileSystem.ts"
 import { type FileSystemShape } from "./fileSystemShape.ts"
 import { FsError, FsReason, fsReasonText } from "./FsError.ts"
-import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "./LockService.ts"
+import { LockService } from "./LockService.ts"
+import { type LockFailed, type LockLost, type LockServiceShape } from "./lockInterface.ts"
 
 export const STATE_FILE = "state.json"
 const STATE_MAX_BYTES = 1_048_576
