@@ -3,9 +3,9 @@
  * Git is asked with side-effect-free queries; git missing or failing means "not in git", never an error.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { execFile } from "node:child_process"
 import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/projectKey.ts"
@@ -15,10 +15,10 @@ import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { type FsError, fsReasonText } from "../storage/FsError.ts"
 
-export class ProjectLocateError extends Schema.TaggedError<ProjectLocateError>()("ProjectLocateError", {
-  cwd: Schema.String,
-  message: Schema.String
-}) {}
+export class ProjectLocateError extends Data.TaggedError("ProjectLocateError")<{
+  readonly cwd: string
+  readonly message: string
+}> {}
 
 export interface ProjectLocatorShape {
   /** Root only: git root (main checkout for linked worktrees) or realpath(cwd). No writes. */

@@ -27,7 +27,7 @@ import {
 import { publishFile, sweepTemps } from "./AtomicPublish.ts"
 import { FileSystem } from "./FileSystem.ts"
 import { type FileSystemShape } from "./fileSystemShape.ts"
-import { FsError, FsReason, fsReasonText } from "./FsError.ts"
+import { FsError, fsReasonText } from "./FsError.ts"
 import { LockService } from "./LockService.ts"
 import { type LockFailed, type LockLost, type LockServiceShape } from "./lockInterface.ts"
 
@@ -55,11 +55,10 @@ export class StateBusy extends Data.TaggedError("StateBusy")<{
 export class StateFailed extends Data.TaggedError("StateFailed")<{
   readonly op: string
   readonly path: string
-  readonly reason: FsReason
-  readonly detail: string
+  readonly cause: FsError
 }> {
   override get message(): string {
-    return `state ${this.op} ${this.path}: ${fsReasonText(this.reason, this.detail)}`
+    return `state ${this.op} ${this.path}: ${fsReasonText(this.cause.reason, this.cause.detail)}`
   }
 }
 
@@ -111,8 +110,7 @@ export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): St
   const lockWaitMs = 2 * locks.timeoutOf("last-dream-at.lock") + 1_000
   const swept = new Set<string>()
 
-  const failed = (op: string, path: string) => (e: { reason: FsReason; detail: string }) =>
-    new StateFailed({ op, path, reason: e.reason, detail: e.detail })
+  const failed = (op: string, path: string) => (e: FsError) => new StateFailed({ op, path, cause: e })
 
   const readText = (path: string): Effect.Effect<string | undefined, StateFailed> =>
     fs.readRegularFile(path, STATE_MAX_BYTES).pipe(

@@ -328,12 +328,7 @@ export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): Journ
   })
 
   const asPublishFailed = (file: string) => (e: JournalWriteError): PublishFailed =>
-    new PublishFailed({
-      path: file,
-      op: "journal the change to",
-      reason: e._tag === "JournalFailed" || e._tag === "LockFailed" ? e.reason : "Busy",
-      detail: e.message
-    })
+    new PublishFailed({ path: file, op: "journal the change to", cause: e })
 
   const forWriter = (paths: JournalPaths, meta: TaskMeta): WriteJournal => ({
     around: <A, E>(

@@ -59,7 +59,7 @@ import {
 import { isTempName, newTempName, publishFile, removeTemp, sweepTemps as sweepTempFiles, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { type FileInfo, type FileSystemShape } from "../storage/fileSystemShape.ts"
-import { type FsError, FsReason, fsReasonText } from "../storage/FsError.ts"
+import { FsError, FsReason, fsReasonText } from "../storage/FsError.ts"
 
 export class WriteRejected extends Schema.TaggedError<WriteRejected>()("WriteRejected", {
   rule: Schema.Literal(
@@ -280,8 +280,7 @@ interface Anchor {
 
 export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWriterOptions = {}): MemoryWriterShape => {
   const reject = (shown: string) => (v: Violation) => new WriteRejected({ rule: v.rule, path: shown, message: v.message })
-  const ioFailed = (path: string, op: string) => (e: { reason: FsReason; detail: string }) =>
-    new PublishFailed({ path, op, reason: e.reason, detail: e.detail })
+  const ioFailed = (path: string, op: string) => (e: FsError) => new PublishFailed({ path, op, cause: e })
   const orUndefined = <A, E extends { reason: FsReason }>(self: Effect.Effect<A, E>): Effect.Effect<A | undefined, E> =>
     Effect.catchIf(self, (e) => e.reason === "NotFound", () => Effect.succeed(undefined))
 
@@ -303,7 +302,7 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
         const entry = yield* orUndefined(fs.lstat(current)).pipe(Effect.mapError(ioFailed(current, "inspect")))
         if (entry !== undefined) return yield* Effect.fail(reject(shown)(brokenLink(current)))
         const parent = dirname(current)
-        if (parent === current) return yield* Effect.fail(ioFailed(dir, "resolve")({ reason: "NotFound", detail: "" }))
+        if (parent === current) return yield* Effect.fail(ioFailed(dir, "resolve")(new FsError({ op: "resolve", path: dir, reason: "NotFound", detail: "" })))
         tail.push(basename(current))
         current = parent
       }
@@ -432,7 +431,7 @@ export const makeMemoryWriter = (fs: FileSystemShape, writerOptions: MemoryWrite
       const expected = join(memoryDir, ...segments)
       const missing = (at: string) =>
         create
-          ? ioFailed(at, "create the directory")({ reason: "NotFound", detail: "ENOENT" })
+          ? ioFailed(at, "create the directory")(new FsError({ op: "create the directory", path: at, reason: "NotFound", detail: "ENOENT" }))
           : new FileMissing({ path: shown, op: "delete" })
       const notDirectory = (at: string) => changed(shown, `${at} (a directory on the path)`)
       if (descriptorsWork !== false) {
