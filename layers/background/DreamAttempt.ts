@@ -30,7 +30,8 @@ import {
   type DreamThresholds
 } from "../../src/background/dreamSchedule.ts"
 import type { DreamAttempt as AttemptTicket } from "../../src/storage/state.ts"
-import { type LockLost, LockService } from "../storage/LockService.ts"
+import { LockService } from "../storage/LockService.ts"
+import { type LockLost } from "../storage/lockInterface.ts"
 import { StateStore, type StatePaths } from "../storage/StateStore.ts"
 import { SessionScanner } from "./SessionScanner.ts"
 

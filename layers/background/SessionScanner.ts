@@ -11,7 +11,8 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import { join } from "node:path"
 import { parseSessionHeader, type SessionFile } from "../../src/background/dreamSchedule.ts"
-import { FileSystem, type FsError } from "../storage/FileSystem.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { type FsError } from "../storage/FsError.ts"
 
 /** Enough for any header line Pi writes (id, timestamp, cwd, parent session path). */
 const HEADER_MAX_BYTES = 16 * 1024

@@ -7,7 +7,8 @@ import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { trimIndex, type IndexWindow } from "../../src/memory/memoryIndex.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
-import type { FileSystemShape, FsError } from "../storage/FileSystem.ts"
+import type { FileSystemShape } from "../storage/fileSystemShape.ts"
+import type { FsError } from "../storage/FsError.ts"
 import { decode, describeReason } from "./readText.ts"
 
 /** MEMORY.md could not be read; `cause` is the FileSystem's failure. */

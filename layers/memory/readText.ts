@@ -2,7 +2,7 @@
  * How the read path turns what the FileSystem returned into text: file bytes into UTF-8 strings, and a failure's
  * reason into the words a skipped entry, an error or a lint problem shows. Pure; reads nothing itself.
  */
-import type { FsReason } from "../storage/FileSystem.ts"
+import type { FsReason } from "../storage/FsError.ts"
 
 /** The words for a file system failure, as scans, lint and the read errors report them. */
 export const describeReason = (reason: FsReason): string =>

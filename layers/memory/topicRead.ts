@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { RECALL_MAX_BYTES } from "../../src/limits.ts"
 import { recallWindow, type RecallWindow } from "../../src/memory/topicWindow.ts"
-import type { FileSystemShape, FsError } from "../storage/FileSystem.ts"
+import type { FileSystemShape } from "../storage/fileSystemShape.ts"
+import type { FsError } from "../storage/FsError.ts"
 import { describeReason } from "./readText.ts"
 
 /** A topic chosen for recall could not be read; `cause` is the FileSystem's failure. */

@@ -19,7 +19,8 @@ import {
   SKIPPED_DIRECTORIES
 } from "../../src/limits.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
-import type { Each, FileInfo, FileSystemShape, FsError, HeadRead } from "../storage/FileSystem.ts"
+import type { Each, FileInfo, FileSystemShape, HeadRead } from "../storage/fileSystemShape.ts"
+import type { FsError } from "../storage/FsError.ts"
 import { decode, describeReason } from "./readText.ts"
 
 export interface Topic extends CatalogTopic {

@@ -5,33 +5,41 @@
  * when it has read none, plus a warning; never the defaults, which would turn on what a person switched off.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { homedir } from "node:os"
 import { basename, dirname, join, resolve } from "node:path"
 import * as Ref from "effect/Ref"
 import { type Config, closedConfig, decodeConfig, defaultConfig, type DecodedConfig, parseConfigObject, UNUSABLE_FALLBACK } from "../../src/project/config.ts"
 import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
-import { FileSystem, FsReason, fsReasonText } from "../storage/FileSystem.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { type FsError, type FsReason, fsReasonText } from "../storage/FsError.ts"
 
 /** `setKey` changed nothing: the existing file could not be read or is not a JSON object, or the write failed. */
-export class ConfigWriteFailed extends Schema.TaggedError<ConfigWriteFailed>()("ConfigWriteFailed", {
-  path: Schema.String,
-  reason: Schema.Literal("unreadable", "invalid", "write"),
-  fsReason: Schema.optional(FsReason),
-  detail: Schema.String
-}) {
+export class ConfigWriteFailed extends Data.TaggedError("ConfigWriteFailed")<{
+  readonly path: string
+  readonly reason: "unreadable" | "invalid" | "write"
+  /** What the file system said ("unreadable", "write"). */
+  readonly cause?: FsError
+  /** What is wrong with the file ("invalid"). */
+  readonly detail?: string
+}> {
+  /** The file system's reason, when the file system failed. */
+  get fsReason(): FsReason | undefined {
+    return this.cause?.reason
+  }
   override get message(): string {
+    const detail = this.cause === undefined ? this.detail : this.cause.detail || this.cause.reason
     switch (this.reason) {
       case "unreadable":
-        return `${this.path} could not be read (${this.detail}); nothing was changed. Fix its permissions, then try again.`
+        return `${this.path} could not be read (${detail}); nothing was changed. Fix its permissions, then try again.`
       case "invalid":
-        return `${this.path} ${this.detail}; nothing was changed, so its other settings are kept. Fix the file (or ` +
+        return `${this.path} ${detail}; nothing was changed, so its other settings are kept. Fix the file (or ` +
           "delete it to start from the defaults), then try again."
       case "write":
-        return `${this.path} could not be written (${this.detail}); the file is unchanged.`
+        return `${this.path} could not be written (${detail}); the file is unchanged.`
     }
   }
 }
@@ -94,7 +102,7 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
         const current = yield* fs.readRegularFile(configPath, 1 << 20).pipe(
           Effect.map((r) => ({ text: Buffer.from(r.bytes).toString("utf8"), mode: r.info.mode & 0o777, partial: r.partial })),
           Effect.catchIf((e) => e.reason === "NotFound", () => Effect.succeed(undefined)),
-          Effect.mapError((e) => new ConfigWriteFailed({ path: configPath, reason: "unreadable", fsReason: e.reason, detail: e.detail || e.reason }))
+          Effect.mapError((e) => new ConfigWriteFailed({ path: configPath, reason: "unreadable", cause: e }))
         )
         let object: Record<string, unknown> = {}
         // An empty file holds no settings: nothing to lose by writing it.
@@ -121,8 +129,7 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
         }
         at[path[path.length - 1]!] = value
         const dir = dirname(configPath)
-        const writeFailed = (e: { reason: FsReason; detail: string }) =>
-          new ConfigWriteFailed({ path: configPath, reason: "write", fsReason: e.reason, detail: e.detail || e.reason })
+        const writeFailed = (e: FsError) => new ConfigWriteFailed({ path: configPath, reason: "write", cause: e })
         yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(writeFailed))
         yield* sweepTemps(fs, dir, { olderThanMs: TEMP_STALE_MS, recursive: false })
         yield* publishFile(fs, {

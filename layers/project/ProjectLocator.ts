@@ -3,21 +3,22 @@
  * Git is asked with side-effect-free queries; git missing or failing means "not in git", never an error.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { execFile } from "node:child_process"
 import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/projectKey.ts"
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { ConfigService } from "./ConfigService.ts"
-import { FileSystem, type FsError, fsReasonText } from "../storage/FileSystem.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { type FsError, fsReasonText } from "../storage/FsError.ts"
 
-export class ProjectLocateError extends Schema.TaggedError<ProjectLocateError>()("ProjectLocateError", {
-  cwd: Schema.String,
-  message: Schema.String
-}) {}
+export class ProjectLocateError extends Data.TaggedError("ProjectLocateError")<{
+  readonly cwd: string
+  readonly message: string
+}> {}
 
 export interface ProjectLocatorShape {
   /** Root only: git root (main checkout for linked worktrees) or realpath(cwd). No writes. */

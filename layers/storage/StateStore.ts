@@ -25,8 +25,11 @@ import {
   type StateSnapshot
 } from "../../src/storage/state.ts"
 import { publishFile, sweepTemps } from "./AtomicPublish.ts"
-import { FileSystem, type FileSystemShape, FsError, FsReason, fsReasonText } from "./FileSystem.ts"
-import { type LockFailed, type LockLost, LockService, type LockServiceShape } from "./LockService.ts"
+import { FileSystem } from "./FileSystem.ts"
+import { type FileSystemShape } from "./fileSystemShape.ts"
+import { FsError, fsReasonText } from "./FsError.ts"
+import { LockService } from "./LockService.ts"
+import { type LockFailed, type LockLost, type LockServiceShape } from "./lockInterface.ts"
 
 export const STATE_FILE = "state.json"
 const STATE_MAX_BYTES = 1_048_576
@@ -52,11 +55,10 @@ export class StateBusy extends Data.TaggedError("StateBusy")<{
 export class StateFailed extends Data.TaggedError("StateFailed")<{
   readonly op: string
   readonly path: string
-  readonly reason: FsReason
-  readonly detail: string
+  readonly cause: FsError
 }> {
   override get message(): string {
-    return `state ${this.op} ${this.path}: ${fsReasonText(this.reason, this.detail)}`
+    return `state ${this.op} ${this.path}: ${fsReasonText(this.cause.reason, this.cause.detail)}`
   }
 }
 
@@ -108,8 +110,7 @@ export const makeStateStore = (fs: FileSystemShape, locks: LockServiceShape): St
   const lockWaitMs = 2 * locks.timeoutOf("last-dream-at.lock") + 1_000
   const swept = new Set<string>()
 
-  const failed = (op: string, path: string) => (e: { reason: FsReason; detail: string }) =>
-    new StateFailed({ op, path, reason: e.reason, detail: e.detail })
+  const failed = (op: string, path: string) => (e: FsError) => new StateFailed({ op, path, cause: e })
 
   const readText = (path: string): Effect.Effect<string | undefined, StateFailed> =>
     fs.readRegularFile(path, STATE_MAX_BYTES).pipe(

@@ -3,8 +3,8 @@
  * turns these into PublishFailed: nothing is published unjournaled); reading and undo report them as they are.
  */
 import * as Data from "effect/Data"
-import { type FsError, fsReasonText } from "../storage/FileSystem.ts"
-import type { LockFailed, LockLost } from "../storage/LockService.ts"
+import { type FsError, type FsReason, fsReasonText } from "../storage/FsError.ts"
+import type { LockFailed, LockLost } from "../storage/lockInterface.ts"
 
 /** A step on the journal's files failed; `cause` is the file system's own error. */
 export class JournalFailed extends Data.TaggedError("JournalFailed")<{
@@ -12,6 +12,10 @@ export class JournalFailed extends Data.TaggedError("JournalFailed")<{
   readonly path: string
   readonly cause: FsError
 }> {
+  /** The file system's reason, as a publish that failed on the journal reports it. */
+  get reason(): FsReason {
+    return this.cause.reason
+  }
   override get message(): string {
     return `journal ${this.op} ${this.path}: ${fsReasonText(this.cause.reason, this.cause.detail)}`
   }

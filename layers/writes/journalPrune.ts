@@ -11,7 +11,7 @@
 import * as Effect from "effect/Effect"
 import { decodeJournal, groupByTask } from "../../src/writes/journal.ts"
 import { JOURNAL_MAX_CONTENT_BYTES, JOURNAL_PRUNE_MIN_BYTES, JOURNAL_PRUNE_TO_BYTES, planPrune } from "../../src/writes/journalPrune.ts"
-import type { FileSystemShape } from "../storage/FileSystem.ts"
+import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import type { JournalFailed, JournalWriteError } from "./journalErrors.ts"
 import type { JournalPaths, JournalStore } from "./journalStore.ts"
 

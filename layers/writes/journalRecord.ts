@@ -21,7 +21,7 @@ import {
   type JournalEntry,
   sha256Hex
 } from "../../src/writes/journal.ts"
-import type { LockFailed, LockLost } from "../storage/LockService.ts"
+import type { LockFailed, LockLost } from "../storage/lockInterface.ts"
 import { PublishFailed } from "../storage/PublishFailed.ts"
 import type { JournalBusy, JournalWriteError } from "./journalErrors.ts"
 import type { JournalPruning } from "./journalPrune.ts"
@@ -86,12 +86,7 @@ const changeOf = (c: IntendedChange): JournalChange | undefined => {
 }
 
 const asPublishFailed = (file: string) => (e: JournalWriteError): PublishFailed =>
-  new PublishFailed({
-    path: file,
-    op: "journal the change to",
-    reason: e._tag === "JournalFailed" ? e.cause.reason : e._tag === "LockFailed" ? e.reason : "Busy",
-    detail: e.message
-  })
+  new PublishFailed({ path: file, op: "journal the change to", cause: e })
 
 export const makeJournalRecording = (store: JournalStore, pruning: JournalPruning): JournalRecording => {
   const { appendLine, storeBlob, withJournalLock } = store

@@ -21,8 +21,9 @@ import {
   type TaskRecord
 } from "../../src/writes/journal.ts"
 import { newTempName, sweepTemps } from "../storage/AtomicPublish.ts"
-import type { FileSystemShape, FsError } from "../storage/FileSystem.ts"
-import type { LockFailed, LockLost, LockServiceShape } from "../storage/LockService.ts"
+import type { FileSystemShape } from "../storage/fileSystemShape.ts"
+import type { FsError } from "../storage/FsError.ts"
+import type { LockFailed, LockLost, LockServiceShape } from "../storage/lockInterface.ts"
 import { JournalBusy, JournalFailed } from "./journalErrors.ts"
 
 export interface JournalPaths {

@@ -13,7 +13,8 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { join } from "node:path"
-import type { FileInfo, FileSystemShape, FsError } from "../storage/FileSystem.ts"
+import type { FileInfo, FileSystemShape } from "../storage/fileSystemShape.ts"
+import { FsError } from "../storage/FsError.ts"
 import type { PublishFailed } from "../storage/PublishFailed.ts"
 import { orUndefined } from "./resolveTarget.ts"
 import { changed, FileMissing, ioFailed, type WriteRejected } from "./writeErrors.ts"
@@ -74,7 +75,7 @@ export const makePin = (fs: FileSystemShape, anchoring: Anchoring | undefined): 
       const expected = join(memoryDir, ...segments)
       const missing = (at: string) =>
         create
-          ? ioFailed(at, "create the directory")({ reason: "NotFound", detail: "ENOENT" })
+          ? ioFailed(at, "create the directory")(new FsError({ op: "create the directory", path: at, reason: "NotFound", detail: "ENOENT" }))
           : new FileMissing({ path: shown, op: "delete" })
       const notDirectory = (at: string) => changed(shown, `${at} (a directory on the path)`)
       if (descriptorsWork !== false) {

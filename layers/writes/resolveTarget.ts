@@ -23,7 +23,8 @@ import {
   outsideMemory,
   segmentsInside
 } from "../../src/storage/containment.ts"
-import type { FileInfo, FileSystemShape, FsReason } from "../storage/FileSystem.ts"
+import type { FileInfo, FileSystemShape } from "../storage/fileSystemShape.ts"
+import { FsError, type FsReason } from "../storage/FsError.ts"
 import type { PublishFailed } from "../storage/PublishFailed.ts"
 import { ioFailed, reject, type WriteRejected } from "./writeErrors.ts"
 
@@ -73,7 +74,7 @@ const realDirectory = (
       const entry = yield* orUndefined(fs.lstat(current)).pipe(Effect.mapError(ioFailed(current, "inspect")))
       if (entry !== undefined) return yield* Effect.fail(reject(shown)(brokenLink(current)))
       const parent = dirname(current)
-      if (parent === current) return yield* Effect.fail(ioFailed(dir, "resolve")({ reason: "NotFound", detail: "" }))
+      if (parent === current) return yield* Effect.fail(ioFailed(dir, "resolve")(new FsError({ op: "resolve", path: dir, reason: "NotFound", detail: "" })))
       tail.push(basename(current))
       current = parent
     }

@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import { sha256Hex } from "../../src/writes/journal.ts"
-import type { FileSystemShape } from "../storage/FileSystem.ts"
+import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import type { PublishFailed } from "../storage/PublishFailed.ts"
 import type { UnlinkPinned } from "./deleteFile.ts"
 import type { Serialized } from "./fileQueue.ts"

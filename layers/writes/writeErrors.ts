@@ -9,7 +9,7 @@
 import * as Data from "effect/Data"
 import { type ContainmentRule, pathChanged, type Violation } from "../../src/storage/containment.ts"
 import { describeEditFailure, type EditFailure } from "../../src/writes/readBaseline.ts"
-import type { FsReason } from "../storage/FileSystem.ts"
+import type { FsError } from "../storage/FsError.ts"
 import { PublishFailed } from "../storage/PublishFailed.ts"
 
 export class WriteRejected extends Data.TaggedError("WriteRejected")<{
@@ -73,8 +73,7 @@ export type RemoveError = WriteRejected | FileMissing | TaskInvalid | PublishFai
 export const reject = (shown: string) => (v: Violation) => new WriteRejected({ rule: v.rule, path: shown, message: v.message })
 
 /** A file-system step that failed: nothing was published. */
-export const ioFailed = (path: string, op: string) => (e: { reason: FsReason; detail: string }) =>
-  new PublishFailed({ path, op, reason: e.reason, detail: e.detail })
+export const ioFailed = (path: string, op: string) => (e: FsError) => new PublishFailed({ path, op, cause: e })
 
 /** Something on the path (`what`) is no longer what was checked. */
 export const changed = (shown: string, what: string) => reject(shown)(pathChanged(shown, what))

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFile
 import { execFileSync } from "node:child_process"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { RECALL_MESSAGE } from "../../layers/session/MemorySession.ts"
+import { RECALL_MESSAGE } from "../../layers/session/sessionShape.ts"
 import { SELECTOR_WAIT_MS } from "../../src/limits.ts"
 import { memoryRulesPrompt } from "../../src/session/memoryRules.ts"
 import { heldSelector, mainGate, makeTestClock, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"

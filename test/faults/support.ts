@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmdirSync, utimesSync, writeFileS
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect } from "vitest"
-import { machineOf, processStartOf } from "../../layers/storage/LockService.ts"
+import { machineOf, processStartOf } from "../../layers/storage/lockProcess.ts"
 import { runPm } from "../support/pm.ts"
 import { gitRepo, tempDir, writeFileAt } from "../support/tmp.ts"
 

@@ -6,7 +6,9 @@
  * Prints `ops N` (operations performed) when it runs to its end.
  */
 import { Effect, Layer } from "effect"
-import { FileSystem, type FileSystemShape, makeNodeFileSystem } from "../../layers/storage/FileSystem.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { type FileSystemShape } from "../../layers/storage/fileSystemShape.ts"
+import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
 import { Journal } from "../../layers/writes/Journal.ts"
 import { LockService } from "../../layers/storage/LockService.ts"
 import { makeMemoryWriter } from "../../layers/writes/MemoryWriter.ts"

@@ -5,7 +5,8 @@
  */
 import { expect } from "@effect/vitest"
 import { Chunk, Effect, Layer, Queue, TestClock } from "effect"
-import { FileSystem, FsError, type FsReason } from "../../layers/storage/FileSystem.ts"
+import { FileSystem } from "../../layers/storage/FileSystem.ts"
+import { FsError, type FsReason } from "../../layers/storage/FsError.ts"
 import { LockService } from "../../layers/storage/LockService.ts"
 
 export const T0 = Date.parse("2026-01-01T00:00:00.000Z")

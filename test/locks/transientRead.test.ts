@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Option, TestClock } from "effect"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import type { HeldLock } from "../../layers/storage/LockService.ts"
+import type { HeldLock } from "../../layers/storage/lockInterface.ts"
 import { clockedLocks, expectEvent, type Faults, pendingSleeps, T0, untilSleeping } from "./clocked.ts"
 import { tempDir } from "./processes.ts"
 

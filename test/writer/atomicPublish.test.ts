@@ -4,7 +4,9 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { publishFile } from "../../layers/storage/AtomicPublish.ts"
-import { FsError, type FileSystemShape, makeNodeFileSystem } from "../../layers/storage/FileSystem.ts"
+import { FsError } from "../../layers/storage/FsError.ts"
+import { type FileSystemShape } from "../../layers/storage/fileSystemShape.ts"
+import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
 import { sandbox } from "./support.ts"
 
 const real = makeNodeFileSystem()

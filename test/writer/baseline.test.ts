@@ -224,7 +224,7 @@ describe("the baseline after a write is the file this write published", () => {
           writeFileSync(to, external)
           touchLater(to)
         })
-      const real = (await import("../../layers/storage/FileSystem.ts")).makeNodeFileSystem()
+      const real = (await import("../../layers/storage/nodeFileSystem.ts")).makeNodeFileSystem()
       const outcome = await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) =>
         Effect.gen(function*() {
           if (kind === "replace") yield* t.recordRead("a.md", full)

@@ -1,0 +1,73 @@
+/**
+ * The system prompt sections memory adds to a request: the rules and the index, built once into a snapshot that
+ * is reused byte for byte (cache-friendly), and a notice after them when MEMORY.md changed since the snapshot. The
+ * index file is read again only when its stat says it may have changed. Selects no topic (recall does that).
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Ref from "effect/Ref"
+import { join } from "node:path"
+import { trimIndex } from "../../src/memory/memoryIndex.ts"
+import { sanitizeMemoryText } from "../../src/safety/sanitize.ts"
+import { memorySections } from "../../src/session/memoryContext.ts"
+import { indexChangedNotice } from "../../src/session/memoryRules.ts"
+import { INDEX_FILE } from "../../src/storage/layout.ts"
+import { MemoryStore } from "../memory/MemoryStore.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import type { Active, SessionState, Snapshot } from "./sessionState.ts"
+
+export type PromptSections = Effect.Effect.Success<ReturnType<typeof makePromptSections>>
+
+export const makePromptSections = (state: SessionState) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const store = yield* MemoryStore
+    const { snapshot } = state
+
+    const indexStampOf = (a: Active) =>
+      fs.statMany([join(a.location.memoryDir, INDEX_FILE)]).pipe(
+        Effect.map(([stat]) => {
+          if (stat === undefined || Either.isLeft(stat)) return "missing"
+          const i = stat.right
+          return `${i.dev}:${i.ino}:${i.size}:${i.mtimeMs}`
+        })
+      )
+
+    const buildSnapshot = (a: Active) =>
+      Effect.gen(function* () {
+        // Stamped before the read: a change racing the read shows up as a new stamp on the next request.
+        const indexStamp = yield* indexStampOf(a)
+        const index = yield* store.readIndex(a.location.memoryDir)
+        return { ...memorySections(a.location.memoryDir, index.text), index: index.text, indexStamp } satisfies Snapshot
+      })
+
+
+    /** The notice after the snapshot when MEMORY.md no longer holds what the snapshot was built from, else undefined. */
+    const changedNotice = (a: Active, snap: Snapshot) =>
+      Effect.gen(function* () {
+        if ((yield* indexStampOf(a)) === snap.indexStamp) return undefined
+        const current = yield* store.readIndexFile(a.location.memoryDir).pipe(
+          Effect.map((raw) => trimIndex(raw).text),
+          Effect.orElseSucceed(() => "")
+        )
+        return current !== snap.index ? indexChangedNotice(sanitizeMemoryText(a.location.memoryDir)) : undefined
+      })
+
+    /** Fills Pi's sections for the next request (edited in place), building the snapshot on first use. */
+    const fill = (a: Active, sections: Record<string, string>) =>
+      Effect.gen(function* () {
+        let snap = yield* Ref.get(snapshot)
+        if (snap === undefined) {
+          snap = yield* buildSnapshot(a)
+          yield* Ref.set(snapshot, snap)
+        }
+        sections["auto_memory"] = snap.rules
+        sections["auto_memory_index"] = snap.indexSection
+        // The snapshot is reused byte for byte; a changed index only adds a notice after it. The file is read again
+        // only when its stat says it may have changed.
+        const notice = yield* changedNotice(a, snap)
+        if (notice !== undefined) sections["auto_memory_notice"] = notice
+      })
+
+    return { buildSnapshot, changedNotice, fill }
+  })
