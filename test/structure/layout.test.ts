@@ -37,6 +37,13 @@ describe("the source tree", () => {
     for (const [file, imports] of graph) for (const target of imports) expect(graph.has(target), `${file} imports ${target}, which is not a source file`).toBe(true)
   })
 
+  it("every source file holds one idea: at most 350 lines, opening with a comment that states its contract", () => {
+    const long = sources.filter((file) => readFileSync(join(repoRoot, file), "utf8").split("\n").length > 351)
+    expect(long).toEqual([])
+    const silent = sources.filter((file) => !/^(\/\*\*|\/\/)/.test(readFileSync(join(repoRoot, file), "utf8")))
+    expect(silent).toEqual([])
+  })
+
   it("imports point one way: cli/ and extension/ -> layers/ -> src/", () => {
     const allowed: Record<string, ReadonlyArray<string>> = {
       src: ["src"],

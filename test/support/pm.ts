@@ -72,14 +72,17 @@ const childEnv = (options: PmOptions): NodeJS.ProcessEnv => {
   return env
 }
 
-/** `node dist/pm.js ...args`, resolving with the exit code and both streams (never rejecting on a non-zero exit). */
+/**
+ * `node dist/pm.js ...args`, resolving with the exit code and both streams (never rejecting on a non-zero exit). Killed
+ * after three minutes by default: a hang, not a slow machine (one `pm doctor` took over 30 s at load 30).
+ */
 export const runPm = (args: ReadonlyArray<string>, options: PmOptions = {}): Promise<PmResult> =>
   new Promise((resolvePromise, reject) => {
     const started = performance.now()
     execFile(
       process.execPath,
       [pmPath, ...args],
-      { cwd: options.cwd ?? repoRoot, env: childEnv(options), timeout: options.timeoutMs ?? 30_000, encoding: "utf8", maxBuffer: 64 << 20 },
+      { cwd: options.cwd ?? repoRoot, env: childEnv(options), timeout: options.timeoutMs ?? 180_000, encoding: "utf8", maxBuffer: 64 << 20 },
       (error, stdout, stderr) => {
         const ms = performance.now() - started
         if (error && typeof error.code !== "number") return reject(Object.assign(error, { stdout, stderr }))
