@@ -62,7 +62,7 @@ const main = async () => {
     models.setProvider(faux.provider)
     const reply = () => fauxAssistantMessage(fauxToolCall("select_memories", { selected_memories: picks }), { stopReason: "toolUse" })
     let modelMs = 0
-    const registry = ModelRegistry.fromBackend({
+    const registry = ModelRegistry.layerWith({
       find: (p, id) => models.getModel(p, id),
       fallback: () => models.getModel("faux", "faux-1"),
       complete: async (model, context, options) => {

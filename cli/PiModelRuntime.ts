@@ -100,7 +100,7 @@ export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<Mod
 
 /** pi's model runtime over the agent directory, with the project's settings at `cwd`; loaded on the first request. */
 export const piModelRegistry = (cwd: string): Layer.Layer<ModelRegistry, never, ConfigService> =>
-  ModelRegistry.fromBackendLoader(
+  ModelRegistry.layerOnFirstUse(
     Effect.flatMap(ConfigService, (config) =>
       Effect.flatMap(extensionsFromEnv(), (extensions) =>
         loadPiModelBackend({ agentDir: config.agentDir, cwd: resolve(cwd), extensions })

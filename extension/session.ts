@@ -57,7 +57,7 @@ const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =
   } satisfies HostShape)
 
 const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
-  ModelRegistry.fromBackend({
+  ModelRegistry.layerWith({
     find: (provider, id) => holder.current?.modelRegistry.find(provider, id),
     fallback: () => holder.current?.model,
     complete: (model, context, options) => {

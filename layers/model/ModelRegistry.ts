@@ -166,12 +166,12 @@ export const makeModelRegistry = (load: Effect.Effect<ModelBackend, BackendLoadF
   })
 
 export class ModelRegistry extends Context.Tag("pm/ModelRegistry")<ModelRegistry, ModelRegistryShape>() {
-  static readonly fromBackend = (backend: ModelBackend): Layer.Layer<ModelRegistry> =>
+  static readonly layerWith = (backend: ModelBackend): Layer.Layer<ModelRegistry> =>
     Layer.effect(ModelRegistry, makeModelRegistry(Effect.succeed(backend)))
   /**
    * The backend is loaded on the first `resolve` or `complete` and kept (the CLI imports pi's runtime only when a
    * model is really needed); building the layer does nothing.
    */
-  static readonly fromBackendLoader = <R>(load: Effect.Effect<ModelBackend, BackendLoadFailure, R>): Layer.Layer<ModelRegistry, never, R> =>
+  static readonly layerOnFirstUse = <R>(load: Effect.Effect<ModelBackend, BackendLoadFailure, R>): Layer.Layer<ModelRegistry, never, R> =>
     Layer.effect(ModelRegistry, Effect.flatMap(Effect.context<R>(), (ctx) => makeModelRegistry(Effect.provide(load, ctx))))
 }

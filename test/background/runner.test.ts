@@ -16,7 +16,7 @@ const toolUse = (name: string, args: Record<string, any> = {}) => fauxAssistantM
 
 const setup = (replies: Array<AssistantMessage | Error>) => {
   const contexts: Array<any> = []
-  const registry = ModelRegistry.fromBackend({
+  const registry = ModelRegistry.layerWith({
     find: () => model,
     fallback: () => model,
     complete: async (_m, context) => {

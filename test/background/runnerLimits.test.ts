@@ -19,7 +19,7 @@ const request: TaskRequest = { mode: "independent", systemPrompt: "sys", message
 const setup = (reply: (signal: AbortSignal) => Promise<AssistantMessage>, readText = "x") => {
   const sent: Array<{ maxTokens: unknown; chars: number }> = []
   const aborted: Array<boolean> = []
-  const registry = ModelRegistry.fromBackend({
+  const registry = ModelRegistry.layerWith({
     find: () => model,
     fallback: () => model,
     complete: (_m, context, options) => {

@@ -1,5 +1,5 @@
 /**
- * pi-ai's fake provider behind `ModelRegistry.fromBackend`: an explicit `Models` collection holds the faux provider,
+ * pi-ai's fake provider behind `ModelRegistry.layerWith`: an explicit `Models` collection holds the faux provider,
  * the backend completes through `models.complete`, and every step records the exact request it received (context as
  * the provider sees it, stream options, model). Shared by test/selector and test/recall.
  */
@@ -51,7 +51,7 @@ export const makeFaux = (options: { readonly api?: string; readonly fallback?: s
     fallback: () => (fallbackId === undefined ? undefined : models.getModel("faux", fallbackId)),
     complete: (model, context, requestOptions) => models.complete(model, context, requestOptions as never)
   }
-  const registry = ModelRegistry.fromBackend(backend)
+  const registry = ModelRegistry.layerWith(backend)
   const toFactory =
     (step: Step): FauxResponseFactory =>
     (context, streamOptions, _state, model) => {

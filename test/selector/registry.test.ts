@@ -10,10 +10,10 @@ const countingLoader = (result: () => Effect.Effect<ModelBackend, { readonly mes
     loads++
     return result()
   })
-  return { layer: ModelRegistry.fromBackendLoader(load), loads: () => loads }
+  return { layer: ModelRegistry.layerOnFirstUse(load), loads: () => loads }
 }
 
-describe("ModelRegistry.fromBackendLoader", () => {
+describe("ModelRegistry.layerOnFirstUse", () => {
   it.effect("building the layer loads nothing; the first call loads the backend, later calls reuse it", () =>
     Effect.gen(function* () {
       const faux = makeFaux()

@@ -140,7 +140,7 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
 
   it.effect("a backend whose complete rejects: [] plus a warning, no exception", () => {
     const faux = makeFaux()
-    const registry = ModelRegistry.fromBackend({ ...faux.backend, complete: () => Promise.reject(new Error("ECONNRESET")) })
+    const registry = ModelRegistry.layerWith({ ...faux.backend, complete: () => Promise.reject(new Error("ECONNRESET")) })
     return select().pipe(
       Effect.tap((out) =>
         expect(out).toStrictEqual({
@@ -156,7 +156,7 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
 
   it.effect("a backend that throws synchronously (a defect) is caught too", () => {
     const faux = makeFaux()
-    const registry = ModelRegistry.fromBackend({
+    const registry = ModelRegistry.layerWith({
       ...faux.backend,
       find: () => {
         throw new Error("registry exploded")
@@ -242,7 +242,7 @@ describe("Selector: failure boundary ([] plus one warning; abort silent; never a
       // step fires it while the request is pending and answers once the abort arrives. No timers.
       const faux = makeFaux()
       let abortOwn: (() => void) | undefined
-      const registry = ModelRegistry.fromBackend({
+      const registry = ModelRegistry.layerWith({
         ...faux.backend,
         complete: (model, context, options) => {
           const controller = new AbortController()

@@ -18,7 +18,7 @@ import { ModelRegistry } from "../../layers/model/ModelRegistry.ts"
 export const fauxModel = { provider: "faux", api: "faux", id: "faux-1", contextWindow: 200_000, maxTokens: 32_000 } as any
 
 export const registryLayer = (complete: (model: any, context: any, options: any) => Promise<any> = () => Promise.reject(new Error("no model"))) =>
-  ModelRegistry.fromBackend({ find: () => fauxModel, fallback: () => fauxModel, complete })
+  ModelRegistry.layerWith({ find: () => fauxModel, fallback: () => fauxModel, complete })
 
 /** A host over plain values: a trusted, idle session in `cwd` with an empty branch, unless overridden. */
 export const hostLayer = (cwd: string, overrides: Partial<HostShape> = {}): Layer.Layer<Host> =>
