@@ -12,7 +12,7 @@ import { backoffMs, encodeLockRecord, type ExistingLock, type LockRecord, sameLo
 import type { FileSystemShape } from "./fileSystemShape.ts"
 import type { LockSettings } from "./lockJudging.ts"
 import type { AcquireResult, Busy, LockFailed, WaitOptions } from "./lockInterface.ts"
-import { lockHolderKind } from "./lockProcess.ts"
+import { liveTokens, lockHolderKind } from "./lockProcess.ts"
 import { type LockRecords, RECOVER_SUFFIX } from "./lockRecords.ts"
 import type { makeHold } from "./lockHeartbeat.ts"
 
@@ -23,6 +23,21 @@ export const makeAcquireLoop = (fs: FileSystemShape, settings: LockSettings, rec
   const { busy, createExclusive, failed, newRecord, readExisting, readJudged, removeIfOurs } = records
 
   type Attempt = { readonly _tag: "Created"; readonly record: LockRecord; readonly path: string } | Busy
+
+  /**
+   * Publishes `record` at `path`, its token counted as held by this process from before the file exists: another
+   * fiber of this process that reads the file at once judges our own pid by that set, and a token missing from it
+   * reads as a lock left by an earlier process with our pid (taken over at once). Counted only while the file may be
+   * ours: a create that loses or fails takes the token back.
+   */
+  const createOwned = (name: LockName, path: string, record: LockRecord): Effect.Effect<boolean, LockFailed> =>
+    Effect.suspend(() => {
+      liveTokens.add(record.token)
+      return createExclusive(name, path, encodeLockRecord(record))
+    }).pipe(
+      Effect.tap((created) => (created ? Effect.void : Effect.sync(() => liveTokens.delete(record.token)))),
+      Effect.tapError(() => Effect.sync(() => liveTokens.delete(record.token)))
+    )
 
   /** Clears a `.recover` file whose recoverer died mid-recovery. */
   const clearStaleRecover = (name: LockName, recoverPath: string): Effect.Effect<void, LockFailed> =>
@@ -57,7 +72,7 @@ export const makeAcquireLoop = (fs: FileSystemShape, settings: LockSettings, rec
     Effect.gen(function*() {
       const recoverPath = path + RECOVER_SUFFIX
       const arbiter = yield* newRecord(kind)
-      const won = yield* createExclusive(name, recoverPath, encodeLockRecord(arbiter))
+      const won = yield* createOwned(name, recoverPath, arbiter)
       if (!won) {
         yield* clearStaleRecover(name, recoverPath)
         return busy(name, judged, yield* Clock.currentTimeMillis)
@@ -77,10 +92,10 @@ export const makeAcquireLoop = (fs: FileSystemShape, settings: LockSettings, rec
           )
         }
         const record = yield* newRecord(kind)
-        const created = yield* createExclusive(name, path, encodeLockRecord(record))
+        const created = yield* createOwned(name, path, record)
         if (created) return { _tag: "Created", record, path } as const
         return busy(name, yield* readExisting(name, path), yield* Clock.currentTimeMillis)
-      }).pipe(Effect.ensuring(removeIfOurs(name, recoverPath, arbiter.token)))
+      }).pipe(Effect.ensuring(Effect.zipRight(removeIfOurs(name, recoverPath, arbiter.token), Effect.sync(() => liveTokens.delete(arbiter.token)))))
     })
 
   /**
@@ -92,7 +107,7 @@ export const makeAcquireLoop = (fs: FileSystemShape, settings: LockSettings, rec
       const path = join(locksDir, name)
       for (let i = 0; i < MAX_VANISHED_RETRIES; i++) {
         const record = yield* newRecord(kind)
-        if (yield* createExclusive(name, path, encodeLockRecord(record))) {
+        if (yield* createOwned(name, path, record)) {
           return { _tag: "Created", record, path } as const
         }
         const seen = yield* readJudged(name, path)

@@ -34,10 +34,9 @@ export const makeHold = (fs: FileSystemShape, settings: LockSettings, records: L
       liveTokens.add(record.token)
       yield* Scope.addFinalizer(
         scope,
-        Effect.suspend(() => {
-          liveTokens.delete(record.token)
-          return removeIfOurs(name, path, record.token)
-        })
+        // The file goes first, then the token: a fiber of this process that reads the file in between still sees it
+        // held (a token missing from the set reads as a lock left by an earlier process with our pid).
+        Effect.ensuring(removeIfOurs(name, path, record.token), Effect.sync(() => liveTokens.delete(record.token)))
       )
       const lostSignal = yield* Deferred.make<never, LockLost>()
       // When the file last showed our token. Until a whole timeout has passed since then no peer can judge the

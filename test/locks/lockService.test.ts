@@ -9,6 +9,7 @@ import { FsError } from "../../layers/storage/FsError.ts"
 import { LockService } from "../../layers/storage/LockService.ts"
 import { type LockServiceConfig } from "../../layers/storage/lockInterface.ts"
 import { machineOf, processStartOf } from "../../layers/storage/lockProcess.ts"
+import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
 import { clockedLocks, expectEvent, T0, untilSleeping } from "./clocked.ts"
 import { tempDir } from "./processes.ts"
 
@@ -61,6 +62,41 @@ describe("LockService", () => {
       }))
       expect(existsSync(path)).toBe(false)
     }).pipe(Effect.provide(withService())))
+
+  it.live("a lock another fiber of this process has just published is Busy to a second caller, never taken over", () =>
+    Effect.gen(function*() {
+      // The first caller stops right after its lock file appears: a second caller in this process reads a file that
+      // names our own pid, and must see a lock held here, not one left by an earlier process with our pid.
+      using dir = tempDir("lock")
+      const locksDir = join(dir.path, "locks")
+      const linked = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const real = makeNodeFileSystem()
+      let first = true
+      const paused = FileSystem.layerWith({
+        link: (existing, newPath) =>
+          real.link(existing, newPath).pipe(Effect.tap(() => {
+            if (!first || !newPath.endsWith("extract.lock")) return Effect.void
+            first = false
+            return Deferred.succeed(linked, undefined).pipe(Effect.zipRight(Deferred.await(release)))
+          }))
+      })
+      const service = LockService.layerWith({
+        timeouts: { "extract.lock": TIMEOUT, "dream.lock": TIMEOUT, "last-dream-at.lock": TIMEOUT },
+        heartbeatMs: 40,
+        recoverStaleMs: 200
+      }).pipe(Layer.provide(paused))
+      yield* Effect.gen(function*() {
+        const locks = yield* LockService
+        const holder = yield* Effect.fork(locks.withLock(locksDir, "extract.lock", () => Effect.succeed("held")))
+        yield* Deferred.await(linked)
+        const second = yield* Effect.scoped(Effect.map(locks.acquire(locksDir, "extract.lock"), (r) => r._tag))
+        yield* Deferred.succeed(release, undefined)
+        const held = yield* Effect.exit(Fiber.join(holder))
+        expect(second).toBe("Busy")
+        expect(held).toEqual(Exit.succeed({ _tag: "Done", value: "held" }))
+      }).pipe(Effect.provide(service))
+    }))
 
   it.live("releases on failure and on interruption", () =>
     Effect.gen(function*() {
