@@ -45,6 +45,11 @@ export interface ResolveOptions {
   readonly cwd: string | undefined
   readonly purpose: "write" | "remove"
   readonly byPerson?: boolean
+  /**
+   * Undo putting back what a task did: an index the task created may go again (the caller removes it only while it
+   * still holds the bytes the task wrote), so the directory is as it was, not left with links to deleted topics.
+   */
+  readonly undoing?: boolean
 }
 
 /** A missing entry as undefined; every other failure stays a failure. */
@@ -113,7 +118,7 @@ export const resolveTarget = (
       if (lstat !== undefined && lstat.kind !== "file" && lstat.kind !== "symlink") {
         return yield* Effect.fail(rejectHere(notAFile(shown, lstat.kind)))
       }
-      if (where.length === 0 && name.toLowerCase() === INDEX_FILE_NAME.toLowerCase() && lstat !== undefined) {
+      if (where.length === 0 && name.toLowerCase() === INDEX_FILE_NAME.toLowerCase() && lstat !== undefined && options.undoing !== true) {
         // Case-insensitive file systems: compare with the index by identity, not by spelling.
         const index = yield* orUndefined(fs.lstat(join(memoryDir, INDEX_FILE_NAME))).pipe(
           Effect.mapError(ioFailed(entry, "inspect"))

@@ -37,7 +37,7 @@ export type RestoreOutcome =
 export const makeRestore = (fs: FileSystemShape, serialized: Serialized, publish: Publish, unlinkPinned: UnlinkPinned) =>
   Effect.fn("MemoryWriter.restore")(function*(file: string, spec: RestoreSpec) {
     const purpose = spec.content === null ? "remove" : "write"
-    const where = { memoryDir: spec.memoryDir, cwd: spec.memoryDir, purpose, byPerson: true } as const
+    const where = { memoryDir: spec.memoryDir, cwd: spec.memoryDir, purpose, byPerson: true, undoing: true } as const
     const left = (reason: string): RestoreOutcome => ({ _tag: "Left", reason })
     const first = yield* resolveTarget(fs, file, where)
     return yield* serialized(

@@ -124,6 +124,19 @@ describe("pm remember", () => {
     expect(readdirSync(memoryDir).sort()).toEqual(["MEMORY.md", file])
   })
 
+  it("the first memory of a project, undone, leaves the directory as it was: no topic and no index linking to one", async () => {
+    const t = setup()
+    expect((await t.pm("remember", "Deploys happen on Fridays only")).code).toBe(0)
+    const memoryDir = JSON.parse((await t.pm("project", "--json")).stdout).memoryDir as string
+    expect(readdirSync(memoryDir).sort()).toEqual(["MEMORY.md", "deploys-happen-on-fridays-only.md"])
+    const undo = await t.pm("undo")
+    expect(undo.code).toBe(0)
+    expect(undo.stdout).toContain("  deleted    MEMORY.md (this task had created it)")
+    expect(undo.stdout).toContain("0 restored, 2 deleted, 0 unchanged, 0 left alone.")
+    expect(readdirSync(memoryDir)).toEqual([])
+    expect((await t.pm("lint")).code).toBe(0)
+  })
+
   it("refuses a credential (exit 1, the kind and the line, never the value) and writes nothing", async () => {
     const t = setup()
     const token = githubToken()
