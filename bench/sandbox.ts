@@ -15,7 +15,7 @@ import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeSandboxedTools } from "../layers/background/tools/sandboxed.ts"
 import { defaultSandbox } from "../layers/safety/Sandbox.ts"
-import { sandboxFilesystem } from "../src/safety/sandbox.ts"
+import { sandboxFilesystem } from "../src/safety/sandboxFilesystem.ts"
 import { median } from "./_support.ts"
 
 const ROUNDS = Number(process.argv[2] ?? 15)

@@ -10,7 +10,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { SearchHit } from "../../src/memory/memoryQuery.ts"
+import type { SearchHit } from "../../src/memory/topicSearch.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { LockService } from "../storage/LockService.ts"
 import { Journal } from "../writes/Journal.ts"

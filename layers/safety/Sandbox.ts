@@ -1,7 +1,8 @@
 /**
  * Sandbox: the OS sandbox (`@anthropic-ai/sandbox-runtime`: bubblewrap on Linux, sandbox-exec on macOS) that every
- * command of the background `bash` tool, and the `rg` behind its `grep`, runs in. The policy is src/safety/sandbox.ts: the
- * whole file system read-only, no network, the credential stores unreadable, a scrubbed environment.
+ * command of the background `bash` tool, and the `rg` behind its `grep`, runs in. The policy is
+ * src/safety/sandboxFilesystem.ts and sandboxProcess.ts: the whole file system read-only, no network, the credential
+ * stores unreadable, a scrubbed environment.
  *
  * The runtime is one per process (its manager is a global). The first open session loads, checks and initialises
  * it (a trial command proves that user namespaces work); the last session to close stops it, since it keeps the
@@ -22,15 +23,9 @@ import { readdir } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
-import {
-  deniedInSandbox,
-  HOME_STORES,
-  type SandboxAvailability,
-  type SandboxFilesystem,
-  SEARCH_SKIPS,
-  withoutNetwork,
-  withoutProxyVariables
-} from "../../src/safety/sandbox.ts"
+import type { SandboxAvailability } from "../../src/safety/sandbox.ts"
+import { deniedInSandbox, HOME_STORES, type SandboxFilesystem, SEARCH_SKIPS } from "../../src/safety/sandboxFilesystem.ts"
+import { withoutNetwork, withoutProxyVariables } from "../../src/safety/sandboxProcess.ts"
 
 export class SandboxFailed extends Data.TaggedError("SandboxFailed")<{ readonly reason: string }> {
   override get message(): string {
@@ -101,7 +96,7 @@ const firstLine = (text: string): string => text.trim().split("\n")[0]?.slice(0,
 const platformName = (): string => (process.platform === "darwin" ? "macos" : process.platform)
 
 /**
- * The runtime's line for `command`, closed to the network: on Linux by `--unshare-net` (src/safety/sandbox.ts,
+ * The runtime's line for `command`, closed to the network: on Linux by `--unshare-net` (src/safety/sandboxProcess.ts,
  * `withoutNetwork`), on macOS by the runtime's own profile with an empty allow list.
  */
 const lineFor = async (

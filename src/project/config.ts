@@ -12,7 +12,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { decodeProtectedPaths, ProtectedPathsConfig, type ProtectedPathsSettings } from "../safety/protectedPaths.ts"
+import { decodeProtectedPaths, ProtectedPathsConfig, type ProtectedPathsSettings } from "../safety/protectedPathsConfig.ts"
 import { DEFAULT_WHEN_UNAVAILABLE, type WhenUnavailable } from "../safety/sandbox.ts"
 export const ModelRef = Schema.String.pipe(
   Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })

@@ -1,14 +1,12 @@
 /**
  * Protected reads: the credential stores a background task must never open (read, find, grep, bash operands).
  * Pure path logic, no I/O: the caller resolves the requested path to an absolute one, checks it, then checks its real
- * path (after symlinks) too, and for `.npmrc` / `.pypirc` reads the file and asks the content check.
+ * path (after symlinks) too, and for `.npmrc` / `.pypirc` reads the file and asks the content check
+ * (src/safety/protectedContent.ts).
  *
  * Names are compared case-insensitively: on a case-insensitive file system `~/.SSH/ID_RSA` is the same file, and
  * over-protecting a differently cased name on Linux costs nothing.
  */
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
 import * as path from "node:path"
 
 export type Protection =
@@ -36,8 +34,9 @@ export interface ProtectionOptions {
   readonly extraProtections?: ReadonlyArray<string> | undefined
 }
 
-const NOT = { protected: false } as const
-const yes = (reason: string): Protection => ({ protected: true, reason })
+/** Not protected, with no content check asked. */
+export const NOT_PROTECTED = { protected: false } as const
+export const protectedBecause = (reason: string): Protection => ({ protected: true, reason })
 
 /** `/a/b/` -> `/a/b`, `/a//b/../c` -> `/a/c`; the root stays `/`. */
 export const normalizeAbsolute = (p: string): string => {
@@ -140,43 +139,43 @@ const builtIn = (p: string, options: ProtectionOptions): Protection => {
   const agentDir = normalizeAbsolute(options.agentDir)
   for (const [dir, what] of HOME_CREDENTIAL_DIRS) {
     const full = normalizeAbsolute(path.posix.join(home, dir))
-    if (isWithinIgnoringCase(full, p)) return yes(`${p} is in ~/${dir}, which holds ${what}`)
+    if (isWithinIgnoringCase(full, p)) return protectedBecause(`${p} is in ~/${dir}, which holds ${what}`)
   }
   for (const [file, what] of HOME_CREDENTIAL_FILES) {
     const full = path.posix.join(home, file)
-    if (p.toLowerCase() === full.toLowerCase()) return yes(`${p} is ~/${file}, which holds ${what}`)
+    if (p.toLowerCase() === full.toLowerCase()) return protectedBecause(`${p} is ~/${file}, which holds ${what}`)
   }
-  if (PROC_ENVIRON.test(p)) return yes(`${p} is a process environment, which holds the agent's API keys`)
+  if (PROC_ENVIRON.test(p)) return protectedBecause(`${p} is a process environment, which holds the agent's API keys`)
   for (const name of ["auth.json", "models.json"]) {
     if (p.toLowerCase() === path.posix.join(agentDir, name).toLowerCase()) {
-      return yes(`${p} is Pi's ${name}, which holds provider credentials`)
+      return protectedBecause(`${p} is Pi's ${name}, which holds provider credentials`)
     }
   }
   const base = path.posix.basename(p).toLowerCase()
-  if (ENV_FILE.test(base) && !ENV_TEMPLATE.test(base)) return yes(`${p} is an environment file (.env), which holds secrets`)
+  if (ENV_FILE.test(base) && !ENV_TEMPLATE.test(base)) return protectedBecause(`${p} is an environment file (.env), which holds secrets`)
   if (SSH_KEY_NO_EXTENSION.test(base) || (SSH_KEY_WITH_EXTENSION.test(base) && !base.endsWith(".pub"))) {
-    return yes(`${p} looks like an SSH private key (id_*)`)
+    return protectedBecause(`${p} looks like an SSH private key (id_*)`)
   }
-  if (KEY_EXTENSIONS.test(base)) return yes(`${p} is a key or certificate store (${path.posix.extname(base)})`)
-  if (p.split("/").some((seg) => seg.toLowerCase() === "private-keys-v1.d")) return yes(`${p} is in a GnuPG private key folder`)
+  if (KEY_EXTENSIONS.test(base)) return protectedBecause(`${p} is a key or certificate store (${path.posix.extname(base)})`)
+  if (p.split("/").some((seg) => seg.toLowerCase() === "private-keys-v1.d")) return protectedBecause(`${p} is in a GnuPG private key folder`)
   const named = CREDENTIAL_NAMES.get(base)
-  if (named !== undefined) return yes(`${p} is a ${base} file, which holds ${named}`)
-  if (base === ".envrc") return yes(`${p} is a direnv file (.envrc), which usually exports secrets`)
-  if (base === ".netrc" || base === "_netrc") return yes(`${p} is a .netrc file, which holds login passwords`)
+  if (named !== undefined) return protectedBecause(`${p} is a ${base} file, which holds ${named}`)
+  if (base === ".envrc") return protectedBecause(`${p} is a direnv file (.envrc), which usually exports secrets`)
+  if (base === ".netrc" || base === "_netrc") return protectedBecause(`${p} is a .netrc file, which holds login passwords`)
   if (base === ".npmrc") return { protected: false, contentCheck: "npmrc" }
   if (base === ".pypirc") return { protected: false, contentCheck: "pypirc" }
-  return NOT
+  return NOT_PROTECTED
 }
 
 const extra = (p: string, options: ProtectionOptions): Protection => {
   for (const entry of options.extraProtections ?? []) {
     if (entry.startsWith("/")) {
-      if (isWithinIgnoringCase(normalizeAbsolute(entry), p)) return yes(`${p} is protected by the configuration (${entry})`)
+      if (isWithinIgnoringCase(normalizeAbsolute(entry), p)) return protectedBecause(`${p} is protected by the configuration (${entry})`)
     } else if (entry !== "" && !entry.includes("/") && globToRegExp(entry).test(path.posix.basename(p))) {
-      return yes(`${p} is protected by the configuration (${entry})`)
+      return protectedBecause(`${p} is protected by the configuration (${entry})`)
     }
   }
-  return NOT
+  return NOT_PROTECTED
 }
 
 /** Checks one absolute path, in one Unicode form. */
@@ -184,7 +183,7 @@ const checkForm = (p: string, options: ProtectionOptions): Protection => {
   const added = extra(p, options)
   if (added.protected) return added
   const exempt = (options.exceptions ?? []).some((e) => e.startsWith("/") && sameForm(normalizeAbsolute(e), p))
-  if (exempt) return NOT
+  if (exempt) return NOT_PROTECTED
   return builtIn(p, options)
 }
 
@@ -195,7 +194,7 @@ const sameForm = (a: string, b: string): boolean => a.normalize("NFC") === b.nor
  * either, and Pi's read tool retries a missing name in NFD. The first refusal wins.
  */
 const checkOne = (absPath: string, options: ProtectionOptions): Protection => {
-  if (!absPath.startsWith("/")) return yes(`${absPath} is not an absolute path; resolve it before checking`)
+  if (!absPath.startsWith("/")) return protectedBecause(`${absPath} is not an absolute path; resolve it before checking`)
   const p = normalizeAbsolute(absPath)
   const first = checkForm(p, options)
   if (first.protected || /^[\x00-\x7f]*$/.test(p)) return first
@@ -216,97 +215,9 @@ export const isProtectedPath = (absPath: string, options: ProtectionOptions, rea
   const requested = checkOne(absPath, options)
   if (requested.protected || realPath === undefined || normalizeAbsolute(realPath) === normalizeAbsolute(absPath)) return requested
   const real = checkOne(realPath, options)
-  if (real.protected) return yes(`${absPath} resolves to ${normalizeAbsolute(realPath)}: ${real.reason}`)
+  if (real.protected) return protectedBecause(`${absPath} resolves to ${normalizeAbsolute(realPath)}: ${real.reason}`)
   return requested.contentCheck !== undefined ? requested : real
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Content checks for package-manager configs
-
-/**
- * Does an `.npmrc` hold a credential? `_authToken`, `_auth`, `_password` (optionally scoped to a registry:
- * `//registry.npmjs.org/:_authToken=...`) with a literal value. A value that is only a `${VAR}` reference is not one.
- */
-export const npmrcHasToken = (text: string): boolean => {
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim()
-    if (line.startsWith("#") || line.startsWith(";")) continue
-    const m = /^(?:\/\/[^\s=]{0,512}:)?(_authToken|_auth|_password|password|token)[ \t]{0,8}=[ \t]{0,8}(.{0,4096})$/i.exec(line)
-    if (m === null) continue
-    const value = m[2]!.trim().replace(/^["']|["']$/g, "")
-    if (value === "" || /^\$\{[A-Za-z_][A-Za-z0-9_]{0,200}\}$/.test(value)) continue
-    return true
-  }
-  return false
-}
-
-/** Does a `.pypirc` hold a password or token (a non-empty `password =` in any section)? */
-export const pypircHasPassword = (text: string): boolean =>
-  text.split(/\r?\n/).some((raw) => {
-    const m = /^[ \t]{0,64}password[ \t]{0,8}[=:][ \t]{0,8}(.{0,4096})$/i.exec(raw)
-    return m !== null && m[1]!.trim() !== "" && !/^\$\{[A-Za-z_][A-Za-z0-9_]{0,200}\}$/.test(m[1]!.trim())
-  })
-
-/** The second step for a path whose first check asked for a content check. */
-export const protectedByContent = (absPath: string, check: ContentCheck, text: string): Protection =>
-  check === "npmrc"
-    ? npmrcHasToken(text) ? yes(`${absPath} is an .npmrc that holds a registry token`) : NOT
-    : pypircHasPassword(text) ? yes(`${absPath} is a .pypirc that holds a password or token`) : NOT
-
-// ---------------------------------------------------------------------------------------------------------------
-// Configuration keys (proposed for config.json; not yet read by ConfigService)
-
-/**
- * `protectedPaths` in the user-level config.json: `allow` is exact paths (absolute or `~/...`) exempted from the
- * built-in rules; `add` is extra protections. A project's own configuration may carry only `add`.
- */
-export const ProtectedPathsConfig = Schema.Struct({
-  allow: Schema.optional(Schema.Array(Schema.String)),
-  add: Schema.optional(Schema.Array(Schema.String))
-})
-
-export interface ProtectedPathsSettings {
-  readonly exceptions: ReadonlyArray<string>
-  readonly extraProtections: ReadonlyArray<string>
-}
-
-const expandTilde = (p: string, home: string): string => (p === "~" ? home : p.startsWith("~/") ? home + p.slice(1) : p)
-
-/**
- * Merges the user-level value and a project-level value (each the raw JSON under `protectedPaths`, or undefined).
- * A project's `allow` is ignored and reported: a project may add protections, never remove them. Relative project
- * additions with a slash are taken from `projectRoot`.
- */
-export const decodeProtectedPaths = (
-  user: unknown,
-  project: unknown,
-  home: string,
-  projectRoot: string
-): { readonly settings: ProtectedPathsSettings; readonly problems: ReadonlyArray<string> } => {
-  const problems: Array<string> = []
-  const decode = (label: string, raw: unknown) => {
-    if (raw === undefined) return {}
-    const r = Schema.decodeUnknownEither(ProtectedPathsConfig)(raw)
-    if (Either.isRight(r)) return r.right
-    problems.push(`${label} "protectedPaths" is invalid (${ParseResult.TreeFormatter.formatErrorSync(r.left).replace(/\s+/g, " ")}); ignored.`)
-    return {}
-  }
-  const u = decode("user", user)
-  const p = decode("project", project)
-  const exceptions = (u.allow ?? [])
-    .map((e) => expandTilde(e, home))
-    .filter((e) => {
-      if (e.startsWith("/")) return true
-      problems.push(`user "protectedPaths.allow" entry ${JSON.stringify(e)} is not an absolute or ~/ path; ignored.`)
-      return false
-    })
-  if (p.allow !== undefined && p.allow.length > 0) {
-    problems.push(`project "protectedPaths.allow" is ignored: a project may add protections, never remove them.`)
-  }
-  const projectAdds = (p.add ?? []).map((e) => {
-    const x = expandTilde(e, home)
-    return x.startsWith("/") || !x.includes("/") ? x : path.posix.join(projectRoot, x)
-  })
-  const userAdds = (u.add ?? []).map((e) => expandTilde(e, home))
-  return { settings: { exceptions, extraProtections: [...userAdds, ...projectAdds] }, problems }
-}

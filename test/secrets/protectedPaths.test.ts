@@ -1,15 +1,9 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import {
-  decodeProtectedPaths,
-  isProtectedPath,
-  normalizeAbsolute,
-  npmrcHasToken,
-  protectedByContent,
-  pypircHasPassword,
-  type ProtectionOptions
-} from "../../src/safety/protectedPaths.ts"
+import { npmrcHasToken, protectedByContent, pypircHasPassword } from "../../src/safety/protectedContent.ts"
+import { isProtectedPath, normalizeAbsolute, type ProtectionOptions } from "../../src/safety/protectedPaths.ts"
+import { decodeProtectedPaths } from "../../src/safety/protectedPathsConfig.ts"
 import { tempDir } from "../support/tmp.ts"
 
 const HOME = "/home/alice"

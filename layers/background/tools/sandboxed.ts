@@ -1,5 +1,5 @@
 /**
- * The background tools' spawn points inside the OS sandbox (layers/safety/Sandbox.ts, policy in src/safety/sandbox.ts):
+ * The background tools' spawn points inside the OS sandbox (layers/safety/Sandbox.ts, policy in src/safety/sandbox*.ts):
  *
  * - `bash`: Pi's own bash tool with operations of ours. Each command is wrapped by the sandbox under the task's
  *   file-system policy (credential stores and the protected files found in the project, the memory folder and the
@@ -27,12 +27,11 @@ import {
   bashUnavailableRefusal,
   DEFAULT_WHEN_UNAVAILABLE,
   type SandboxAvailability,
-  sandboxFilesystem,
   sandboxModeLine,
-  scrubEnvironment,
-  shellQuote,
   type WhenUnavailable
 } from "../../../src/safety/sandbox.ts"
+import { sandboxFilesystem } from "../../../src/safety/sandboxFilesystem.ts"
+import { scrubEnvironment, shellQuote } from "../../../src/safety/sandboxProcess.ts"
 import { configPathOf, storageRootOf } from "../../../src/storage/layout.ts"
 import { resolveToolPath } from "../../../src/safety/toolPath.ts"
 import { agentDirFromEnv } from "../../project/ConfigService.ts"
