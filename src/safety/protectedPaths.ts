@@ -218,6 +218,3 @@ export const isProtectedPath = (absPath: string, options: ProtectionOptions, rea
   if (real.protected) return protectedBecause(`${absPath} resolves to ${normalizeAbsolute(realPath)}: ${real.reason}`)
   return requested.contentCheck !== undefined ? requested : real
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// Content checks for package-manager configs
