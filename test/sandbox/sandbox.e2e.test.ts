@@ -177,11 +177,15 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
     const marker = `${Math.floor(Math.random() * 1e6) + 1000}.25`
     const controller = new AbortController()
     const def = pi.createBashToolDefinition(fx.project, { operations: sandboxed.bashOperations! })
-    // The command says "ready" once its background sleep has become `sleep` (its cmdline names the marker): that
-    // line, streamed through the tool's updates, is the event the test waits for.
+    // The command says "ready" once its background sleep has exec'd: some process has an argument that is exactly
+    // the marker (`grep -z` reads the NUL-separated cmdlines; the bracketed pattern keeps grep from matching its
+    // own argument, and the shells whose one argument is the whole command text fail `-x`). `$!` cannot be used:
+    // the seccomp helper runs the shell in a nested PID namespace, so its numbers are not those of the /proc it
+    // sees. That line, streamed through the tool's updates, is the event the test waits for.
     let ready!: () => void
     const started = new Promise<void>((r) => (ready = r))
-    const command = `sleep ${marker} & until grep -qs ${marker} /proc/$!/cmdline; do :; done; echo ready; sleep ${marker}; wait`
+    const exact = marker.replace(".", "[.]")
+    const command = `sleep ${marker} & until grep -qsxz '${exact}' /proc/[0-9]*/cmdline; do :; done; echo ready; sleep ${marker}; wait`
     const running = def.execute("sleep", { command }, controller.signal, (u) => {
       if (u.content.some((c) => c.type === "text" && c.text.includes("ready"))) ready()
     }, undefined as never)
@@ -194,7 +198,7 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
           return false
         }
       })
-    await Promise.race([started, running])
+    expect(await Promise.race([started.then(() => "ready"), running])).toBe("ready")
     expect(alive()).toBe(true)
     controller.abort()
     expect(await running).toMatch(/abort/i)
