@@ -5,6 +5,9 @@
  */
 import { type ContentCheck, NOT_PROTECTED, type Protection, protectedBecause } from "./protectedPaths.ts"
 
+/** A value that only names an environment variable (`${NPM_TOKEN}`): the secret lives elsewhere. */
+const VARIABLE_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]{0,200}\}$/
+
 /**
  * Does an `.npmrc` hold a credential? `_authToken`, `_auth`, `_password` (optionally scoped to a registry:
  * `//registry.npmjs.org/:_authToken=...`) with a literal value. A value that is only a `${VAR}` reference is not one.
@@ -16,7 +19,7 @@ export const npmrcHasToken = (text: string): boolean => {
     const m = /^(?:\/\/[^\s=]{0,512}:)?(_authToken|_auth|_password|password|token)[ \t]{0,8}=[ \t]{0,8}(.{0,4096})$/i.exec(line)
     if (m === null) continue
     const value = m[2]!.trim().replace(/^["']|["']$/g, "")
-    if (value === "" || /^\$\{[A-Za-z_][A-Za-z0-9_]{0,200}\}$/.test(value)) continue
+    if (value === "" || VARIABLE_REFERENCE.test(value)) continue
     return true
   }
   return false
@@ -26,7 +29,8 @@ export const npmrcHasToken = (text: string): boolean => {
 export const pypircHasPassword = (text: string): boolean =>
   text.split(/\r?\n/).some((raw) => {
     const m = /^[ \t]{0,64}password[ \t]{0,8}[=:][ \t]{0,8}(.{0,4096})$/i.exec(raw)
-    return m !== null && m[1]!.trim() !== "" && !/^\$\{[A-Za-z_][A-Za-z0-9_]{0,200}\}$/.test(m[1]!.trim())
+    const value = m?.[1]!.trim()
+    return value !== undefined && value !== "" && !VARIABLE_REFERENCE.test(value)
   })
 
 /** The second step for a path whose first check asked for a content check. */
