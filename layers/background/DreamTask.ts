@@ -35,7 +35,10 @@ export const makeDream = Effect.gen(function*() {
       filesChanged,
       // The topics at the start: the catalog for the prompt, and the base of the delete cap.
       before: store.scanTopics(memoryDir).pipe(Effect.map(({ topics }) => topics)),
-      toolOptions: (topics) => ({ deleteCap: { topics: topics.length } }),
+      toolOptions: (topics) => ({
+        deleteCap: { topics: topics.length },
+        sessions: { dir: request.sessionDir, ids: [...request.sessionIds, ...(request.sessionId === undefined ? [] : [request.sessionId])] }
+      }),
       setupFailed: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
     }, (tools, check, topics) =>
       Effect.gen(function*() {

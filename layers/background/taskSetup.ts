@@ -29,7 +29,7 @@ export interface TaskToolsSpec<P, EP, EF> {
   /** Read after the writer task opens and before the tools are made (the dream's topics, for its delete cap). */
   readonly before: Effect.Effect<P, EP>
   /** What the tools get beyond the common options. */
-  readonly toolOptions: (prepared: P) => Pick<TaskToolsOptions, "codemode" | "deleteCap">
+  readonly toolOptions: (prepared: P) => Pick<TaskToolsOptions, "codemode" | "deleteCap" | "sessions">
   /** The task's own error when the tools cannot be set up. */
   readonly setupFailed: (error: unknown) => EF
 }
@@ -75,6 +75,7 @@ export const makeTaskSetup = Effect.gen(function*() {
             pi,
             cwd: request.cwd,
             memoryDir,
+            projectRoot: request.location.projectRoot,
             writer: task,
             guard,
             check,

@@ -11,6 +11,7 @@ import type { ReadPlan } from "../../src/safety/bash/reads.ts"
 import { decodeConfig } from "../../src/project/config.ts"
 import { protectedByContent } from "../../src/safety/protectedContent.ts"
 import { isProtectedPath, protectedUnder, type ProtectionOptions } from "../../src/safety/protectedPaths.ts"
+import { outsideScope } from "../../src/safety/readScope.ts"
 import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
 import { toolPathVariants } from "../../src/safety/toolPath.ts"
 import { agentDirFromEnv } from "../project/ConfigService.ts"
@@ -31,6 +32,13 @@ const reasonForOne = async (absolutePath: string, protection: ProtectionOptions)
     const parent = await realpath(dirname(absolutePath)).catch(() => undefined)
     return parent === undefined ? undefined : join(parent, basename(absolutePath))
   })
+  if (protection.scope !== undefined) {
+    // Both the path as asked and where it leads must be inside the scope: a link in the project to a store elsewhere
+    // is refused, and so is a path outside that happens to lead back in.
+    const outside = outsideScope(absolutePath, protection.scope) ??
+      (real === undefined || real === absolutePath ? undefined : outsideScope(real, protection.scope))
+    if (outside !== undefined) return outside
+  }
   const verdict = isProtectedPath(absolutePath, protection, real)
   if (verdict.protected) return verdict.reason
   if (verdict.contentCheck === undefined) return undefined
@@ -54,13 +62,16 @@ export const protectedReason = async (absolutePath: string, protection: Protecti
 }
 
 export const protectedRefusal = (reason: string): string =>
-  `Refused: ${reason}. Background memory tasks never open credential stores; leave it out (memory must never hold ` +
-  "credentials) and carry on with the other files."
+  `Refused: ${reason}. Background memory tasks never open credential stores or anything outside their scope; leave ` +
+  "it out (memory must never hold credentials) and carry on with the other files."
 
 /** The most entries wildcard expansion may visit (walked folders and matches) before a command is refused. */
 export const GLOB_VISIT_LIMIT = 5_000
-/** At most this many entries of a searched tree are looked at by name (the rest is left to the sandbox). */
-const MAX_TREE_ENTRIES = 5_000
+/**
+ * At most this many entries of a searched tree are looked at by name. Past it, a command the sandbox runs goes on
+ * (the sandbox hides what its own search did not finish), and one without the sandbox is refused.
+ */
+export const MAX_TREE_ENTRIES = 5_000
 /** Folders a tree scan does not enter: version control and installed packages. */
 const SKIPPED_DIRS = new Set([".git", "node_modules"])
 
@@ -69,14 +80,23 @@ const SKIPPED_DIRS = new Set([".git", "node_modules"])
  * only, without following links, over at most MAX_TREE_ENTRIES entries; dot names are skipped when the search skips
  * them too (ripgrep without --hidden).
  */
-const protectedInTree = async (root: string, hidden: boolean, protection: ProtectionOptions): Promise<string | undefined> => {
+const protectedInTree = async (
+  root: string,
+  hidden: boolean,
+  protection: ProtectionOptions,
+  sandboxed: boolean
+): Promise<string | undefined> => {
   const queue = [root]
   let entries = 0
-  while (queue.length > 0 && entries < MAX_TREE_ENTRIES) {
+  while (queue.length > 0) {
     const dir = queue.shift()!
     const list = await readdir(dir, { withFileTypes: true }).catch(() => [])
     for (const entry of list) {
-      if (++entries > MAX_TREE_ENTRIES) break
+      if (++entries > MAX_TREE_ENTRIES) {
+        return sandboxed
+          ? undefined
+          : `${root} holds more than ${MAX_TREE_ENTRIES} entries, too many to check for credential files without the OS sandbox; search specific files or a smaller folder`
+      }
       if (!hidden && entry.name.startsWith(".")) continue
       const full = join(dir, entry.name)
       const verdict = isProtectedPath(full, protection)
@@ -91,10 +111,15 @@ const protectedInTree = async (root: string, hidden: boolean, protection: Protec
 
 /**
  * Why a read-only bash command may not run because of what it would open, or undefined: the plan's own refusal
- * (input the guard cannot see), a named file that is protected (as written or through a link), a wildcard that
- * matches one, or a search root that holds a protected place (`grep -r KEY ~`).
+ * (input the guard cannot see), a named file outside the scope or protected (as written or through a link), a
+ * wildcard that matches one, or a search root that holds a protected place (`grep -r KEY ~`). `sandboxed`: the
+ * command runs in the OS sandbox, which hides what a search of a large tree here could not finish.
  */
-export const protectedReadReason = async (plan: ReadPlan, protection: ProtectionOptions): Promise<string | undefined> => {
+export const protectedReadReason = async (
+  plan: ReadPlan,
+  protection: ProtectionOptions,
+  sandboxed = false
+): Promise<string | undefined> => {
   if (plan.refuse !== undefined) return plan.refuse
   const seen = new Set<string>()
   let visited = 0
@@ -106,10 +131,14 @@ export const protectedReadReason = async (plan: ReadPlan, protection: Protection
       const real = await realpath(target.path).catch(() => target.path)
       const under = protectedUnder(target.path, protection) ?? (real === target.path ? undefined : protectedUnder(real, protection))
       if (under !== undefined) return under
-      const inside = await protectedInTree(real, target.hidden !== false, protection)
+      const outside = protection.scope === undefined ? undefined : outsideScope(target.path, protection.scope) ?? outsideScope(real, protection.scope)
+      if (outside !== undefined) return outside
+      const inside = await protectedInTree(real, target.hidden !== false, protection, sandboxed)
       if (inside !== undefined) return inside
     }
     if (target.lexical) {
+      const outside = protection.scope === undefined ? undefined : outsideScope(target.path, protection.scope)
+      if (outside !== undefined) return outside
       const lexical = isProtectedPath(target.path, protection)
       if (lexical.protected) return lexical.reason
       continue

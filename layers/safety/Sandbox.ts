@@ -21,8 +21,10 @@ import * as Layer from "effect/Layer"
 import { spawn } from "node:child_process"
 import { readdir } from "node:fs/promises"
 import { homedir } from "node:os"
-import { join } from "node:path"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
+import { outsideScope } from "../../src/safety/readScope.ts"
 import type { SandboxAvailability } from "../../src/safety/sandbox.ts"
 import { deniedInSandbox, HOME_STORES, type SandboxFilesystem, SEARCH_SKIPS } from "../../src/safety/sandboxFilesystem.ts"
 import { withoutNetwork, withoutProxyVariables } from "../../src/safety/sandboxProcess.ts"
@@ -55,26 +57,44 @@ export interface SandboxShape {
 export const sandboxAvailability = (sandbox: SandboxShape): Effect.Effect<SandboxAvailability> =>
   Effect.acquireUseRelease(sandbox.open, (s) => Effect.succeed(s.availability), (s) => s.close)
 
-/** The files under `roots` that the protected-path rules name (the sandbox denies them); `home` is searched one level deep. */
+/** The most entries the search for protected files looks at for one command, over all its trees. */
+export const PROTECTED_SEARCH_LIMIT = 100_000
+
+export interface ProtectedSearch {
+  /** Files the protected-path rules name, found in the trees (the sandbox denies them). */
+  readonly found: ReadonlyArray<string>
+  /** Folders the search did not finish within its limit: the sandbox hides them whole (it fails closed). */
+  readonly unchecked: ReadonlyArray<string>
+}
+
+/**
+ * The files under `roots` that the protected-path rules name, breadth first, without following links, over at most
+ * `limit` entries; the folders left when the limit is reached are returned as `unchecked`. A root inside another is
+ * searched once.
+ */
 export const protectedFilesIn = async (
   roots: ReadonlyArray<string>,
   protection: ProtectionOptions,
-  limit = 50_000
-): Promise<Array<string>> => {
+  limit = PROTECTED_SEARCH_LIMIT
+): Promise<ProtectedSearch> => {
   const found = new Set<string>()
+  const unique = roots.filter((r, i) => roots.indexOf(r) === i)
+  const queue = unique.filter((r) => !unique.some((o) => o !== r && (r.startsWith(`${o}/`) || o === "/")))
   let seen = 0
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    if (seen >= limit) return
+  while (queue.length > 0) {
+    const dir = queue[0]!
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
+    if (seen + entries.length > limit) return { found: [...found], unchecked: [...queue] }
+    queue.shift()
+    seen += entries.length
     for (const entry of entries) {
-      if (++seen > limit) return
       const full = join(dir, entry.name)
+      if (protection.scope !== undefined && outsideScope(full, protection.scope) !== undefined) continue
       if (deniedInSandbox(full, protection)) found.add(full)
-      else if (entry.isDirectory() && depth > 0 && !SEARCH_SKIPS.has(entry.name)) await walk(full, depth - 1)
+      else if (entry.isDirectory() && !SEARCH_SKIPS.has(entry.name)) queue.push(full)
     }
   }
-  for (const root of roots) await walk(root, root === protection.home ? 0 : 64)
-  return [...found]
+  return { found: [...found], unchecked: [] }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -86,6 +106,8 @@ type Runtime = typeof import("@anthropic-ai/sandbox-runtime")
 interface RuntimeState {
   readonly availability: SandboxAvailability
   readonly manager?: Runtime["SandboxManager"] | undefined
+  /** The runtime's own folder: its helpers (the seccomp filter) run from there inside the sandbox. */
+  readonly folder?: string | undefined
 }
 let runtime: Promise<RuntimeState> | undefined
 let holders = 0
@@ -168,7 +190,16 @@ const loadRuntime = async (): Promise<RuntimeState> => {
     await manager.reset().catch(() => undefined)
     return unavailable(`the sandbox does not start: ${failed}`)
   }
-  return { availability: { _tag: "Available", platform }, manager }
+  return { availability: { _tag: "Available", platform }, manager, folder: runtimeFolder() }
+}
+
+/** The folder of the runtime's package (its `dist/index.js` is two levels down), or undefined. */
+const runtimeFolder = (): string | undefined => {
+  try {
+    return dirname(dirname(createRequire(import.meta.url).resolve("@anthropic-ai/sandbox-runtime")))
+  } catch {
+    return undefined
+  }
 }
 
 const hold = (): Promise<RuntimeState> => {
@@ -201,13 +232,17 @@ export const makeSandbox = (options: { readonly probe?: () => Promise<SandboxAva
               throw new Error(state.availability._tag === "Unavailable" ? state.availability.reason : "the sandbox runtime did not start")
             }
             if (closed) throw new Error("the sandbox session is closed")
+            // A policy that hides `/` hides the runtime's own helpers too: they are shown again, read-only.
+            const allowRead = filesystem.denyRead.includes("/") && state.folder !== undefined
+              ? [...filesystem.allowRead, state.folder]
+              : filesystem.allowRead
             return await lineFor(
               state.manager,
               withoutProxyVariables(command),
               {
                 filesystem: {
                   denyRead: filesystem.denyRead.map(literal),
-                  allowRead: filesystem.allowRead.map(literal),
+                  allowRead: allowRead.map(literal),
                   allowWrite: filesystem.allowWrite.map(literal),
                   denyWrite: filesystem.denyWrite.map(literal)
                 }

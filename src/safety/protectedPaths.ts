@@ -8,6 +8,7 @@
  * over-protecting a differently cased name on Linux costs nothing.
  */
 import * as path from "node:path"
+import type { ReadScope } from "./readScope.ts"
 
 export type Protection =
   | { readonly protected: true; readonly reason: string }
@@ -32,6 +33,11 @@ export interface ProtectionOptions {
    * any run of characters other than `/`.
    */
   readonly extraProtections?: ReadonlyArray<string> | undefined
+  /**
+   * What a background task may read at all (src/safety/readScope.ts); the rules here apply inside it. Absent for a
+   * check with no task (the main agent's tools).
+   */
+  readonly scope?: ReadScope | undefined
 }
 
 /** Not protected, with no content check asked. */

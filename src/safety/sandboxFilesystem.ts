@@ -1,10 +1,15 @@
 /**
- * The file-system policy of a sandboxed command: nothing is writable, and the credential stores (the home's stores,
- * Pi's own secrets, the protected paths of src/safety/protectedPaths.ts found in the searched trees, the user's
- * `protectedPaths` included) are unreadable. Pure, no I/O: layers/safety/Sandbox.ts does the search.
+ * The file-system policy of a sandboxed command. With a read scope (src/safety/readScope.ts), an allow-list: the
+ * whole file system is hidden and only the scope is mounted back, read-only (the system folders, the project's
+ * trees, the memory folder, the instruction files); every hidden folder is an empty private one, /tmp included.
+ * Inside what is shown, the credential stores stay unreadable: the home's stores, Pi's own secrets, other parts of
+ * Pi's agent folder, the protected paths of src/safety/protectedPaths.ts found in the trees (the user's
+ * `protectedPaths` included), and whatever part of a tree the search for them could not finish. Nothing of the host
+ * is writable. Pure, no I/O: layers/safety/Sandbox.ts does the search.
  */
 import * as path from "node:path"
 import { isProtectedPath, type ProtectionOptions } from "./protectedPaths.ts"
+import { SYSTEM_SECRET_PATHS } from "./readScope.ts"
 
 /**
  * Credential stores that are denied wherever they are, whether they exist yet or not (relative to the home
@@ -51,24 +56,43 @@ export const deniedInSandbox = (absolutePath: string, protection: ProtectionOpti
 
 /**
  * The file-system policy of one sandboxed command: nothing writable; the home stores, Pi's `auth.json` and
- * `models.json`, the user's absolute extra protections and the protected files found are unreadable. The user's
- * exceptions (exact paths) are taken out of the list.
+ * `models.json`, the user's absolute extra protections, the protected files found and the folders the search did
+ * not finish (`unchecked`) are unreadable. With a scope, everything else outside it too: `/` is hidden and the scope
+ * (plus `programs`, folders the sandbox itself runs from) mounted back; Pi's agent folder is hidden again where a
+ * tree holds it, with the task's own memory and sessions shown. The user's exceptions (exact paths) are taken out of
+ * the deny list.
  */
-export const sandboxFilesystem = (protection: ProtectionOptions, found: ReadonlyArray<string>): SandboxFilesystem => {
+export const sandboxFilesystem = (
+  protection: ProtectionOptions,
+  found: ReadonlyArray<string>,
+  options: { readonly unchecked?: ReadonlyArray<string>; readonly programs?: ReadonlyArray<string> } = {}
+): SandboxFilesystem => {
   const exceptions = new Set((protection.exceptions ?? []).map((e) => path.posix.normalize(e)))
   const deny = new Set<string>()
   for (const store of HOME_STORES) deny.add(path.posix.join(protection.home, store))
   deny.add(path.posix.join(protection.agentDir, "auth.json"))
   deny.add(path.posix.join(protection.agentDir, "models.json"))
   for (const entry of protection.extraProtections ?? []) if (entry.startsWith("/")) deny.add(path.posix.normalize(entry))
-  for (const file of found) deny.add(path.posix.normalize(file))
+  for (const file of [...found, ...(options.unchecked ?? [])]) deny.add(path.posix.normalize(file))
+  const allow = new Set<string>()
+  const scope = protection.scope
+  if (scope !== undefined) {
+    deny.add("/")
+    deny.add(path.posix.normalize(scope.agentDir))
+    for (const secret of SYSTEM_SECRET_PATHS) deny.add(secret)
+    for (const entry of scope.homeDotEntries) deny.add(path.posix.normalize(entry))
+    for (const p of [...scope.system, ...scope.trees, ...scope.files, ...(options.programs ?? [])]) allow.add(path.posix.normalize(p))
+  }
   return {
-    denyRead: [...deny].filter((p) => !exceptions.has(p)).sort(),
-    allowRead: [],
+    denyRead: [...deny].filter((p) => !exceptions.has(p) && !allow.has(p)).sort(),
+    allowRead: [...allow].sort(),
     allowWrite: [],
     denyWrite: []
   }
 }
 
-/** Directories a search for protected files does not descend into: large, and never where credentials are kept. */
-export const SEARCH_SKIPS: ReadonlySet<string> = new Set(["node_modules", ".git", ".hg", ".svn"])
+/**
+ * Folders a search for protected files does not descend into: a version-control store, whose file names are its own
+ * (objects, refs), never a user's credential file. Everything else is searched, installed packages included.
+ */
+export const SEARCH_SKIPS: ReadonlySet<string> = new Set([".git", ".hg", ".svn"])

@@ -254,10 +254,14 @@ describe.skipIf(gate.skip)("the OS sandbox under the background bash tool", () =
     })
 
     it("grep runs rg in the sandbox: project text is found, no credential store is", async () => {
-      const found = await call("grep", { pattern: "KEY", path: fx.home })
+      // The home is outside what a task may read: refused before anything runs.
+      const home = await call("grep", { pattern: "KEY", path: fx.home })
+      expect(home.isError).toBe(true)
+      expect(textOf(home)).toContain("outside the task's project")
+      const found = await call("grep", { pattern: "KEY", path: fx.project })
       const out = textOf(found)
       expect(found.isError).not.toBe(true)
-      expect(out).toContain("work/project/src/main.ts:1:")
+      expect(out).toContain("src/main.ts:1:")
       expect(leaks(out)).toEqual([])
       const hello = textOf(await call("grep", { pattern: "hello", literal: true }))
       expect(hello).toBe("README.md:1: hello KEY_NAMES are documented here")

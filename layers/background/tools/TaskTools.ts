@@ -20,6 +20,7 @@ import type { ProtectionOptions } from "../../../src/safety/protectedPaths.ts"
 import type { WhenUnavailable } from "../../../src/safety/sandbox.ts"
 import type { BashGuardShape } from "../../safety/bashGuardShape.ts"
 import { loadProtection } from "../../safety/ProtectedReads.ts"
+import { loadReadScope } from "../../safety/readScopeLoad.ts"
 import { defaultSandbox, type SandboxShape } from "../../safety/Sandbox.ts"
 import type { MemoryTask } from "../../writes/memoryTask.ts"
 import { TaskInvalid } from "../../writes/writeErrors.ts"
@@ -69,6 +70,10 @@ export interface TaskToolsOptions {
   readonly deleteCap?: { readonly topics: number }
   /** Protected reads: the credential stores no tool may open. Default: read from the user's config.json. */
   readonly protection?: ProtectionOptions
+  /** The project's root as memory knows it (the main checkout of a linked worktree): part of what the task may read. */
+  readonly projectRoot?: string
+  /** The dream's: this project's Pi session folder and the sessions it consolidates, which it may read. */
+  readonly sessions?: { readonly dir: string; readonly ids: ReadonlyArray<string> }
   /** The OS sandbox of bash and grep (layers/background/tools/sandboxed.ts). Default: the process's own. */
   readonly sandbox?: SandboxShape
   /** Without a sandbox: refuse bash, or run it behind the guard alone. Default: the user's config.json. */
@@ -115,7 +120,18 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   const logs = new Set<string>()
   const runtime = makeToolRuntime(options.runtime)
   const records = makeChangeRecords(cwd, memoryDir)
-  const protection = options.protection ?? await loadProtection()
+  // What every tool may read: the task's scope (layers/safety/readScopeLoad.ts), with the protected paths inside it.
+  const configured = options.protection ?? await loadProtection()
+  const scope = await loadReadScope({
+    cwd,
+    projectRoot: options.projectRoot,
+    memoryDir,
+    sessionDir: options.sessions?.dir,
+    sessionIds: options.sessions?.ids,
+    home: configured.home,
+    agentDir: configured.agentDir
+  })
+  const protection: ProtectionOptions = { ...configured, scope }
   const context: ToolContext = {
     pi,
     cwd,

@@ -38,7 +38,7 @@ export const makeBashTool = ({ pi, cwd, memoryDir, runtime }: ToolContext, o: Ba
     if (verdict.verdict === "rejected") return errorResult(`Command refused in a background memory task: ${verdict.reason}`)
     if (verdict.verdict === "read-only") {
       // What the command may open, checked before it runs (a guard without the plan refuses: nothing is unchecked).
-      const why = verdict.reads === undefined ? "the guard gave no list of what it reads" : await protectedReadReason(verdict.reads, protection)
+      const why = verdict.reads === undefined ? "the guard gave no list of what it reads" : await protectedReadReason(verdict.reads, protection, sandboxed.bashOperations !== undefined)
       if (why !== undefined) return errorResult(protectedRefusal(why))
     }
     if (verdict.verdict === "delete") return o.deletes.execute(verdict)

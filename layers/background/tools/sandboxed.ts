@@ -35,6 +35,7 @@ import { scrubEnvironment, shellQuote } from "../../../src/safety/sandboxProcess
 import { configPathOf, storageRootOf } from "../../../src/storage/layout.ts"
 import { resolveToolPath } from "../../../src/safety/toolPath.ts"
 import { agentDirFromEnv } from "../../project/ConfigService.ts"
+import { programFolder } from "../../safety/readScopeLoad.ts"
 import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../../safety/Sandbox.ts"
 import type { PiToolkitShape } from "../PiToolkit.ts"
 
@@ -104,6 +105,10 @@ const runLine = (
     })
   })
 
+/** What the model is told when the search for protected files did not finish: part of the tree is hidden. */
+export const uncheckedNotice = (folders: number): string =>
+  `[${folders} folder(s) of this project were hidden from the command: the project is too large to check them all for credential files]`
+
 const GREP_DEFAULT_LIMIT = 100
 const GREP_LINE_CHARS = 500
 /** rg's message for a file it may not open. */
@@ -126,13 +131,24 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
       close
     }
   }
-  /** The policy of one command: the protected files are looked for again each time (a file may have appeared). */
-  const policy = async () => sandboxFilesystem(protection, await protectedFilesIn([cwd, memoryDir, protection.home], protection))
+  // The `rg` the grep tool runs may live outside the system folders (Pi keeps its own in the agent folder).
+  const programs = [await programFolder("rg")].filter((p): p is string => p !== undefined)
+  /**
+   * The policy of one command: the protected files are looked for again each time (a file may have appeared); with a
+   * scope, in its trees, else in the project, the memory folder and the top of the home folder.
+   */
+  const policy = async () => {
+    const roots = protection.scope?.trees ?? [cwd, memoryDir, protection.home]
+    const search = await protectedFilesIn(roots, protection)
+    return { filesystem: sandboxFilesystem(protection, search.found, { unchecked: search.unchecked, programs }), unchecked: search.unchecked }
+  }
   const local = options.pi.createLocalBashOperations()
 
   const bashOperations: BashOperations = {
     exec: async (command, execCwd, o) => {
-      const line = await Effect.runPromise(session.wrap(command, await policy(), o.signal))
+      const { filesystem, unchecked } = await policy()
+      const line = await Effect.runPromise(session.wrap(command, filesystem, o.signal))
+      if (unchecked.length > 0) o.onData(Buffer.from(`${uncheckedNotice(unchecked.length)}\n`))
       return local.exec(line, execCwd, { ...o, env: scrubEnvironment(o.env ?? process.env) })
     }
   }
@@ -151,7 +167,8 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
     if (typeof args["glob"] === "string" && args["glob"] !== "") rgArgs.push("--glob", args["glob"].replace(/^(!?)(?:\.\/)+/, "$1"))
     if (context > 0) rgArgs.push("--context", String(context))
     rgArgs.push("--", pattern, isDirectory ? "." : searched)
-    const line = await Effect.runPromise(session.wrap(`exec rg ${rgArgs.map(shellQuote).join(" ")}`, await policy(), signal))
+    const { filesystem, unchecked } = await policy()
+    const line = await Effect.runPromise(session.wrap(`exec rg ${rgArgs.map(shellQuote).join(" ")}`, filesystem, signal))
     const label = (file: string) => {
       if (isDirectory) {
         const rel = relative(searched, resolve(searched, file))
@@ -211,11 +228,13 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
       throw new Error(result.stderr.trim() || `ripgrep exited with code ${result.code}`)
     }
     const unread = denied === 0 ? "" : `\n\n[${denied} file(s) were not searched: the sandbox keeps credential stores unreadable]`
-    if (matches === 0) return { content: [{ type: "text", text: `No matches found${unread}` }], details: undefined }
+    const hidden = unchecked.length > 0 ? `\n\n${uncheckedNotice(unchecked.length)}` : ""
+    if (matches === 0) return { content: [{ type: "text", text: `No matches found${unread}${hidden}` }], details: undefined }
     const notices: Array<string> = []
     if (limitReached) notices.push(`${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`)
     if (bytesCut) notices.push("50.0KB limit reached")
     if (linesCut) notices.push(`Some lines truncated to ${GREP_LINE_CHARS} chars. Use read tool to see full lines`)
+    if (unchecked.length > 0) notices.push(uncheckedNotice(unchecked.length).slice(1, -1))
     const text = out.join("\n") + (notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "") + unread
     return { content: [{ type: "text", text }], details: undefined }
   }

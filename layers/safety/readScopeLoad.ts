@@ -1,0 +1,89 @@
+/**
+ * The read scope of one background task (src/safety/readScope.ts), resolved on this machine: the worktree the session
+ * works in and the project's root, the memory folder, the dream's session folder, each as given and after its
+ * symlinks; which of the instruction files Pi loads exist; the system folders present; and, when a tree holds the
+ * home folder, the home's dot entries that stay out. A folder that cannot be resolved is taken as given, never
+ * widened.
+ */
+import { existsSync } from "node:fs"
+import { readdir, realpath, stat } from "node:fs/promises"
+import { delimiter, dirname, join, resolve } from "node:path"
+import { instructionFileCandidates, isAtOrUnder, type ReadScope, SYSTEM_READ_PATHS } from "../../src/safety/readScope.ts"
+
+export interface ReadScopeRequest {
+  /** The parent session's cwd at task start. */
+  readonly cwd: string
+  /** The project's root as memory knows it (the main checkout for a linked worktree). */
+  readonly projectRoot?: string | undefined
+  readonly memoryDir: string
+  /**
+   * The dream's only: this project's Pi session folder, where it reads transcripts. Pi's own per-project folder
+   * (under the agent folder's `sessions/`) is read whole; a folder of the user's, which may hold other projects'
+   * sessions, only for the files of `sessionIds`.
+   */
+  readonly sessionDir?: string | undefined
+  readonly sessionIds?: ReadonlyArray<string> | undefined
+  readonly home: string
+  readonly agentDir: string
+  /** Folders of programs a sandboxed command runs beyond the system ones (the `rg` the grep tool finds). */
+  readonly programs?: ReadonlyArray<string> | undefined
+}
+
+/** The folder holding `.git` (a folder, or a file in a linked worktree) at or above `cwd`; `cwd` when none does. */
+export const worktreeRootOf = (cwd: string): string => {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir
+    if (dirname(dir) === dir) return resolve(cwd)
+  }
+}
+
+/** A path as given and after its symlinks (just as given when it cannot be resolved). */
+const bothForms = async (p: string): Promise<Array<string>> => {
+  const given = resolve(p)
+  const real = await realpath(given).catch(() => given)
+  return real === given ? [given] : [given, real]
+}
+
+/** The folder of the first `name` on PATH, after symlinks, or undefined. */
+export const programFolder = async (name: string, pathVariable = process.env["PATH"] ?? ""): Promise<string | undefined> => {
+  for (const dir of pathVariable.split(delimiter)) {
+    if (dir === "") continue
+    const candidate = join(dir, name)
+    const isFile = await stat(candidate).then((s) => s.isFile(), () => false)
+    if (isFile) return dirname(await realpath(candidate).catch(() => candidate))
+  }
+  return undefined
+}
+
+export const loadReadScope = async (request: ReadScopeRequest): Promise<ReadScope> => {
+  const sessions = request.sessionDir === undefined || request.sessionDir === "" ? undefined : resolve(request.sessionDir)
+  const ownSessionFolder = sessions !== undefined && isAtOrUnder(join(resolve(request.agentDir), "sessions"), sessions) &&
+    sessions !== join(resolve(request.agentDir), "sessions")
+  const roots = [worktreeRootOf(request.cwd), request.projectRoot, request.memoryDir, ownSessionFolder ? sessions : undefined]
+    .filter((p): p is string => p !== undefined && p !== "")
+  const trees = new Set<string>()
+  for (const root of roots) for (const form of await bothForms(root)) if (form !== "/") trees.add(form)
+  const files = new Set<string>()
+  if (sessions !== undefined && !ownSessionFolder) {
+    const ids = request.sessionIds ?? []
+    for (const name of await readdir(sessions).catch(() => [])) {
+      if (name.endsWith(".jsonl") && ids.some((id) => id !== "" && name.includes(id))) {
+        for (const form of await bothForms(join(sessions, name))) files.add(form)
+      }
+    }
+  }
+  for (const candidate of instructionFileCandidates(resolve(request.cwd), request.agentDir)) {
+    const isFile = await stat(candidate).then((s) => s.isFile(), () => false)
+    if (isFile) for (const form of await bothForms(candidate)) files.add(form)
+  }
+  const system = new Set<string>()
+  for (const dir of [...SYSTEM_READ_PATHS, ...(request.programs ?? [])]) {
+    if (existsSync(dir)) for (const form of await bothForms(dir)) system.add(form)
+  }
+  const home = resolve(request.home)
+  const homeInTree = [...trees].some((t) => isAtOrUnder(t, home))
+  const homeDotEntries = homeInTree
+    ? (await readdir(home).catch(() => [])).filter((name) => name.startsWith(".")).map((name) => join(home, name))
+    : []
+  return { trees: [...trees], files: [...files], system: [...system], home, agentDir: resolve(request.agentDir), homeDotEntries }
+}
