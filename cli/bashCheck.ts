@@ -17,6 +17,7 @@ import { resolve } from "node:path"
 import { BashGuard, type ClassifyContext, type Verdict } from "../layers/safety/BashGuard.ts"
 import type { BashGuardShape } from "../layers/safety/bashGuardShape.ts"
 import { loadProtection, protectedReadReason } from "../layers/safety/ProtectedReads.ts"
+import { loadReadScope } from "../layers/safety/readScopeLoad.ts"
 import type { ProtectionOptions } from "../src/safety/protectedPaths.ts"
 
 export interface BashCheckArgs {
@@ -138,12 +139,14 @@ export const bashCheck = (args: BashCheckArgs): Effect.Effect<number, never, Bas
   Effect.gen(function* () {
     const guard = yield* BashGuard
     const cwd = resolve(args.cwd)
-    const protection = args.protection ?? (yield* Effect.promise(() => loadProtection()))
-    const ctx: ClassifyContext = {
-      cwd,
-      memoryDir: args.memoryDir === undefined ? undefined : resolve(cwd, args.memoryDir),
-      reads: { home: protection.home }
-    }
+    const memoryDir = args.memoryDir === undefined ? undefined : resolve(cwd, args.memoryDir)
+    const configured = args.protection ?? (yield* Effect.promise(() => loadProtection()))
+    // What a task in this folder could read: its project (the git worktree of cwd), the memory folder when given.
+    const scope = yield* Effect.promise(() =>
+      loadReadScope({ cwd, memoryDir, home: configured.home, agentDir: configured.agentDir })
+    )
+    const protection: ProtectionOptions = { ...configured, scope: configured.scope ?? scope }
+    const ctx: ClassifyContext = { cwd, memoryDir, reads: { home: protection.home } }
     if (args.command !== undefined) {
       const result = yield* checkOne(guard, args.command, ctx, protection)
       const out = writer(args.stdout, process.stdout)

@@ -15,7 +15,8 @@ export interface ReadScopeRequest {
   readonly cwd: string
   /** The project's root as memory knows it (the main checkout for a linked worktree). */
   readonly projectRoot?: string | undefined
-  readonly memoryDir: string
+  /** The task's memory folder (absent for a check outside any task, `pm bash-check` without `--memory-dir`). */
+  readonly memoryDir?: string | undefined
   /**
    * The dream's only: this project's Pi session folder, where it reads transcripts. Pi's own per-project folder
    * (under the agent folder's `sessions/`) is read whole; a folder of the user's, which may hold other projects'
