@@ -1,7 +1,7 @@
 /**
  * Sandbox: the OS sandbox (`@anthropic-ai/sandbox-runtime`: bubblewrap on Linux, sandbox-exec on macOS) that every
  * command of the background `bash` tool, and the `rg` behind its `grep`, runs in. The policy is
- * src/safety/sandboxFilesystem.ts and sandboxProcess.ts: the whole file system read-only, no network, the credential
+ * src/safety/sandboxFilesystem.ts and sandboxProcess.ts: only the task's read scope visible, read-only, no network, the credential
  * stores unreadable, a scrubbed environment.
  *
  * The runtime is one per process (its manager is a global). The first open session loads, checks and initialises

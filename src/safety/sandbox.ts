@@ -3,7 +3,7 @@
  * when it cannot start (`sandbox.whenUnavailable`): `"refuse"` (the default) refuses the background `bash` tool with a
  * reason the model can act on; `"guard-only"` runs it behind the guard alone. Pure, no I/O.
  *
- * What the sandbox denies: the whole file system is read-only and reads of the credential stores are denied
+ * What the sandbox denies: only the task's read scope is visible, read-only, and reads of the credential stores in it are denied
  * (src/safety/sandboxFilesystem.ts); there is no network, and the child's environment holds no variable that looks
  * like a credential (src/safety/sandboxProcess.ts). The layer (layers/safety/Sandbox.ts) probes the platform, walks
  * the project for protected files and runs the commands.
@@ -37,7 +37,7 @@ export const sandboxModeLine = (availability: SandboxAvailability, whenUnavailab
   const mode = sandboxMode(availability, whenUnavailable)
   if (availability._tag === "Available") {
     const how = availability.platform === "linux" ? "bubblewrap" : "sandbox-exec"
-    return `sandbox: on (${how}): background bash and grep run read-only, without network, credential stores unreadable`
+    return `sandbox: on (${how}): background bash and grep see only their project and memory, read-only, without network, credential stores unreadable`
   }
   const hint = sandboxInstallHint(availability.platform)
   return mode === "refuse"

@@ -2,8 +2,8 @@
  * The background tools' spawn points inside the OS sandbox (layers/safety/Sandbox.ts, policy in src/safety/sandbox*.ts):
  *
  * - `bash`: Pi's own bash tool with operations of ours. Each command is wrapped by the sandbox under the task's
- *   file-system policy (credential stores and the protected files found in the project, the memory folder and the
- *   top of the home folder unreadable; nothing writable) and run by Pi's local shell in the scrubbed environment. Pi's
+ *   file-system policy (only the task's read scope shown, read-only; credential stores and the protected files found
+ *   in its trees hidden; nothing of the host writable) and run by Pi's local shell in the scrubbed environment. Pi's
  *   shell starts it in a process group of its own and kills the group on interruption or timeout: bubblewrap dies, and
  *   with it (its child dies with its parent, and the sandbox has its own process namespace) everything inside.
  * - `grep`: Pi's grep runs the `rg` it finds itself, with no hook to wrap it, so a sandboxed grep runs `rg --json`

@@ -19,6 +19,9 @@ const names = (list: ReadonlyArray<string>): string =>
 
 const ALL_READERS = ["read", "find", "grep"]
 
+/** Where the readers reach: the task's read scope (src/safety/readScope.ts), in the model's words. */
+const READ_PLACES = "the project, the memory directory and the files this task names; anything else is refused"
+
 export const backgroundToolsSection = (memoryDir: string, cwd: string, tools: ReadonlyArray<string>): string => {
   const direct = SECTION_TOOL_ORDER.filter((t) => tools.includes(t))
   // A codemode script calls the task's six tools (each under the rules below), declared directly or not.
@@ -30,10 +33,10 @@ export const backgroundToolsSection = (memoryDir: string, cwd: string, tools: Re
   if (direct.includes("codemode")) {
     lines.push(`- \`codemode\`: runs a script whose tool calls may use ${names(SECTION_TOOL_ORDER.slice(0, 6))}, each under the rules below.`)
   }
-  if (readers.length === 3) lines.push(`- \`read\`, \`find\`, \`grep\`: read and search anywhere. Relative paths start at \`${cwd}\`.`)
+  if (readers.length === 3) lines.push(`- \`read\`, \`find\`, \`grep\`: read and search ${READ_PLACES}. Relative paths start at \`${cwd}\`.`)
   else if (readers.length > 0) {
     const verb = has("read") ? (readers.length > 1 ? "read and search" : "read") : "search"
-    lines.push(`- ${names(readers)}: ${verb} anywhere. Relative paths start at \`${cwd}\`.`)
+    lines.push(`- ${names(readers)}: ${verb} ${READ_PLACES}. Relative paths start at \`${cwd}\`.`)
   }
   if (writers.length > 0) {
     const before = has("read")
