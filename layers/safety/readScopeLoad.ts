@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs"
 import { readdir, realpath, stat } from "node:fs/promises"
 import { delimiter, dirname, join, resolve } from "node:path"
-import { instructionFileCandidates, isAtOrUnder, type ReadScope, SYSTEM_READ_PATHS } from "../../src/safety/readScope.ts"
+import { instructionFileCandidates, isAtOrUnder, type ReadScope, systemReadPaths } from "../../src/safety/readScope.ts"
 
 export interface ReadScopeRequest {
   /** The parent session's cwd at task start. */
@@ -78,7 +78,7 @@ export const loadReadScope = async (request: ReadScopeRequest): Promise<ReadScop
     if (isFile) for (const form of await bothForms(candidate)) files.add(form)
   }
   const system = new Set<string>()
-  for (const dir of [...SYSTEM_READ_PATHS, ...(request.programs ?? [])]) {
+  for (const dir of [...systemReadPaths(process.platform), ...(request.programs ?? [])]) {
     if (existsSync(dir)) for (const form of await bothForms(dir)) system.add(form)
   }
   const home = resolve(request.home)

@@ -25,23 +25,30 @@ export interface ReadScope {
   readonly homeDotEntries: ReadonlyArray<string>
 }
 
-/** The folders a program needs to start and run on Linux and macOS (those that do not exist are left out). */
-export const SYSTEM_READ_PATHS: ReadonlyArray<string> = [
-  "/usr",
-  "/bin",
-  "/sbin",
-  "/lib",
-  "/lib32",
-  "/lib64",
-  "/libx32",
-  "/etc",
-  "/nix/store",
-  "/opt/homebrew",
+/** The folders a program needs to start and run (those that do not exist are left out). */
+export const SYSTEM_READ_PATHS: ReadonlyArray<string> = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/nix/store"]
+
+/**
+ * What a program needs on macOS beyond them: the system's own folders, Homebrew's, the dynamic loader's cache and the
+ * few devices a shell opens (on Linux the sandbox makes its own /dev). Not run by this project's tests (Linux).
+ */
+export const MACOS_SYSTEM_READ_PATHS: ReadonlyArray<string> = [
   "/System",
+  "/Library/Apple/System",
   "/Library/Developer/CommandLineTools",
+  "/opt/homebrew",
+  "/usr/local",
   "/private/etc",
-  "/private/var/db/timezone"
+  "/private/var/db/dyld",
+  "/private/var/db/timezone",
+  "/dev/null",
+  "/dev/urandom",
+  "/dev/random"
 ]
+
+/** The system folders of a platform (`process.platform`'s names). */
+export const systemReadPaths = (platform: string): ReadonlyArray<string> =>
+  platform === "darwin" ? [...SYSTEM_READ_PATHS, ...MACOS_SYSTEM_READ_PATHS] : SYSTEM_READ_PATHS
 
 /** Inside the system folders, what holds secrets of the machine (password hashes, host keys, TLS private keys). */
 export const SYSTEM_SECRET_PATHS: ReadonlyArray<string> = [

@@ -10,7 +10,7 @@ import { protectedReason } from "../../layers/safety/ProtectedReads.ts"
 import { loadReadScope, worktreeRootOf } from "../../layers/safety/readScopeLoad.ts"
 import { protectedFilesIn } from "../../layers/safety/Sandbox.ts"
 import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
-import { instructionFileCandidates, outsideScope, type ReadScope } from "../../src/safety/readScope.ts"
+import { instructionFileCandidates, outsideScope, type ReadScope, systemReadPaths } from "../../src/safety/readScope.ts"
 import { sandboxFilesystem } from "../../src/safety/sandboxFilesystem.ts"
 import { git, tempDir } from "../support/tmp.ts"
 
@@ -63,6 +63,13 @@ describe("the read scope, as a rule", () => {
     expect(outsideScope("/srv/proj/src/a.ts", inside)).toBeUndefined()
     // A dot folder inside a project below the home is the project's own.
     expect(outsideScope("/home/u/work/.cache/x", scopeOf({ trees: ["/home/u/work"] }))).toBeUndefined()
+  })
+
+  it("the system folders: the devices a shell opens only on macOS (on Linux the sandbox makes its own /dev)", () => {
+    expect(systemReadPaths("linux")).toContain("/usr")
+    expect(systemReadPaths("linux").some((p) => p.startsWith("/dev"))).toBe(false)
+    expect(systemReadPaths("darwin")).toEqual(expect.arrayContaining(["/usr", "/System", "/dev/null"]))
+    expect(systemReadPaths("darwin")).not.toContain("/dev/zero")
   })
 
   it("names every place Pi looks for instruction files: the agent folder and each folder from the cwd up", () => {
