@@ -165,7 +165,7 @@ const stopNote = (stop: StopReason, errorMessage: string | undefined): string =>
   stop === "max-turns" ? ", turn limit reached" : stop === "time-budget" ? `, stopped: ${errorMessage ?? "its time budget ran out"}` : ""
 
 const dreamDetail = (r: DreamTaskResult): string => {
-  const how = r.stop === "done" ? "done" : stopNote(r.stop, r.errorMessage).slice(2)
+  const how = stopNote(r.stop, r.errorMessage).slice(2) || "done"
   const index = r.index.overTarget
     ? `; MEMORY.md is over 160 lines or 20,000 characters (${r.index.lines} lines, ${r.index.chars} characters): later additions may be cut off`
     : ""

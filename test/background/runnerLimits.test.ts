@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest"
 import { DREAM_BUDGET_MS } from "../../layers/background/DreamTask.ts"
 import { EXTRACTION_BUDGET_MS } from "../../layers/background/ExtractorTask.ts"
 import { budgetSpent, runTask, type TaskRequest } from "../../layers/background/Runner.ts"
-import { extractionRecord } from "../../layers/background/runRecords.ts"
+import { dreamRecord, extractionRecord } from "../../layers/background/runRecords.ts"
 import { zeroUsage } from "../../src/model/usage.ts"
 import type { TaskToolSet } from "../../layers/background/tools/TaskTools.ts"
 import { ModelRegistry } from "../../layers/model/ModelRegistry.ts"
@@ -170,5 +170,30 @@ describe("the task's time budget", () => {
       )
     expect(ran([])).toMatchObject({ outcome: "stopped", detail: "fork request, stopped: its time budget of 10 minutes ran out" })
     expect(ran(["/m/a.md"])).toMatchObject({ outcome: "saved", detail: "fork request, stopped: its time budget of 10 minutes ran out" })
+    const dream = (stop: "time-budget" | "done" | "max-turns") =>
+      dreamRecord(
+        Exit.succeed({
+          _tag: "Ran",
+          attemptAt: 0,
+          value: {
+            stop,
+            turns: 9,
+            filesChanged: [],
+            finalText: "",
+            errorMessage: stop === "time-budget" ? budgetSpent(DREAM_BUDGET_MS) : undefined,
+            index: { exists: true, lines: 1, chars: 1, overTarget: false },
+            deletesRefused: [],
+            topicsAtStart: 0,
+            unsaved: [],
+            writeFailures: []
+          }
+        }),
+        { ...base, kind: "dream" },
+        zeroUsage,
+        "/m"
+      )
+    expect(dream("time-budget")).toMatchObject({ outcome: "stopped", detail: "stopped: its time budget of 30 minutes ran out" })
+    expect(dream("done")).toMatchObject({ outcome: "nothing", detail: "done" })
+    expect(dream("max-turns")).toMatchObject({ outcome: "nothing", detail: "turn limit reached" })
   })
 })
