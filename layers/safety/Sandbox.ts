@@ -28,6 +28,8 @@ import { outsideScope } from "../../src/safety/readScope.ts"
 import type { SandboxAvailability } from "../../src/safety/sandbox.ts"
 import { deniedInSandbox, HOME_STORES, type SandboxFilesystem, SEARCH_SKIPS } from "../../src/safety/sandboxFilesystem.ts"
 import { withoutNetwork, withoutProxyVariables } from "../../src/safety/sandboxProcess.ts"
+import { withBoundedTmpfs, withCommandLimits } from "../../src/safety/commandLimits.ts"
+import { bwrapTakesSizeHere, socatLauncher } from "./sandboxHost.ts"
 
 export class SandboxFailed extends Data.TaggedError("SandboxFailed")<{ readonly reason: string }> {
   override get message(): string {
@@ -119,7 +121,8 @@ const platformName = (): string => (process.platform === "darwin" ? "macos" : pr
 
 /**
  * The runtime's line for `command`, closed to the network: on Linux by `--unshare-net` (src/safety/sandboxProcess.ts,
- * `withoutNetwork`), on macOS by the runtime's own profile with an empty allow list.
+ * `withoutNetwork`), on macOS by the runtime's own profile with an empty allow list. The command starts with its
+ * resource limits, and on Linux every tmpfs is size-bounded (src/safety/commandLimits.ts).
  */
 const lineFor = async (
   manager: Runtime["SandboxManager"],
@@ -127,11 +130,11 @@ const lineFor = async (
   custom?: Parameters<Runtime["SandboxManager"]["wrapWithSandbox"]>[2],
   signal?: AbortSignal
 ): Promise<string> => {
-  const line = await manager.wrapWithSandbox(command, "bash", custom, signal)
+  const line = await manager.wrapWithSandbox(withCommandLimits(command), "bash", custom, signal)
   if (platformName() !== "linux") return line
   const closed = withoutNetwork(line)
   if (closed === undefined) throw new Error("the sandbox runtime's command line does not start with bubblewrap; refusing to run it")
-  return closed
+  return withBoundedTmpfs(closed, bwrapTakesSizeHere())
 }
 
 /** Runs `true` in the sandbox: a kernel without user namespaces passes every check and fails here. */
@@ -176,7 +179,9 @@ const loadRuntime = async (): Promise<RuntimeState> => {
       network: platform === "linux"
         ? ({ deniedDomains: [] } as unknown as { allowedDomains: Array<string>; deniedDomains: Array<string> })
         : { allowedDomains: [], deniedDomains: [], strictAllowlist: true },
-      filesystem: { denyRead: HOME_STORES.map((s) => join(home, s)), allowWrite: [], denyWrite: [] }
+      filesystem: { denyRead: HOME_STORES.map((s) => join(home, s)), allowWrite: [], denyWrite: [] },
+      // The host-side socat bridge the runtime always starts, run so that it dies with this process (./sandboxHost.ts).
+      ...(platform === "linux" && socatLauncher() !== undefined ? { socatPath: socatLauncher() } : {})
     })
   } catch (e) {
     return unavailable(`the sandbox does not start: ${e instanceof Error ? e.message : String(e)}`)

@@ -2,13 +2,33 @@
  * The background `read`: Pi's own read tool, behind the protected-path check, that records what the model saw as
  * the writer's read baseline for the file (a later write or edit is judged against it). The baseline is recorded
  * only when the file did not move under the read; otherwise the read counts as one of an image (no baseline text).
- * It never changes a file.
+ * It opens only regular files: a device, FIFO, socket or folder is refused before Pi's read runs (its real path
+ * is looked at, so a link to one is refused too). It never changes a file.
  */
-import { stat, readFile } from "node:fs/promises"
+import type { Stats } from "node:fs"
+import { readFile, realpath, stat } from "node:fs/promises"
 import { homedir } from "node:os"
 import { resolveToolPath } from "../../../src/safety/toolPath.ts"
 import type { ToolContext } from "./toolContext.ts"
-import { type ToolBody, viaPi } from "./taskTool.ts"
+import { errorResult, type ToolBody, viaPi } from "./taskTool.ts"
+
+/** What a path is when it is not a regular file (undefined for a regular file). */
+export const notRegular = (s: Stats): string | undefined =>
+  s.isFile()
+    ? undefined
+    : s.isDirectory()
+    ? "a folder"
+    : s.isFIFO()
+    ? "a FIFO (named pipe)"
+    : s.isSocket()
+    ? "a socket"
+    : s.isCharacterDevice() || s.isBlockDevice()
+    ? "a device"
+    : "not a regular file"
+
+/** What the model is told when it asks to read something that is not a regular file. */
+export const notRegularRefusal = (path: string, kind: string): string =>
+  `Refused: ${path} is ${kind}, and read opens only regular files; list a folder with bash (ls), and read the files in it.`
 
 export const makeReadTool = ({ pi, cwd, writer, runtime, paths }: ToolContext) => {
   const definition = pi.createReadToolDefinition(cwd)
@@ -17,6 +37,9 @@ export const makeReadTool = ({ pi, cwd, writer, runtime, paths }: ToolContext) =
     if (refused !== undefined) return refused
     const raw = typeof args["path"] === "string" ? args["path"] : ""
     const absolute = resolveToolPath(raw, cwd, homedir())
+    // Only a regular file is read: a device or a FIFO would never end (or never start), a folder is no file.
+    const kind = absolute === undefined ? undefined : await realpath(absolute).then((p) => stat(p)).then(notRegular, () => undefined)
+    if (kind !== undefined) return errorResult(notRegularRefusal(raw, kind))
     const before = absolute === undefined ? undefined : await stat(absolute).catch(() => undefined)
     const result = await viaPi(definition)(id, args, signal)
     if (absolute === undefined || result.isError === true) return result

@@ -17,6 +17,7 @@ import type { AgentToolResult } from "@earendil-works/pi-agent-core"
 import type { BashOperations } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { readFile, stat } from "node:fs/promises"
 import { homedir } from "node:os"
 import { basename, relative, resolve } from "node:path"
@@ -32,9 +33,11 @@ import {
 } from "../../../src/safety/sandbox.ts"
 import { sandboxFilesystem } from "../../../src/safety/sandboxFilesystem.ts"
 import { scrubEnvironment, shellQuote } from "../../../src/safety/sandboxProcess.ts"
+import { COMMAND_OUTPUT_BYTES, COMMAND_PROCESSES, commandStoppedNotice, PROCESS_WATCH_INTERVAL_MS } from "../../../src/safety/commandLimits.ts"
 import { configPathOf, storageRootOf } from "../../../src/storage/layout.ts"
 import { resolveToolPath } from "../../../src/safety/toolPath.ts"
 import { agentDirFromEnv } from "../../project/ConfigService.ts"
+import { watchProcesses } from "../../safety/processWatch.ts"
 import { programFolder } from "../../safety/readScopeLoad.ts"
 import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../../safety/Sandbox.ts"
 import type { PiToolkitShape } from "../PiToolkit.ts"
@@ -109,6 +112,53 @@ const runLine = (
 export const uncheckedNotice = (folders: number): string =>
   `[${folders} folder(s) of this project were hidden from the command: the project is too large to check them all for credential files]`
 
+type ExecOptions = Parameters<BashOperations["exec"]>[2]
+
+/**
+ * One sandboxed line through Pi's local shell, bounded on the host: at most COMMAND_OUTPUT_BYTES reach Pi (its
+ * full-output file included, the notice counted), and at most COMMAND_PROCESSES processes run below the shell. Past
+ * either bound the command's process group is ended (through the signal Pi's shell listens to), the model reads a
+ * notice at the end of the output, and the command ends as a failed one.
+ */
+const execBounded = async (local: BashOperations, line: string, cwd: string, o: ExecOptions): Promise<{ exitCode: number | null }> => {
+  const stop = new AbortController()
+  const onOuterAbort = () => stop.abort()
+  if (o.signal?.aborted === true) stop.abort()
+  o.signal?.addEventListener("abort", onOuterAbort, { once: true })
+  let stopped: "output" | "processes" | undefined
+  let forwarded = 0
+  const end = (why: "output" | "processes") => {
+    if (stopped !== undefined) return
+    stopped = why
+    o.onData(Buffer.from(commandStoppedNotice(why)))
+    stop.abort()
+  }
+  const room = COMMAND_OUTPUT_BYTES - Buffer.byteLength(commandStoppedNotice("output"))
+  const onData = (data: Buffer) => {
+    if (stopped !== undefined) return
+    if (forwarded + data.length > room) {
+      o.onData(data.subarray(0, room - forwarded))
+      forwarded = room
+      return end("output")
+    }
+    forwarded += data.length
+    o.onData(data)
+  }
+  const marker = `PM_SANDBOX_COMMAND=${randomUUID()}`
+  const env = { ...scrubEnvironment(o.env ?? process.env), PM_SANDBOX_COMMAND: marker.slice("PM_SANDBOX_COMMAND=".length) }
+  const watch = watchProcesses({ marker, bound: COMMAND_PROCESSES, intervalMs: PROCESS_WATCH_INTERVAL_MS, onExceeded: () => end("processes") })
+  try {
+    return await local.exec(line, cwd, { ...o, onData, signal: stop.signal, env })
+  } catch (e) {
+    // Ended here for a bound (not by the caller): a failed command, with the notice as its last output.
+    if (stopped !== undefined && o.signal?.aborted !== true) return { exitCode: 137 }
+    throw e
+  } finally {
+    watch.stop()
+    o.signal?.removeEventListener("abort", onOuterAbort)
+  }
+}
+
 const GREP_DEFAULT_LIMIT = 100
 const GREP_LINE_CHARS = 500
 /** rg's message for a file it may not open. */
@@ -149,7 +199,7 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
       const { filesystem, unchecked } = await policy()
       const line = await Effect.runPromise(session.wrap(command, filesystem, o.signal))
       if (unchecked.length > 0) o.onData(Buffer.from(`${uncheckedNotice(unchecked.length)}\n`))
-      return local.exec(line, execCwd, { ...o, env: scrubEnvironment(o.env ?? process.env) })
+      return execBounded(local, line, execCwd, o)
     }
   }
 
