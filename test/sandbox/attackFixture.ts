@@ -11,7 +11,7 @@
  * credential's shape (the git history's): a redaction of tool results is what stops them.
  */
 import { randomBytes } from "node:crypto"
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { githubToken } from "../trust/fakeSecrets.ts"
 import { git, tempDir } from "../support/tmp.ts"
@@ -139,11 +139,14 @@ export const makeAttackFixture = (): AttackFixture => {
   symlinkSync(join(home, ".kube", "config"), join(project, "kube-config"))
   symlinkSync(join(home, "dotfiles"), join(project, "dotfiles"))
 
-  // vendor/: 52,000 small files in a few folders, 100 of them `.env` files with a marker.
+  // vendor/: 52,000 small files in a few folders (hard links of one file: creating 52,000 files takes minutes on a
+  // loaded disk, a link a fraction of that), and 100 `.env` files with a marker.
+  const sample = join(base, "vendor-file.txt")
+  writeFileSync(sample, "TOKEN_COUNT = 1\n")
   for (let d = 0; d < VENDOR_DIRS; d++) {
     const dir = join(project, "vendor", `pkg${d}`)
     mkdirSync(dir, { recursive: true })
-    for (let f = 0; f < VENDOR_FILES_PER_DIR; f++) writeFileSync(join(dir, `f${f}.txt`), `file ${f}\n`)
+    for (let f = 0; f < VENDOR_FILES_PER_DIR; f++) linkSync(sample, join(dir, `f${f}.txt`))
   }
   for (let e = 0; e < VENDOR_ENV_FILES; e++) {
     const dir = join(project, "vendor", `pkg${e % VENDOR_DIRS}`, `env${e}`)
