@@ -104,9 +104,51 @@ interface Group {
   named: SecretSpan
 }
 
+/**
+ * A generic span (a setting, a sentence, a URL) that overlaps a specific one (the token in it) starts where the
+ * specific one does, so the name before the value stays readable (`GITHUB_TOKEN=[redacted: GitHub token]`); it still
+ * ends where it ended, unless all it held past the specific ones is punctuation (the `@` after a URL's password).
+ */
+const narrowed = (text: string, spans: ReadonlyArray<SecretSpan>): Array<SecretSpan> => {
+  const specific = spans.filter((s) => !s.generic)
+  if (specific.length === 0) return [...spans]
+  const out: Array<SecretSpan> = []
+  for (const span of spans) {
+    if (!span.generic) {
+      out.push(span)
+      continue
+    }
+    // The specific spans that start before this one ends, found by bisection; few overlap any one span.
+    let lo = 0
+    let hi = specific.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (specific[mid]!.start < span.end) lo = mid + 1
+      else hi = mid
+    }
+    let first: SecretSpan | undefined
+    let lastEnd = -1
+    for (let i = lo - 1; i >= 0 && i >= lo - 16; i--) {
+      const s = specific[i]!
+      if (s.end <= span.start) continue
+      first = s
+      lastEnd = Math.max(lastEnd, s.end)
+    }
+    if (first === undefined) {
+      out.push(span)
+      continue
+    }
+    const start = Math.max(span.start, first.start)
+    const end = lastEnd >= span.end || /[A-Za-z0-9]/.test(text.slice(lastEnd, span.end)) ? span.end : lastEnd
+    out.push({ ...span, start, end: Math.max(end, start + 1) })
+  }
+  return out.sort((a, b) => a.start - b.start || b.end - a.end)
+}
+
 export const redactSecrets = (text: string): Redaction => {
-  const spans = detectSecretSpans(text)
-  if (spans.length === 0) return { text, count: 0, kinds: [] }
+  const found = detectSecretSpans(text)
+  if (found.length === 0) return { text, count: 0, kinds: [] }
+  const spans = narrowed(text, found)
   // Spans come sorted by start: each one that starts before the current group ends joins it.
   const groups: Array<Group> = []
   for (const span of spans) {

@@ -10,6 +10,9 @@ import { githubToken, privateKeyBlock } from "../trust/fakeSecrets.ts"
 import { cleanSamples, credentialSamples } from "./corpus.ts"
 import { generatedCredentials } from "./generatedCorpus.ts"
 
+/** No lone surrogate: the text survives a round trip through UTF-8. */
+const wellFormed = (s: string): boolean => Buffer.from(s, "utf8").toString("utf8") === s
+
 const ALL_KINDS = Object.keys(secretKindLabel) as ReadonlyArray<SecretKind>
 
 describe("the marker", () => {
@@ -56,9 +59,15 @@ describe("redactSecrets", () => {
 
   it("overlapping findings (a token under a secret-named setting) become one marker named by the specific kind", () => {
     const token = githubToken()
-    const text = `  export GITHUB_TOKEN=${token} # for CI\n`
-    // The detector has two stretches here: the whole setting (generic) and the token inside it.
-    expect(redactSecrets(text)).toEqual({ text: "  [redacted: GitHub token] # for CI\n", count: 1, kinds: ["github-token"] })
+    // The detector has two stretches here: the whole setting (generic) and the token inside it. The name stays.
+    expect(redactSecrets(`  export GITHUB_TOKEN=${token} # for CI\n`))
+      .toEqual({ text: "  export GITHUB_TOKEN=[redacted: GitHub token] # for CI\n", count: 1, kinds: ["github-token"] })
+    expect(redactSecrets(`the bot's token is ${token}.`).text).toBe("the bot's token is [redacted: GitHub token].")
+    // A URL's password: the generic span runs on to the `@`, which is punctuation and stays.
+    expect(redactSecrets(`git push https://x:${token}@github.com/acme/app main`).text)
+      .toBe("git push https://x:[redacted: GitHub token]@github.com/acme/app main")
+    // A setting whose value holds more than the token: the marker runs to the end of the value.
+    expect(redactSecrets(`TOKEN="${token}:s3cretTail99" next`).text).toBe("TOKEN=\"[redacted: GitHub token] next")
     // A token inside a base64 run: the decoded run covers the whole run, the marker covers it once.
     const encoded = Buffer.from(`token=${token}`).toString("base64")
     const r = redactSecrets(`blob ${encoded} end`)
@@ -76,7 +85,7 @@ describe("redactSecrets", () => {
     const expected = `${before}[redacted: GitHub token]${middle}[redacted: OpenSSH private key]${after}`
     expect(r.text).toBe(expected)
     expect(Buffer.from(r.text, "utf8").equals(Buffer.from(expected, "utf8"))).toBe(true)
-    expect(r.text.isWellFormed()).toBe(true)
+    expect(wellFormed(r.text)).toBe(true)
   })
 
   it("a finding whose bounded match ends inside a surrogate pair takes the whole character: the rest stays well-formed", () => {
@@ -84,7 +93,7 @@ describe("redactSecrets", () => {
     const text = `machine h.example login u password ${"aB3x".repeat(63)}zzz\u{1F600} tail`
     const r = redactSecrets(text)
     expect(r.text).toBe("[redacted: .netrc password] tail")
-    expect(r.text.isWellFormed()).toBe(true)
+    expect(wellFormed(r.text)).toBe(true)
   })
 
   it("a key is redacted to its END line, or through its body lines when the text was cut before it", () => {
@@ -92,6 +101,11 @@ describe("redactSecrets", () => {
     expect(redactSecrets(`a\n${key}\nb`).text).toBe("a\n[redacted: OpenSSH private key]\nb")
     const cut = key.split("\n").slice(0, 4).join("\n")
     expect(redactSecrets(`a\n${cut}\n(output truncated)`).text).toBe("a\n[redacted: OpenSSH private key]\n(output truncated)")
+    // In a diff, added and removed (a removed armour line starts with six dashes).
+    for (const sign of ["+", "-"]) {
+      const diff = `@@ -1,9 +0,0 @@\n${key.split("\n").map((l) => sign + l).join("\n")}\ndiff --git a/x b/x\n`
+      expect(redactSecrets(diff).text).toBe(`@@ -1,9 +0,0 @@\n${sign === "+" ? "+" : ""}[redacted: OpenSSH private key]\ndiff --git a/x b/x\n`)
+    }
     // In a JSON string, with its line breaks escaped.
     const json = JSON.stringify({ private_key: `${key}\n`, note: "kept" })
     expect(redactSecrets(json).text).toBe(`{"private_key":"[redacted: OpenSSH private key]\\n","note":"kept"}`)
