@@ -1,7 +1,11 @@
 /**
  * The OS sandbox's cost: one background bash command run inside the sandbox against the same command run by Pi's
  * own local shell, interleaved and paired per round in the same run (medians, and the median of the paired ratios).
- *   node bench/sandbox.ts [rounds]
+ *   node bench/sandbox.ts [rounds] [before-commit]
+ *
+ * The same measurement is then made, in the same run, on main's code before the command bounds (commit 7f875cd, or
+ * the one given): its tree is exported to a temporary folder (node_modules linked), this file copied in and run
+ * there. Each table's ratios are paired within it, so the two are comparable even if the load moves.
  *
  * The sandboxed path is the background tool's: the search of the project for protected files, the runtime's wrap
  * (bubblewrap's command line), then Pi's local shell over that line with the scrubbed environment. Also shown: the
@@ -10,15 +14,17 @@
 import * as pi from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { makeSandboxedTools } from "../layers/background/tools/sandboxed.ts"
 import { defaultSandbox } from "../layers/safety/Sandbox.ts"
 import { sandboxFilesystem } from "../src/safety/sandboxFilesystem.ts"
 import { median } from "./_support.ts"
 
 const ROUNDS = Number(process.argv[2] ?? 15)
+const BEFORE = process.argv[3] ?? "7f875cd"
+const LABEL = process.env["PM_BENCH_LABEL"] ?? "after (this tree)"
 
 const base = mkdtempSync(join(tmpdir(), "pm-bench-sandbox-"))
 const project = join(base, "project")
@@ -53,9 +59,9 @@ const run = (ops: typeof local, command: string) => () => ops.exec(command, proj
 const session = await Effect.runPromise(defaultSandbox().open)
 const policy = sandboxFilesystem(protection, [join(project, ".env")])
 
-console.log(`node ${process.version}, ${ROUNDS} rounds, medians; first session start ${startMs.toFixed(0)} ms\n`)
+console.log(`${LABEL}: node ${process.version}, ${ROUNDS} rounds, medians; first session start ${startMs.toFixed(0)} ms\n`)
 console.log("command                     local      sandboxed   ratio (paired)   of which wrap")
-for (const command of ["true", "git status --short", "grep -rn 'v1' src | wc -l", "cat src/f1.ts"]) {
+for (const command of ["true", "git status --short", "grep -rn 'v1' src | wc -l", "cat src/f1.ts", "seq 1 300000"]) {
   await run(local, command)()
   await run(sandboxed, command)()
   const a: Array<number> = []
@@ -77,3 +83,21 @@ for (const command of ["true", "git status --short", "grep -rn 'v1' src | wc -l"
 await Effect.runPromise(session.close)
 await tools.close()
 rmSync(base, { recursive: true, force: true })
+
+// The same file on the code before the bounds, in a process of its own (the sandbox runtime is one per process).
+if (process.env["PM_BENCH_LABEL"] === undefined) {
+  const root = dirname(import.meta.dirname)
+  const tree = mkdtempSync(join(tmpdir(), "pm-bench-before-"))
+  try {
+    execFileSync("sh", ["-c", `git -C '${root}' archive ${BEFORE} | tar -x -C '${tree}'`])
+    symlinkSync(join(root, "node_modules"), join(tree, "node_modules"))
+    copyFileSync(join(root, "bench", "sandbox.ts"), join(tree, "bench", "sandbox.ts"))
+    console.log("")
+    execFileSync(process.execPath, [join(tree, "bench", "sandbox.ts"), String(ROUNDS)], {
+      stdio: "inherit",
+      env: { ...process.env, PM_BENCH_LABEL: `before (${BEFORE})` }
+    })
+  } finally {
+    rmSync(tree, { recursive: true, force: true })
+  }
+}

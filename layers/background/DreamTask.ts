@@ -11,6 +11,9 @@ import { DreamTaskFailed } from "./DreamAttempt.ts"
 import { makeTaskSetup } from "./taskSetup.ts"
 import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./dreamInterface.ts"
 
+/** A dream's wall-clock budget: past it the task is interrupted and its record says so (Runner.ts). */
+export const DREAM_BUDGET_MS = 30 * 60_000
+
 /** Far above any index the task should leave: enough to measure one that is too long. */
 const INDEX_CHECK_CAP = 4 << 20
 
@@ -49,7 +52,7 @@ export const makeDream = Effect.gen(function*() {
           messages: [],
           instructions: dreamTaskPrompt({ memoryDir, sessionDir: request.sessionDir, sessionIds: request.sessionIds, catalog: topics }),
           sessionId: request.taskSessionId
-        }, tools, check)
+        }, tools, check, DREAM_BUDGET_MS)
         return {
           result,
           deletesRefused: tools.deleteCapStatus?.()?.refused ?? [],

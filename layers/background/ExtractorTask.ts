@@ -20,6 +20,9 @@ import { type ExtractionError, ExtractionFailed, type ExtractionOutcome, type Ex
 type RanOutcome = Extract<ExtractionOutcome, { readonly status: "ran" }>
 
 /** A session entry's message as the model sees it; undefined for what the model never sees. */
+/** An extraction's wall-clock budget: past it the task is interrupted and its record says so (Runner.ts). */
+export const EXTRACTION_BUDGET_MS = 10 * 60_000
+
 const toModelMessage = (entry: BranchEntry & { readonly content?: unknown }): Message | undefined => {
   if (entry.type === "custom_message") {
     const content = entry.content
@@ -165,7 +168,7 @@ export const makeExtractor = Effect.gen(function*() {
             sessionId: request.taskSessionId
           }
         }
-        const result = yield* setup.run(request, taskRequest, taskRequest.mode === "fork" ? forkOffered : tools, check)
+        const result = yield* setup.run(request, taskRequest, taskRequest.mode === "fork" ? forkOffered : tools, check, EXTRACTION_BUDGET_MS)
         return {
           status: "ran",
           stop: result.stop,

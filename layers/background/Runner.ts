@@ -3,9 +3,12 @@
  * the task's restricted tools, feed the results back, until it stops calling tools or `maxTurns` model calls are
  * spent. Our own loop on Effect rather than pi-agent-core's Agent (see docs/background.md): every step is a fiber
  * step, so interrupting the task aborts the model call and any running tool through its AbortSignal; usage is
- * reported after every model call, before anything else can fail; and validity is checked before each call.
+ * reported after every model call, before anything else can fail; and validity is checked before each call. A task
+ * with a time budget (`budgetMs`) has its loop interrupted when the budget runs out, wherever it is (a model call, a
+ * tool), as any stop interrupts it, and returns `time-budget`.
  */
 import type { Api, AssistantMessage, Message, Model, ToolCall, ToolResultMessage, Usage } from "@earendil-works/pi-ai"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { TaskInvalid } from "../writes/writeErrors.ts"
 import { ModelRegistry, type ModelRequestFailed } from "../model/ModelRegistry.ts"
@@ -38,6 +41,8 @@ export interface RunSpec {
   readonly maxTokens: number
   /** Each model call is aborted and fails after this long without an answer. */
   readonly requestTimeoutMs?: number
+  /** The whole loop's wall-clock budget: past it the loop is interrupted and the task returns `time-budget`. */
+  readonly budgetMs?: number
   readonly tools: TaskToolSet
   /** Validity: run before each model call and each tool call. */
   readonly check: Effect.Effect<void, TaskInvalid>
@@ -49,7 +54,10 @@ export interface RunSpec {
  * `too-large`: the next request would not fit the model's context window, so it was not sent. `aborted`: the model's
  * answer says its request was aborted; the task ends as an aborted one does (the extraction's cursor stays).
  */
-export type StopReason = "done" | "max-turns" | "api-error" | "too-large" | "aborted"
+export type StopReason = "done" | "max-turns" | "api-error" | "too-large" | "aborted" | "time-budget"
+
+/** What the record of a task says when its time budget ran out. */
+export const budgetSpent = (budgetMs: number): string => `its time budget of ${Math.round(budgetMs / 60_000)} minutes ran out`
 
 export interface RunResult {
   readonly stop: StopReason
@@ -72,7 +80,22 @@ const toolResultMessage = (call: ToolCall, result: ToolResult): ToolResultMessag
     timestamp: Date.now()
   }) as ToolResultMessage
 
-export const runTask = Effect.fn("Background.runTask")(function*(spec: RunSpec) {
+export const runTask = (spec: RunSpec) => {
+  let turnsMade = 0
+  const loop = runLoop(spec, () => turnsMade++)
+  const { budgetMs } = spec
+  if (budgetMs === undefined) return loop
+  return loop.pipe(
+    // The loop is interrupted (its model call and tool aborted through their signals) and awaited before this returns.
+    Effect.timeoutTo({
+      duration: Duration.millis(budgetMs),
+      onSuccess: (r): RunResult => r,
+      onTimeout: (): RunResult => ({ stop: "time-budget", turns: turnsMade, finalText: "", errorMessage: budgetSpent(budgetMs) })
+    })
+  )
+}
+
+const runLoop = Effect.fn("Background.runTask")(function*(spec: RunSpec, onModelCall: () => void) {
   const registry = yield* ModelRegistry
   const { request } = spec
   const finalUser: Message = { role: "user", content: request.instructions, timestamp: Date.now() }
@@ -83,6 +106,7 @@ export const runTask = Effect.fn("Background.runTask")(function*(spec: RunSpec) 
 
   for (let turn = 1; turn <= spec.maxTurns; turn++) {
     yield* spec.check
+    onModelCall()
     const sent = yield* registry.complete(spec.model, {
       ...(request.mode === "independent" ? { systemPrompt: request.systemPrompt, tools: declarations } : {}),
       messages: transcript,

@@ -34,7 +34,8 @@ const defectReason = (cause: Cause.Cause<unknown>): string => {
 
 /**
  * A task that returned: an error answer from the model, or changes it tried and could not make while saving none,
- * is a failure; otherwise it saved files or had nothing to save.
+ * is a failure; one whose time budget ran out before it saved anything was stopped; otherwise it saved files or had
+ * nothing to save.
  */
 const ranOutcome = (
   stop: StopReason,
@@ -49,6 +50,8 @@ const ranOutcome = (
     ? { outcome: "failed", detail: `stopped before a request that would not fit: ${errorMessage ?? "the model's context window"}` }
     : changed === 0 && unsaved.length > 0
     ? { outcome: "failed", detail: `${unsaved.length} change(s) could not be made` }
+    : stop === "time-budget" && changed === 0
+    ? { outcome: "stopped", detail }
     : { outcome: changed > 0 ? "saved" : "nothing", detail }
 
 /** What a person is told when a background run saved files: which task, and every file it changed. */
@@ -150,15 +153,19 @@ export const extractionRecord = (
         : ranRecord(
           base,
           o,
-          `${o.stop === "max-turns" ? `${o.mode} request, turn limit reached` : `${o.mode} request`}${o.shortened === undefined ? "" : ` (${o.shortened})`}`,
+          `${o.mode} request${stopNote(o.stop, o.errorMessage)}${o.shortened === undefined ? "" : ` (${o.shortened})`}`,
           spent,
           canonicalMemoryDir
         ),
     onFailure: (cause) => failureRecord(base, cause, spent, true)
   })
 
+/** How a task that ran was ended, when not by itself: ", turn limit reached", ", stopped: its time budget ... ran out". */
+const stopNote = (stop: StopReason, errorMessage: string | undefined): string =>
+  stop === "max-turns" ? ", turn limit reached" : stop === "time-budget" ? `, stopped: ${errorMessage ?? "its time budget ran out"}` : ""
+
 const dreamDetail = (r: DreamTaskResult): string => {
-  const how = r.stop === "max-turns" ? "turn limit reached" : "done"
+  const how = stopNote(r.stop, r.errorMessage).slice(2) || "done"
   const index = r.index.overTarget
     ? `; MEMORY.md is over 160 lines or 20,000 characters (${r.index.lines} lines, ${r.index.chars} characters): later additions may be cut off`
     : ""

@@ -90,12 +90,13 @@ export const makeTaskSetup = Effect.gen(function*() {
       )
     })
 
-  /** The tool loop over `taskRequest` with the request's model, limits and usage callback. */
+  /** The tool loop over `taskRequest` with the request's model, limits, usage callback and the task's time budget. */
   const run = (
     request: BackgroundTaskRequest,
     taskRequest: TaskRequest,
     tools: TaskToolSet,
-    check: Effect.Effect<void, TaskInvalid>
+    check: Effect.Effect<void, TaskInvalid>,
+    budgetMs?: number
   ) =>
     runTask({
       model: request.model,
@@ -103,6 +104,7 @@ export const makeTaskSetup = Effect.gen(function*() {
       maxTurns: request.maxTurns,
       maxTokens: request.maxTokens,
       ...(request.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: request.requestTimeoutMs }),
+      ...(budgetMs === undefined ? {} : { budgetMs }),
       tools,
       check,
       onUsage: request.onUsage

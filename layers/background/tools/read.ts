@@ -38,7 +38,7 @@ export const makeReadTool = ({ pi, cwd, writer, runtime, paths }: ToolContext) =
     const raw = typeof args["path"] === "string" ? args["path"] : ""
     const absolute = resolveToolPath(raw, cwd, homedir())
     // Only a regular file is read: a device or a FIFO would never end (or never start), a folder is no file.
-    const kind = absolute === undefined ? undefined : await realpath(absolute).then((p) => stat(p)).then(notRegular, () => undefined)
+    const kind = absolute === undefined ? undefined : await realpath(absolute).then((real) => stat(real)).then(notRegular, () => undefined)
     if (kind !== undefined) return errorResult(notRegularRefusal(raw, kind))
     const before = absolute === undefined ? undefined : await stat(absolute).catch(() => undefined)
     const result = await viaPi(definition)(id, args, signal)

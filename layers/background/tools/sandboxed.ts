@@ -6,6 +6,9 @@
  *   top of the home folder unreadable; nothing writable) and run by Pi's local shell in the scrubbed environment. Pi's
  *   shell starts it in a process group of its own and kills the group on interruption or timeout: bubblewrap dies, and
  *   with it (its child dies with its parent, and the sandbox has its own process namespace) everything inside.
+ *   Each command is bounded (src/safety/commandLimits.ts): its `ulimit`s come with the sandbox's line, and here at
+ *   most COMMAND_OUTPUT_BYTES of its output reach Pi and at most COMMAND_PROCESSES processes run below its shell
+ *   (../../safety/processWatch.ts); past either it is ended, with a notice for the model as its last output.
  * - `grep`: Pi's grep runs the `rg` it finds itself, with no hook to wrap it, so a sandboxed grep runs `rg --json`
  *   in the sandbox here and formats the matches as Pi's grep does (`path:N: text`, `path-N- text` for context).
  *
