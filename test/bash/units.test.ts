@@ -145,6 +145,9 @@ describe("sed scripts (D7)", () => {
     ["s/a/b/pe", "s///e"],
     ["s/a/b/p;e id", "`e`"],
     ["1{p;y/a/b/}", "more than print"],
+    ["l", undefined],
+    ["/x/l 40", undefined],
+    ["1{l;G}", "more than print"],
     ["pw x", "unexpected"],
     ["/a\\/p", "address"],
     ["", "empty"]

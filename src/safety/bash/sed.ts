@@ -1,6 +1,6 @@
 /**
  * sed, per DECISIONS D7: `s///` and filtering commands when sed reads stdin; with file operands only `-n` with
- * printing expressions: `p`, `=`, `q`, and `s///` (which under -n prints only through its `p` flag:
+ * printing expressions: `p`, `=`, `l`, `q`, and `s///` (which under -n prints only through its `p` flag:
  * `sed -n 's/a/b/p' f`); never `-i`, `w`, `W`, `e`, `r`, `R`, `s///w`, `s///e`.
  *
  * Scripts are read with a small grammar of exactly the allowed forms; anything it does not recognise is rejected,
@@ -125,8 +125,9 @@ const skipSeparators = (s: string, i: number): number => {
 
 /** Commands that only shape what sed prints (no file, no program, no text argument): allowed on standard input. */
 const FILTER_COMMANDS = "p=qQdDnNgGhHxlzPF"
-/** What sed may run on file operands (with -n): printing and quitting only (and `s///`, below). */
-const PRINT_COMMANDS = "p=qQ"
+/** What sed may run on file operands (with -n): printing (`l` prints with escapes shown) and quitting only (and `s///`,
+ *  below). */
+const PRINT_COMMANDS = "p=lqQ"
 
 const FORBIDDEN_COMMANDS: Readonly<Record<string, string>> = {
   w: "writes to a file",
@@ -245,9 +246,9 @@ export const readScript = (script: string): SedScript | string => {
 }
 
 const WITH_FILES =
-  "with file operands sed may run only -n with printing commands (`p`, `=`, `q` to stop, and `s/a/b/p`), optionally after line or /regex/ addresses and in { } blocks; pipe the file in (`cat FILE | sed ...`) for y///, d and the like"
+  "with file operands sed may run only -n with printing commands (`p`, `=`, `l`, `q` to stop, and `s/a/b/p`), optionally after line or /regex/ addresses and in { } blocks; pipe the file in (`cat FILE | sed ...`) for y///, d and the like"
 
-/** A script of printing commands only (`p`, `=`, `q`, `Q`, `s///`, blocks): what sed may run on files, with -n. */
+/** A script of printing commands only (`p`, `=`, `l`, `q`, `Q`, `s///`, blocks): what sed may run on files, with -n. */
 export const printOnlyScript = (script: string): string | undefined => {
   const r = readScript(script)
   if (typeof r === "string") return r
