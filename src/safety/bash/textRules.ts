@@ -3,8 +3,8 @@
  * checks only; the allowlist table that binds them to names is in commands.ts.
  *
  * What they refuse: output files (sort -o, uniq's second operand), follow modes that never end (tail -f, `+1f`),
- * programs that run other programs (sort --compress-program), jq programs that read the environment or load modules,
- * and `printf -v` (which assigns a shell variable).
+ * programs that run other programs (sort --compress-program), jq programs that read the environment or load modules
+ * (and xargs input as jq's program), and `printf -v` (which assigns a shell variable).
  */
 import type { XargsPolicy } from "./commandRule.ts"
 import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
