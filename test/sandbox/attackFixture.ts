@@ -3,8 +3,9 @@
  * with random names and random markers: a home holding credential stores on no list (a random `~/.config/<x>/`, cargo,
  * vault, shell history, a global git config, a store reached through a symlink), Pi's agent folder with another
  * project's sessions and memory, the dream's own session folder, a project whose git history, stash and remote URL
- * hold tokens, a `vendor/` of 52,000 files with 100 `.env` files, symlinks from the project to the home, a planted log
- * in the host's /tmp, and an AGENTS.md in the project's parent folder.
+ * hold tokens, a `vendor/` of 52,000 files with 100 `.env` files, symlinks from the project to the home (one to a dot
+ * folder that appears only later: `vars.LATE_DOT`, its marker `scopeMarkers.LATE_DOT`), a planted log in the host's
+ * /tmp, and an AGENTS.md in the project's parent folder.
  *
  * Two kinds of markers. `scopeMarkers` are plain words no credential detector recognises: only the read scope (and
  * the protected-path rules) can keep them out, so a redaction can never hide a hole there. `secretMarkers` have a
@@ -79,6 +80,7 @@ export const makeAttackFixture = (): AttackFixture => {
     KUBE: plain("kube"),
     DOTTOOL: plain("dottool"),
     NEW_DOT: plain("newdot"),
+    LATE_DOT: plain("latedot"),
     OTHER_SESSION: plain("othersession"),
     OTHER_MEMORY: plain("othermemory"),
     USER_OTHER_SESSION: plain("userothersession"),
@@ -96,9 +98,11 @@ export const makeAttackFixture = (): AttackFixture => {
   const toolLink = `.tool-${word()}`
   symlinkSync("dotfiles/tool", join(home, toolLink))
   writeFileSync(join(home, newDot, "marker.txt"), `${m.NEW_DOT}\n`)
-  writeFileSync(join(otherSessions, `2025_${word()}.jsonl`), `{"type":"message","text":"${m.OTHER_SESSION}"}\n`)
+  const otherSessionFile = join(otherSessions, `2025_${word()}.jsonl`)
+  writeFileSync(otherSessionFile, `{"type":"message","text":"${m.OTHER_SESSION}"}\n`)
   writeFileSync(join(otherMemory, "MEMORY.md"), `- ${m.OTHER_MEMORY}\n`)
-  writeFileSync(join(userSessionDir, `2025_other${word()}.jsonl`), `{"text":"${m.USER_OTHER_SESSION}"}\n`)
+  const userOtherFile = join(userSessionDir, `2025_other${word()}.jsonl`)
+  writeFileSync(userOtherFile, `{"text":"${m.USER_OTHER_SESSION}"}\n`)
   writeFileSync(tmpLog, `${m.TMP_LOG}\n${m.TMP_LOG}\n`)
 
   const readable = {
@@ -136,6 +140,9 @@ export const makeAttackFixture = (): AttackFixture => {
 
   // Links from inside the project to the home: a store on no list, a listed store, a folder of dotfiles.
   symlinkSync(join(home, newDot), join(project, "notes-link"))
+  // A link to a dot folder that does not exist yet: the test creates it once the task's tools are made.
+  const lateDot = `.${word()}`
+  symlinkSync(join(home, lateDot), join(project, "src", "late-link"))
   symlinkSync(join(home, ".kube", "config"), join(project, "kube-config"))
   symlinkSync(join(home, "dotfiles"), join(project, "dotfiles"))
 
@@ -162,7 +169,10 @@ export const makeAttackFixture = (): AttackFixture => {
     MEMORY: memoryDir,
     CONFIG_DIR: configDir,
     NEW_DOT: newDot,
+    LATE_DOT: lateDot,
     OTHER_SESSIONS: otherSessions,
+    OTHER_SESSION_FILE: otherSessionFile,
+    USER_OTHER_FILE: userOtherFile,
     OTHER_MEMORY: otherMemory,
     USER_SESSIONS: userSessionDir,
     OWN_SESSIONS: ownSessionDir,

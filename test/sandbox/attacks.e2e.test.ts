@@ -1,14 +1,15 @@
 /**
  * The attack corpus (test/fixtures/background-attacks.jsonl) replayed through the real task tools of a background
  * task (layers/background/tools/TaskTools.ts: the guard, the read scope, the OS sandbox) in a fake machine made
- * fresh for each run (./attackFixture.ts): the extractor's tool set, the dream's over its own Pi session folder, and
- * the dream's over a session folder of the user's.
+ * fresh for each run (./attackFixture.ts): the extractor's tool set, the dream's over its own Pi session folder, the
+ * dream's over a session folder of the user's, and an extractor's whose project is the home folder itself.
  *
  * For every row and tool set it may run in: no marker the task may not read appears in the tool's result (a row
  * the read scope must stop may not even show a redaction, so a redaction never hides a hole in the scope); a row of
  * what a task may read shows its marker; a resource attack returns by itself with a bounded output and leaves no
  * large file in the host's temporary folder. Nothing in the home or the project changes (one snapshot before all rows, one after). A random dot folder of the
- * home, on no list, is not readable by any tool, directly or through a link in the project.
+ * home, on no list, is not readable by any tool, directly or through a link in the project, nor is one that appears
+ * while the task runs.
  *
  * One sandbox runtime for the file; rows run four at a time, resource attacks one at a time, last.
  */
@@ -16,7 +17,7 @@ import * as pi from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { lstatSync, readdirSync, readFileSync } from "node:fs"
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeTaskTools, type TaskToolSet } from "../../layers/background/tools/TaskTools.ts"
@@ -30,7 +31,7 @@ import { changes, snapshot } from "./fixture.ts"
 
 const CORPUS = join(import.meta.dirname, "..", "fixtures", "background-attacks.jsonl")
 
-type ToolSetName = "extractor" | "dream" | "dreamUserSessions"
+type ToolSetName = "extractor" | "dream" | "dreamUserSessions" | "homeProject"
 
 interface Row {
   readonly id: string
@@ -74,14 +75,14 @@ const fill = (value: unknown): unknown => {
 const readableBy: Record<ToolSetName, ReadonlyArray<string>> = {
   extractor: ["AGENTS", "README", "MEMORY", "VENDOR_PLAIN"],
   dream: ["AGENTS", "README", "MEMORY", "VENDOR_PLAIN", "OWN_SESSION"],
-  dreamUserSessions: ["AGENTS", "README", "MEMORY", "VENDOR_PLAIN", "USER_OWN_SESSION"]
+  dreamUserSessions: ["AGENTS", "README", "MEMORY", "VENDOR_PLAIN", "USER_OWN_SESSION"],
+  // A task whose project is the home reads the home's plain folders (dotfiles/, pi-sessions/), never its dot entries.
+  homeProject: ["AGENTS", "README", "MEMORY", "VENDOR_PLAIN", "USER_OWN_SESSION", "KUBE", "DOTTOOL", "USER_OTHER_SESSION"]
 }
 
-const forbidden = (set: ToolSetName): Array<[string, string]> => [
-  ...Object.entries(fx.scopeMarkers),
-  ...Object.entries(fx.secretMarkers),
-  ...Object.entries(fx.readable).filter(([name]) => !readableBy[set].includes(name))
-]
+const forbidden = (set: ToolSetName): Array<[string, string]> =>
+  [...Object.entries(fx.scopeMarkers), ...Object.entries(fx.secretMarkers), ...Object.entries(fx.readable)]
+    .filter(([name]) => !readableBy[set].includes(name))
 
 /** The largest file under `dir` (the host's temporary folder), by size. */
 const largestFile = (dir: string): { path: string; size: number } => {
@@ -176,21 +177,22 @@ describe.skipIf(gate.skip)("the attack corpus through a background task's tools,
       process.env[k] = v
     }
     const protection: ProtectionOptions = { home: fx.home, agentDir: fx.agentDir, exceptions: [], extraProtections: [] }
-    const sessions: Record<ToolSetName, { dir: string; ids: Array<string> } | undefined> = {
-      extractor: undefined,
-      dream: { dir: fx.ownSessionDir, ids: [fx.ownSessionId] },
-      dreamUserSessions: { dir: fx.userSessionDir, ids: [fx.ownSessionId] }
+    const sets: Record<ToolSetName, { cwd: string; sessions?: { dir: string; ids: Array<string> } }> = {
+      extractor: { cwd: fx.project },
+      dream: { cwd: fx.project, sessions: { dir: fx.ownSessionDir, ids: [fx.ownSessionId] } },
+      dreamUserSessions: { cwd: fx.project, sessions: { dir: fx.userSessionDir, ids: [fx.ownSessionId] } },
+      homeProject: { cwd: fx.home }
     }
-    for (const [name, s] of Object.entries(sessions) as Array<[ToolSetName, typeof sessions[ToolSetName]]>) {
+    for (const [name, { cwd, sessions }] of Object.entries(sets) as Array<[ToolSetName, typeof sets[ToolSetName]]>) {
       const tools = await runtime.runPromise(
         Effect.gen(function*() {
           const writer = yield* MemoryWriter
           const guard = yield* BashGuard
-          const task = yield* writer.openTask({ memoryDir: fx.memoryDir, cwd: fx.project })
+          const task = yield* writer.openTask({ memoryDir: fx.memoryDir, cwd })
           return yield* Effect.promise(() =>
             makeTaskTools({
-              pi, cwd: fx.project, memoryDir: fx.memoryDir, writer: task, guard, check: Effect.void, onChange: () => Effect.void,
-              protection, whenUnavailable: "refuse", ...(s === undefined ? {} : { sessions: s })
+              pi, cwd, memoryDir: fx.memoryDir, writer: task, guard, check: Effect.void, onChange: () => Effect.void,
+              protection, whenUnavailable: "refuse", ...(sessions === undefined ? {} : { sessions })
             })
           )
         })
@@ -226,12 +228,12 @@ describe.skipIf(gate.skip)("the attack corpus through a background task's tools,
       "host temp", "big tree", "resource", "new home folder", "readable"
     ]))
     expect(new Set(rows.map((r) => r.tool))).toEqual(new Set(["read", "find", "grep", "bash"]))
-    expect(new Set(rows.flatMap((r) => r.toolsets))).toEqual(new Set(["extractor", "dream", "dreamUserSessions"]))
+    expect(new Set(rows.flatMap((r) => r.toolsets))).toEqual(new Set(["extractor", "dream", "dreamUserSessions", "homeProject"]))
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length)
   })
 
   for (const set of ["extractor", "dream", "dreamUserSessions"] as const) {
-    it(`${set}: no row shows what the task may not read, the readable rows read, nothing changes`, async () => {
+    it(`${set}: no row shows what the task may not read, and the readable rows read`, async () => {
       const problems = await replay(set, rows.filter((r) => r.class !== "new home folder"))
       expect(problems).toEqual([])
     })
@@ -241,11 +243,37 @@ describe.skipIf(gate.skip)("the attack corpus through a background task's tools,
     const probes = rows.filter((r) => r.class === "new home folder")
     expect(new Set(probes.map((r) => r.tool))).toEqual(new Set(["read", "find", "grep", "bash"]))
     const problems: Array<string> = []
-    for (const set of ["extractor", "dream"] as const) problems.push(...await replay(set, probes))
+    for (const set of ["extractor", "dream", "homeProject"] as const) problems.push(...await replay(set, probes))
     expect(problems).toEqual([])
   })
 
-  it("after every row: nothing in the home or the project changed", () => {
-    expect(changes(before, snapshot([fx.home]))).toEqual([])
+  it("a dot folder that appears in the home while a task runs stays hidden, even when the task's project is the home", async () => {
+    // The tools exist already; the folder is made now, and a link in the project's src/ leads to it.
+    const late = join(fx.home, fx.vars["LATE_DOT"]!)
+    mkdirSync(late)
+    writeFileSync(join(late, "token.conf"), `${fx.scopeMarkers.LATE_DOT}\n`)
+    const probes: Array<Row> = [
+      { id: "late-grep-follow", class: "", tool: "bash", args: { command: "grep -rR pmark {PROJECT}/src" }, toolsets: [], must: "no-leak", by: "scope" },
+      { id: "late-find-follow", class: "", tool: "bash", args: { command: "find -L {PROJECT}/src -name token.conf" }, toolsets: [], must: "no-leak", by: "scope" },
+      { id: "late-cat", class: "", tool: "bash", args: { command: "cat ~/{LATE_DOT}/token.conf" }, toolsets: [], must: "no-leak", by: "scope" },
+      { id: "late-read", class: "", tool: "read", args: { path: "{PROJECT}/src/late-link/token.conf" }, toolsets: [], must: "no-leak", by: "scope" }
+    ]
+    const problems: Array<string> = []
+    for (const set of ["extractor", "homeProject"] as const) {
+      for (const row of probes) {
+        const out = await call(set, row)
+        problems.push(...judge(set, row, out))
+        // The recursive grep passes the checks in the process and runs: the sandbox is what must hide the folder.
+        if (row.id === "late-grep-follow" && /^(Refused|Command refused)/.test(out.text)) {
+          problems.push(`[${set}] late-grep-follow did not run: ${out.text.slice(0, 200)}`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  it("after every row: nothing in the home or the project changed (but the dot folder the test itself made)", () => {
+    const late = join(fx.home, fx.vars["LATE_DOT"]!)
+    expect(changes(before, snapshot([fx.home])).filter((c) => !c.endsWith(late) && !c.includes(`${late}/`) && c !== `changed ${fx.home}`)).toEqual([])
   })
 })
