@@ -2,8 +2,8 @@
  * The read scope of one background task (src/safety/readScope.ts), resolved on this machine: the worktree the session
  * works in and the project's root, the memory folder, the dream's session folder, each as given and after its
  * symlinks; which of the instruction files Pi loads exist; the system folders present; and, when a tree holds the
- * home folder, the home's dot entries that stay out. A folder that cannot be resolved is taken as given, never
- * widened.
+ * home folder, the home's dot entries that stay out (listed again before each sandboxed command). A folder that
+ * cannot be resolved is taken as given, never widened.
  */
 import { existsSync } from "node:fs"
 import { readdir, realpath, stat } from "node:fs/promises"
@@ -81,10 +81,20 @@ export const loadReadScope = async (request: ReadScopeRequest): Promise<ReadScop
   for (const dir of [...systemReadPaths(process.platform), ...(request.programs ?? [])]) {
     if (existsSync(dir)) for (const form of await bothForms(dir)) system.add(form)
   }
-  const home = resolve(request.home)
-  const homeInTree = [...trees].some((t) => isAtOrUnder(t, home))
+  const scope: ReadScope = { trees: [...trees], files: [...files], system: [...system], home: resolve(request.home), agentDir: resolve(request.agentDir), homeDotEntries: [] }
+  return withCurrentHomeDotEntries(scope)
+}
+
+/**
+ * The scope with the home's dot entries as they are now, when a tree holds the home (none otherwise). The sandbox
+ * hides them by name, so the list is made again before each command: a folder a program creates in the home while a
+ * task runs (a new tool's login) would otherwise stay mounted.
+ */
+export const withCurrentHomeDotEntries = async (scope: ReadScope): Promise<ReadScope> => {
+  const home = scope.home
+  const homeInTree = scope.trees.some((t) => isAtOrUnder(t, home))
   const homeDotEntries = homeInTree
     ? (await readdir(home).catch(() => [])).filter((name) => name.startsWith(".")).map((name) => join(home, name))
     : []
-  return { trees: [...trees], files: [...files], system: [...system], home, agentDir: resolve(request.agentDir), homeDotEntries }
+  return { ...scope, homeDotEntries }
 }

@@ -21,7 +21,10 @@ export interface ReadScope {
   readonly home: string
   /** Pi's agent folder: every project's sessions and memory live there, so only the task's own parts are in scope. */
   readonly agentDir: string
-  /** When a tree holds the home folder: the home's dot entries found, which the sandbox hides (outsideScope refuses them by rule). */
+  /**
+   * When a tree holds the home folder: its dot entries (listed again before each sandboxed command), which the
+   * sandbox hides; outsideScope refuses them by rule.
+   */
   readonly homeDotEntries: ReadonlyArray<string>
 }
 

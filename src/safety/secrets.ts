@@ -13,7 +13,8 @@
  * command lines (secrets/contextRules.ts). The text is scanned as written, then as a normalised view
  * (secrets/views.ts: NFKC, invisible characters dropped, look-alike letters mapped, cut lines rejoined), then each
  * base64 or percent-encoded run is decoded and scanned again (secrets/scan.ts); every finding is reported where it
- * sits in the text as written. This module merges the hits into findings and words the refusal.
+ * sits in the text as written. This module merges the hits into findings and words the refusal; `detectSecretSpans`
+ * gives the unmerged stretches instead, for redaction (src/safety/redact.ts), which must cover every one of them.
  */
 import { secretKindLabel, type SecretFinding, type SecretKind } from "./secrets/kinds.ts"
 import { collect, type Hit, RULES } from "./secrets/scan.ts"
@@ -37,6 +38,25 @@ const positionOf = (starts: ReadonlyArray<number>, offset: number): { line: numb
     else hi = mid - 1
   }
   return { line: lo + 1, column: offset - starts[lo]! + 1 }
+}
+
+/** Where one hit of the detector sits in the text as written: [start, end) in UTF-16 units. */
+export interface SecretSpan {
+  readonly kind: SecretKind
+  readonly start: number
+  readonly end: number
+  /** Found by a generic rule (a secret-named setting, a URL password) rather than a provider's format. */
+  readonly generic: boolean
+}
+
+/**
+ * Every stretch of `text` a rule matched, unmerged (overlapping ones included), in order of start. Positions only:
+ * the caller cuts them out; never the values.
+ */
+export const detectSecretSpans = (text: string): Array<SecretSpan> => {
+  const hits: Array<Hit> = []
+  collect(text, 0, hits)
+  return hits.sort((a, b) => a.start - b.start || b.end - a.end)
 }
 
 /** Every credential-looking thing in `text`, in order of position. Never returns the values. */

@@ -77,11 +77,23 @@ layer(BashGuard.layer)("wildcards in values and operands", (it) => {
   it.effect("a wildcard operand that could expand into an option needs -- first (or a ./ prefix)", () =>
     Effect.gen(function* () {
       const guard = yield* BashGuard
-      for (const c of ["sort *", "sort x *", "rg x *", "fd x *", "sed -n p *", "git log *", "file *", "tail *", "tail -n 2 *", "printf *"]) {
+      for (const c of ["sort *", "sort x *", "rg x *", "fd x *", "sed -n p *", "git log *", "tail *", "tail -n 2 *", "printf *"]) {
         expect(guard.classifySync(c, CTX).verdict, c).toBe("rejected")
       }
       for (const c of ["sort -- *", "sort ./*", "rg x -- *", "rg x ./*", "sed -n p -- *", "git log -- *", "file -- *", "tail -- *", "tail -n 5 *.log", "cat *", "ls *", "grep -r x *", "wc -l src/*.ts"]) {
         expect(guard.classifySync(c, CTX), c).toEqual({ verdict: "read-only" })
+      }
+    })
+  )
+
+  it.effect("file takes wildcard operands (the options a name could spell only write or decompress, inside the sandbox), but never its refused options", () =>
+    Effect.gen(function* () {
+      const guard = yield* BashGuard
+      for (const c of ["file *", "file -i *.md", "file -b --mime-type src/*", "file -L -- *"]) {
+        expect(guard.classifySync(c, CTX), c).toEqual({ verdict: "read-only" })
+      }
+      for (const c of ["file -C *", "file -z *", "file -bZ *", "file --compile *", "file --uncomp *", "file -m * x"]) {
+        expect(guard.classifySync(c, CTX).verdict, c).toBe("rejected")
       }
     })
   )

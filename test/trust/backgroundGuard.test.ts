@@ -172,7 +172,10 @@ describe("background reads: credential stores are never opened", () => {
   it("a user exception opens that one exact path; an added protection closes a file the built-in rules leave open", async () => {
     const { tools, token } = await withStores((cwd) => ({ exceptions: [join(cwd, ".env")], extraProtections: ["notes.txt"] }))
     expect(text(await exec(tools, "read", { path: "notes.txt" }))).toMatch(/^Refused: .*protected by the configuration \(notes\.txt\)/)
-    expect(text(await exec(tools, "read", { path: ".env" }))).toContain(token)
+    // Opened, as the exception allows; the token in it reaches the model only as a marker (src/safety/redact.ts).
+    const opened = text(await exec(tools, "read", { path: ".env" }))
+    expect(opened).toContain("GITHUB_TOKEN=[redacted: GitHub token]")
+    expect(opened).not.toContain(token)
     // The exception is for that exact path: another environment file beside it stays protected.
     expect((await exec(tools, "read", { path: ".env.local" })).isError).toBe(true)
   })

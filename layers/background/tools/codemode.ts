@@ -2,9 +2,12 @@
  * Task-level codemode: Pi's own codemode tool, registered through a minimal extension API of ours, whose scripts can
  * call only the task's six tools (each call goes through the same guarded executors) and whose `store()` lives in an
  * in-memory session of the task's own. It adds no tool of its own beyond `codemode` and checks only its `code`
- * argument; everything a script does is checked by the tool it calls.
+ * argument; everything a script does is checked by the tool it calls. Each tool a script calls returns its result
+ * redacted by the gate (./guardedCall.ts); what the script returns is redacted again, since a script can decode a
+ * value (hex, say) that the detector did not recognise in its encoded form.
  */
 import type { PiToolkitShape } from "../PiToolkit.ts"
+import { redactResult } from "./guardedCall.ts"
 import { checkToolArguments } from "./toolArguments.ts"
 import { type CodemodeSettings, errorResult, type TaskTool, type ToolResult } from "./taskTool.ts"
 import type { Tool } from "@earendil-works/pi-ai"
@@ -32,11 +35,11 @@ export const withCodemode = async (
   const codemode: TaskTool = {
     name: "codemode",
     declaration: { name: "codemode", description: def.description, parameters: def.parameters as Tool["parameters"] },
-    execute: (id, raw, signal) => {
+    execute: async (id, raw, signal) => {
       const checked = checkToolArguments("codemode", raw)
-      if (checked._tag === "Invalid") return Promise.resolve(errorResult(checked.message))
+      if (checked._tag === "Invalid") return errorResult(checked.message)
       const args = checked.args
-      return def.execute(id, args, signal, undefined, {
+      return redactResult(await def.execute(id, args, signal, undefined, {
         cwd,
         tools: agentTools,
         sessionManager,
@@ -49,7 +52,7 @@ export const withCodemode = async (
             : await tool.execute(toolCall.id, (toolArgs ?? {}) as Record<string, unknown>, o?.signal ?? signal)
           return { toolCall, result, isError: result.isError === true }
         }
-      }) as Promise<ToolResult>
+      }) as ToolResult)
     }
   }
   return settings.mode === "only" ? [codemode] : [...six, codemode]

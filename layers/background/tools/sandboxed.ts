@@ -41,7 +41,7 @@ import { configPathOf, storageRootOf } from "../../../src/storage/layout.ts"
 import { resolveToolPath } from "../../../src/safety/toolPath.ts"
 import { agentDirFromEnv } from "../../project/ConfigService.ts"
 import { watchProcesses } from "../../safety/processWatch.ts"
-import { programFolder } from "../../safety/readScopeLoad.ts"
+import { programFolder, withCurrentHomeDotEntries } from "../../safety/readScopeLoad.ts"
 import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../../safety/Sandbox.ts"
 import type { PiToolkitShape } from "../PiToolkit.ts"
 
@@ -191,9 +191,11 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
    * scope, in its trees, else in the project, the memory folder and the top of the home folder.
    */
   const policy = async () => {
-    const roots = protection.scope?.trees ?? [cwd, memoryDir, protection.home]
-    const search = await protectedFilesIn(roots, protection)
-    return { filesystem: sandboxFilesystem(protection, search.found, { unchecked: search.unchecked, programs }), unchecked: search.unchecked }
+    // The home's dot entries as they are now: one created since the task started is hidden too.
+    const current = protection.scope === undefined ? protection : { ...protection, scope: await withCurrentHomeDotEntries(protection.scope) }
+    const roots = current.scope?.trees ?? [cwd, memoryDir, protection.home]
+    const search = await protectedFilesIn(roots, current)
+    return { filesystem: sandboxFilesystem(current, search.found, { unchecked: search.unchecked, programs }), unchecked: search.unchecked }
   }
   const local = options.pi.createLocalBashOperations()
 

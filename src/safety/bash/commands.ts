@@ -4,18 +4,20 @@
  * rule, and `checkXargs` judges xargs by the rule of the command it runs.
  *
  * A rule (commandRule.ts) says whether the fixed words are read-only and how `xargs` may feed it more words. The
- * option specs and word checks of the larger families are in searchRules.ts, textRules.ts, systemRules.ts, sed.ts,
- * awk.ts and git.ts / docker.ts; this file binds them to names, in the order the allowlist is shown.
+ * option specs and word checks of the larger families are in searchRules.ts, find.ts, textRules.ts, systemRules.ts,
+ * sed.ts, awk.ts and git.ts / docker.ts; this file binds them to names, in the order the allowlist is shown. find's
+ * -exec clauses are judged by the rules here, through `execRule`.
  */
 import { checkAwk } from "./awk.ts"
 import { ANY, closedAtBy, never, simple, specRule, type CommandRule } from "./commandRule.ts"
 import { checkDocker, dockerOptionsClosedAt } from "./docker.ts"
 import { checkGit, gitOptionsClosedAt } from "./git.ts"
 import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
-import { checkFind, checkTree, FD, GREP, RG } from "./searchRules.ts"
-import { checkSed, printOnlyScript, SED_SPEC } from "./sed.ts"
+import { checkFind } from "./find.ts"
+import { checkTree, FD, GREP, RG } from "./searchRules.ts"
+import { checkSed, sedXargs } from "./sed.ts"
 import { CD, checkCd, checkDate, DATE, FILE } from "./systemRules.ts"
-import { checkJq, checkPrintf, checkTail, checkUniq, JQ_SPEC, SORT, TAIL, UNIQ } from "./textRules.ts"
+import { checkJq, checkPrintf, checkTail, checkUniq, JQ_SPEC, jqXargs, SORT, TAIL, UNIQ } from "./textRules.ts"
 import { show, type Word } from "./words.ts"
 
 const AWK_UNDER_XARGS = "input words would become awk operands, and gawk opens operands named /inet/... as network sockets"
@@ -106,8 +108,9 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   tail: { check: specRule(TAIL, checkTail).check, xargs: closedAtBy(TAIL) },
   wc: simple({ long: { "files0-from": "required" } }),
   stat: simple({ shortArg: "c", long: { format: "required", printf: "required" } }),
-  file: specRule(FILE),
-  find: never({ check: checkFind }, "xargs would put its input where find reads paths and actions such as -delete"),
+  // Wildcard operands are fine for file (systemRules.ts); xargs input, split at blanks, still goes after `--`.
+  file: { check: specRule(FILE).check, xargs: closedAtBy(FILE) },
+  find: never({ check: (cmd, args) => checkFind(cmd, args, execRule) }, "xargs would put its input where find reads paths and actions such as -delete"),
   grep: simple(GREP),
   egrep: simple(GREP),
   fgrep: simple(GREP),
@@ -119,21 +122,8 @@ const RULES: Readonly<Record<string, CommandRule>> = {
   uniq: never({ check: specRule(UNIQ, checkUniq).check }, "input words could become uniq's second operand, an output file it writes"),
   cut: simple({ shortArg: "bcdf", long: { bytes: "required", characters: "required", delimiter: "required", fields: "required", "output-delimiter": "required" } }),
   tr: simple(),
-  sed: {
-    check: checkSed,
-    xargs: (args) => {
-      const p = scanOptions("sed", args, SED_SPEC)
-      if (isRejected(p)) return -1
-      const scripts = p.options.filter((o) => o.name === "-e" || o.name === "--expression").map((o) => o.value?.value ?? "")
-      if (scripts.length === 0 && p.operands[0] !== undefined) scripts.push(p.operands[0].value)
-      const quiet = p.options.some((o) => o.name === "-n" || o.name === "--quiet" || o.name === "--silent")
-      if (!quiet || scripts.some((s) => printOnlyScript(s) !== undefined)) {
-        return { never: "xargs would give sed file operands, and with files sed may run only -n with printing commands" }
-      }
-      return p.closedAt
-    }
-  },
-  jq: specRule(JQ_SPEC, checkJq),
+  sed: { check: checkSed, xargs: sedXargs },
+  jq: { check: specRule(JQ_SPEC, checkJq).check, xargs: jqXargs },
   tree: never({ check: checkTree }, "input words could become tree options, which write files"),
   comm: simple(),
   column: simple({ shortArg: "cdEHlNoOrRsTW" }),
@@ -191,6 +181,9 @@ export const checkName = (name: Word): string | undefined => {
   return ruleFor(v) === undefined ? notAllowed(v) : undefined
 }
 
+/** The rule of the command a find -exec clause runs, or why it may not run. */
+const execRule = (name: Word): CommandRule | string => checkName(name) ?? ruleFor(name.value)!
+
 // ---------------------------------------------------------------------------------------------------------------------
 // xargs
 
@@ -231,7 +224,7 @@ export const checkXargs = (cmd: string, args: ReadonlyArray<Word>): string | und
   for (let k = 0; k < rest.length; k++) {
     if (!rest[k]!.value.includes(replace)) continue
     if (policy < 0 || k <= policy) {
-      return `\`xargs -I ${replace}\`: ${show(rest[k]!)} puts input where ${name.value} still reads options; put \`--\` before it`
+      return `\`xargs -I ${replace}\`: ${show(rest[k]!)} puts input where ${name.value} still reads options (or its script or program); put \`--\` before it, after any script or program`
     }
   }
   return undefined

@@ -55,8 +55,9 @@ const checkCommand = (source: string, node: BashNode, seen: Seen): string | unde
   const nameProblem = checkName(name)
   if (nameProblem !== undefined) return nameProblem
   if (name.value === "cd") seen.cd = true
-  // xargs may run git too; any word `git` among its words counts.
-  if (name.value === "git" || (name.value === "xargs" && parts.words.some((w) => w.value === "git"))) seen.git = true
+  // xargs and find -exec may run git too; any word `git` among their words counts.
+  const runsOthers = name.value === "xargs" || name.value === "find"
+  if (name.value === "git" || (runsOthers && parts.words.some((w) => w.value === "git"))) seen.git = true
   if (seen.cd && seen.git) return GIT_AFTER_CD
   return ruleFor(name.value)!.check(name.value, parts.words.slice(1))
 }

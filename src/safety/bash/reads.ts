@@ -5,9 +5,10 @@
  * Read the way bash and the programs read them, not by splitting the text: quotes and escapes removed, `$'...'`
  * decoded, `~` expanded; an option's attached value (`-f/x`, `--file=/x`) checked like a separate word; a relative
  * word checked against every directory a `cd` before it may have moved to; a recursive search (`grep -r`, `rg`,
- * `git grep --no-index`, `diff -r`) marked as reading everything under its roots; and `xargs` judged by what feeds
- * it: file names listed by find, fd, ls, git ls-files or `grep -l`, through line filters, are the listed trees,
- * anything else (cat, echo, sed ... or a file) is input the guard cannot see, and refused.
+ * `git grep --no-index`, `diff -r`, find with -exec) marked as reading everything under its roots, with the commands
+ * find runs read like any other; and `xargs` judged by what feeds it: file names listed by find (without -exec), fd,
+ * ls, git ls-files or `grep -l`, through line filters, are the listed trees, anything else (cat, echo, sed ... or a
+ * file, or the names inside one: `--files0-from`, `file -f`) is input the guard cannot see, and refused.
  *
  * Conservative: every word counts (a grep pattern too), so a pattern that looks like a credential file is refused;
  * the model can rephrase it. Pure: run on a tree the classifier has accepted. How options and search roots are told
@@ -15,6 +16,7 @@
  */
 import * as posix from "node:path/posix"
 import { commandParts } from "./commandParts.ts"
+import { findParts } from "./find.ts"
 import {
   GREP_VALUES,
   GREPS,
@@ -156,12 +158,11 @@ export const readPlan = (source: string, root: BashNode, ctx: ReadContext): Read
         if (cwd || roots.length === 0) for (const d of dirs) targets.push({ path: d, glob: false, recursive: true, lexical: false, hidden })
       }
       if (name === "find") {
-        const roots: Array<Word> = []
-        for (const w of args) {
-          if (w.value.startsWith("-") || w.value === "(" || w.value === "!") break
-          roots.push(w)
+        const parts = findParts(args)
+        if (typeof parts === "string" || parts.clauses.length > 0) {
+          return `\`xargs ${nested}\` would open names printed by the command find runs with -exec, which the guard cannot see; run the command in find -exec instead`
         }
-        listRoots(roots, roots.length === 0)
+        listRoots(parts.roots, parts.roots.length === 0)
         continue
       }
       if (name === "ls" || name === "tree" || name === "du" || name === "fd") {
@@ -201,6 +202,44 @@ export const readPlan = (source: string, root: BashNode, ctx: ReadContext): Read
     return undefined
   }
 
+  /** The words of one command (not cd, not xargs's input): recursive searches read under their roots. */
+  const commandReads = (name: string, args: ReadonlyArray<Word>): void => {
+    let recursiveWords = false
+    let cwdRoot = false
+    hidden = name !== "rg" || hasLong(args, "--hidden") || hasShort(args, ".", RG_VALUES) ||
+      args.filter((w) => /^-[a-zA-Z.]*u/.test(w.value)).reduce((n, w) => n + (w.value.match(/u/g)?.length ?? 0), 0) >= 2
+    if (GREPS.has(name) && grepRecursive(args)) {
+      recursiveWords = true
+      cwdRoot = searchRoots(name, args).cwd
+    } else if (name === "rg") {
+      recursiveWords = true
+      cwdRoot = searchRoots(name, args).cwd
+    } else if (name === "git") {
+      const sub = args.find((w) => !isOption(w.value))?.value
+      if ((sub === "grep" && hasLong(args, "--no-index", "--untracked")) || (sub === "diff" && hasLong(args, "--no-index"))) {
+        recursiveWords = true
+        cwdRoot = sub === "grep"
+      }
+    } else if (name === "diff" && (hasShort(args, "r", "CDFIlSUWx") || hasLong(args, "--recursive"))) {
+      recursiveWords = true
+    }
+    const fromFile = hasLong(args, "--files0-from") ? "--files0-from"
+      : name === "file" && (hasLong(args, "--files-from") || hasShort(args, "f", "eFmP")) ? "--files-from" : undefined
+    if (fromFile !== undefined) {
+      refuse = `\`${name} ${fromFile}\` opens files named inside another file, which the guard cannot see; name the files directly`
+      return
+    }
+    let closed = false
+    for (const w of args) {
+      if (!closed && w.value === "--") {
+        closed = true
+        continue
+      }
+      addWord(w, closed, recursiveWords)
+    }
+    if (cwdRoot) for (const d of dirs) targets.push({ path: d, glob: false, recursive: true, lexical: false, hidden })
+  }
+
   const handle = (el: Element, pipeline: ReadonlyArray<Element>, k: number): void => {
     const parts = commandParts(source, el.cmd)
     if (typeof parts === "string") return
@@ -231,38 +270,18 @@ export const readPlan = (source: string, root: BashNode, ctx: ReadContext): Read
       dirs = [...next]
       return
     }
-    let recursiveWords = false
-    let cwdRoot = false
-    hidden = name !== "rg" || hasLong(args, "--hidden") || hasShort(args, ".", RG_VALUES) ||
-      args.filter((w) => /^-[a-zA-Z.]*u/.test(w.value)).reduce((n, w) => n + (w.value.match(/u/g)?.length ?? 0), 0) >= 2
-    if (GREPS.has(name) && grepRecursive(args)) {
-      recursiveWords = true
-      cwdRoot = searchRoots(name, args).cwd
-    } else if (name === "rg") {
-      recursiveWords = true
-      cwdRoot = searchRoots(name, args).cwd
-    } else if (name === "git") {
-      const sub = args.find((w) => !isOption(w.value))?.value
-      if ((sub === "grep" && hasLong(args, "--no-index", "--untracked")) || (sub === "diff" && hasLong(args, "--no-index"))) {
-        recursiveWords = true
-        cwdRoot = sub === "grep"
-      }
-    } else if (name === "diff" && (hasShort(args, "r", "CDFIlSUWx") || hasLong(args, "--recursive"))) {
-      recursiveWords = true
-    }
-    if (hasLong(args, "--files0-from")) {
-      refuse = `\`${name} --files0-from\` opens files named inside another file, which the guard cannot see; name the files directly`
+    const found = name === "find" ? findParts(args) : undefined
+    if (typeof found === "object" && found.clauses.length > 0) {
+      // The commands it runs open the files found: everything under its roots, as for a recursive search.
+      hidden = true
+      for (const r of found.roots) addWord(r, true, true)
+      if (found.roots.length === 0) for (const d of dirs) targets.push({ path: d, glob: false, recursive: true, lexical: false, hidden })
+      commandReads(name, found.own)
+      for (const c of found.clauses) commandReads(c.command[0]!.value, c.command.slice(1))
       return
     }
-    let closed = false
-    for (const w of args) {
-      if (!closed && w.value === "--") {
-        closed = true
-        continue
-      }
-      addWord(w, closed, recursiveWords)
-    }
-    if (cwdRoot) for (const d of dirs) targets.push({ path: d, glob: false, recursive: true, lexical: false, hidden })
+    commandReads(name, args)
+    if (refuse !== undefined) return
     if (name === "xargs") {
       let nested: string | undefined
       for (let i = 0; i < args.length; i++) {

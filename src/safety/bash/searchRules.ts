@@ -1,10 +1,10 @@
 /**
- * The rules' parts for programs that search and list files: grep (and egrep, fgrep), ripgrep, fd, find and tree.
- * Option specs and word checks only; the allowlist table that binds them to names is in commands.ts.
+ * The rules' parts for programs that search and list files: grep (and egrep, fgrep), ripgrep, fd and tree (find has
+ * a file of its own, find.ts). Option specs and word checks only; the allowlist table that binds them to names is in
+ * commands.ts.
  *
- * What they refuse: options that run programs (fd --exec, rg --pre, --search-zip), find's actions that run, delete or
- * write (-exec, -delete, -fprint ...), a wildcard that could expand into such an action, and tree options outside a
- * fixed form (tree reads later words as option values and can write files).
+ * What they refuse: options that run programs (fd --exec, rg --pre, --search-zip) and tree options outside a fixed
+ * form (tree reads later words as option values and can write files).
  */
 import type { OptionSpec } from "./options.ts"
 import { show, type Word } from "./words.ts"
@@ -120,29 +120,6 @@ export const FD: OptionSpec = {
       "and"
     ].map((k) => [k, "required" as const])
   )
-}
-
-const FIND_BAD: Readonly<Record<string, string>> = {
-  "-exec": "runs a command for each file",
-  "-execdir": "runs a command for each file",
-  "-ok": "runs a command for each file",
-  "-okdir": "runs a command for each file",
-  "-delete": "deletes files",
-  "-fprint": "writes its output to a file",
-  "-fprint0": "writes its output to a file",
-  "-fprintf": "writes its output to a file",
-  "-fls": "writes its output to a file"
-}
-
-export const checkFind = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
-  for (const w of args) {
-    const why = Object.hasOwn(FIND_BAD, w.value) ? FIND_BAD[w.value] : undefined
-    if (why !== undefined) return `\`${cmd}\`: \`${w.value}\` ${why}; use find only to list files (-print, -printf, -ls)`
-    if (w.leadingGlob || (w.glob && w.value.startsWith("-"))) {
-      return `\`${cmd}\`: ${show(w)} is an unquoted wildcard, which could expand into a find action such as -delete; quote the pattern ('*.md') or write \`./${w.value}\``
-    }
-  }
-  return undefined
 }
 
 /** tree's flags that only change what it lists or how: each its own word (tree does not read clusters the usual way). */

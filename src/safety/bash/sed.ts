@@ -1,12 +1,13 @@
 /**
- * sed, per DECISIONS D7: a single `s///` expression only when sed reads stdin; with file operands only `-n` with
- * printing expressions (`p` after optional line or range addresses); never `-i`, `w`, `W`, `e`, `r`, `R`, `s///w`,
- * `s///e`.
+ * sed, per DECISIONS D7: `s///` and filtering commands when sed reads stdin; with file operands only `-n` with
+ * printing expressions: `p`, `=`, `l`, `q`, and `s///` (which under -n prints only through its `p` flag:
+ * `sed -n 's/a/b/p' f`); never `-i`, `w`, `W`, `e`, `r`, `R`, `s///w`, `s///e`.
  *
  * Scripts are read with a small grammar of exactly the allowed forms; anything it does not recognise is rejected,
  * so an unusual spelling of a forbidden command cannot slip through as "something else".
  */
-import { hasOption, isRejected, scanOptions, type OptionSpec } from "./options.ts"
+import type { XargsPolicy } from "./commandRule.ts"
+import { hasOption, isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
 import { show, type Word } from "./words.ts"
 
 export const SED_SPEC: OptionSpec = {
@@ -124,8 +125,9 @@ const skipSeparators = (s: string, i: number): number => {
 
 /** Commands that only shape what sed prints (no file, no program, no text argument): allowed on standard input. */
 const FILTER_COMMANDS = "p=qQdDnNgGhHxlzPF"
-/** What sed may run on file operands (with -n): printing and quitting only. */
-const PRINT_COMMANDS = "p=qQ"
+/** What sed may run on file operands (with -n): printing (`l` prints with escapes shown) and quitting only (and `s///`,
+ *  below). */
+const PRINT_COMMANDS = "p=lqQ"
 
 const FORBIDDEN_COMMANDS: Readonly<Record<string, string>> = {
   w: "writes to a file",
@@ -146,7 +148,9 @@ const FORBIDDEN_COMMANDS: Readonly<Record<string, string>> = {
 
 /** What a script holds, when it is one the guard can read. */
 export interface SedScript {
-  /** Every command is one of PRINT_COMMANDS (blocks and addresses aside): fit for file operands with -n. */
+  /** Every command is one of PRINT_COMMANDS or `s///` (blocks and addresses aside): fit for file operands with -n.
+   *  A substitution only changes the pattern space, which -n does not print; its `p` flag prints the changed line.
+   *  Its w and e flags, the only ones that reach outside sed, are refused by readSubstitution. */
   readonly printOnly: boolean
   /** Holds a `p` command (it prints every selected line again unless -n is given). */
   readonly prints: boolean
@@ -217,7 +221,7 @@ export const readScript = (script: string): SedScript | string => {
         if (typeof r === "string") return r
         k = r
         substitutes = true
-        printOnly = false
+        if (cmd === "y") printOnly = false
       } else if (FILTER_COMMANDS.includes(cmd)) {
         if (!PRINT_COMMANDS.includes(cmd)) printOnly = false
         if (cmd === "p") prints = true
@@ -242,9 +246,9 @@ export const readScript = (script: string): SedScript | string => {
 }
 
 const WITH_FILES =
-  "with file operands sed may run only -n with printing commands (`p`, `=`, and `q` to stop), optionally after line or /regex/ addresses and in { } blocks; pipe the file in (`cat FILE | sed ...`) for s///, y/// or d"
+  "with file operands sed may run only -n with printing commands (`p`, `=`, `l`, `q` to stop, and `s/a/b/p`), optionally after line or /regex/ addresses and in { } blocks; pipe the file in (`cat FILE | sed ...`) for y///, d and the like"
 
-/** A script of printing commands only (`p`, `=`, `q`, `Q`, blocks): what sed may run on files, with -n. */
+/** A script of printing commands only (`p`, `=`, `l`, `q`, `Q`, `s///`, blocks): what sed may run on files, with -n. */
 export const printOnlyScript = (script: string): string | undefined => {
   const r = readScript(script)
   if (typeof r === "string") return r
@@ -257,20 +261,21 @@ export const substitutionScript = (script: string): string | undefined => {
   return typeof r === "string" ? r : undefined
 }
 
-export const checkSed = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
-  const parsed = scanOptions(cmd, args, SED_SPEC)
-  if (isRejected(parsed)) return parsed.reject
+/** The scripts of a parsed sed (every -e value, else the first operand) and its file operands. */
+export const sedScripts = (parsed: ParsedArgs): { readonly scripts: ReadonlyArray<Word>; readonly files: ReadonlyArray<Word> } => {
   const scripts: Array<Word> = []
   for (const o of parsed.options) {
     if ((o.name === "-e" || o.name === "--expression") && o.value !== undefined) scripts.push(o.value)
   }
-  let files = parsed.operands
-  if (scripts.length === 0) {
-    const first = files[0]
-    if (first === undefined) return "`sed` needs a script"
-    scripts.push(first)
-    files = files.slice(1)
-  }
+  if (scripts.length > 0 || parsed.operands.length === 0) return { scripts, files: parsed.operands }
+  return { scripts: [parsed.operands[0]!], files: parsed.operands.slice(1) }
+}
+
+export const checkSed = (cmd: string, args: ReadonlyArray<Word>): string | undefined => {
+  const parsed = scanOptions(cmd, args, SED_SPEC)
+  if (isRejected(parsed)) return parsed.reject
+  const { scripts, files } = sedScripts(parsed)
+  if (scripts.length === 0) return "`sed` needs a script"
   const quiet = hasOption(parsed, "-n", "--quiet", "--silent")
   // Several -e scripts are joined with newlines by sed: each is read on its own, and none may leave a block open.
   const read: Array<SedScript> = []
@@ -291,4 +296,22 @@ export const checkSed = (cmd: string, args: ReadonlyArray<Word>): string | undef
     return "`sed` printing scripts need -n (without it every line prints twice); add -n"
   }
   return undefined
+}
+
+/**
+ * Where xargs may add words to sed: only file operands, so only after a `--` among the fixed words, only with -n and
+ * printing scripts, and never where the script is read: a script taken from the operands (no -e) must come before
+ * the added words, or `xargs -I {} sed -n -- {}` would run each input line as the script (`e CMD`, `w FILE`).
+ */
+export const sedXargs = (args: ReadonlyArray<Word>): XargsPolicy => {
+  const p = scanOptions("sed", args, SED_SPEC)
+  if (isRejected(p)) return -1
+  const { scripts } = sedScripts(p)
+  const quiet = hasOption(p, "-n", "--quiet", "--silent")
+  if (!quiet || scripts.length === 0 || scripts.some((s) => printOnlyScript(s.value) !== undefined)) {
+    return { never: "xargs would give sed file operands, and with files sed may run only -n with printing commands" }
+  }
+  if (p.closedAt < 0) return -1
+  const fromOperand = p.operands[0] === scripts[0] ? args.indexOf(scripts[0]!) : -1
+  return Math.max(p.closedAt, fromOperand)
 }

@@ -29,7 +29,25 @@ export const DATE: OptionSpec = {
   }
 }
 
+/**
+ * file, option by option:
+ * - `-C`/`--compile` writes a compiled `.mgc` next to the magic file: refused.
+ * - `-z`/`-Z`/`--uncompress*` starts decompression programs on the file's content: refused (they only read, but they
+ *   are programs the guard does not check).
+ * - `-m`/`--magic-file` loads magic from another file: allowed, since that only reads it (magic rules test bytes, they
+ *   cannot run anything) and the file is a word the read plan checks against the protected paths.
+ * - `-f`/`--files-from` reads the names to test from a file: allowed here, refused by the read plan (reads.ts),
+ *   which cannot see the names inside.
+ * - every other option only changes what is printed (`-b`, `-i`, `--mime-type`, `-L`, `-s`, `-P name=value` ...).
+ *
+ * Wildcard operands are allowed (`file *`, `file -i *.md`): not `risky`. A name such an expansion produces is read
+ * as an option only if a file in the folder is named like one; of the options it could reach, the refused ones only
+ * write (`-C`, which the read-only sandbox refuses) or run fixed decompressors inside the sandbox, and `-m`/`-f` would
+ * read a file in that folder, where the sandbox keeps credential stores unreadable. No background tool can create
+ * such a name. xargs still needs `--` first: its input is split at blanks, so one listed name can make several words.
+ */
 export const FILE: OptionSpec = {
+  risky: false,
   shortArg: "eFfmP",
   shortFlags: "bcdEhiIklLNnprsSv0",
   badShort: {

@@ -3,10 +3,11 @@
  * checks only; the allowlist table that binds them to names is in commands.ts.
  *
  * What they refuse: output files (sort -o, uniq's second operand), follow modes that never end (tail -f, `+1f`),
- * programs that run other programs (sort --compress-program), jq programs that read the environment or load modules,
- * and `printf -v` (which assigns a shell variable).
+ * programs that run other programs (sort --compress-program), jq programs that read the environment or load modules
+ * (and xargs input as jq's program), and `printf -v` (which assigns a shell variable).
  */
-import type { OptionSpec, ParsedArgs } from "./options.ts"
+import type { XargsPolicy } from "./commandRule.ts"
+import { isRejected, scanOptions, type OptionSpec, type ParsedArgs } from "./options.ts"
 import { show, type Word } from "./words.ts"
 
 export const SORT: OptionSpec = {
@@ -119,4 +120,16 @@ export const checkJq = (cmd: string, parsed: ParsedArgs): string | undefined => 
     return `\`${cmd}\`: the program ${show(program)} loads jq modules from files the guard cannot check`
   }
   return undefined
+}
+
+/**
+ * Where xargs may add words to jq: after a `--` among the fixed words and after the program, which must be one of the
+ * fixed words (`xargs -I {} jq -- {} f` would run each input line as the program, `env` among them).
+ */
+export const jqXargs = (args: ReadonlyArray<Word>): XargsPolicy => {
+  const p = scanOptions("jq", args, JQ_SPEC)
+  if (isRejected(p)) return -1
+  const program = p.operands[0]
+  if (program === undefined) return { never: "input words would become jq's program, which the guard cannot read" }
+  return p.closedAt < 0 ? -1 : Math.max(p.closedAt, args.indexOf(program))
 }

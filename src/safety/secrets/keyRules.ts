@@ -72,7 +72,8 @@ export const KEY_RULES: ReadonlyArray<Rule> = [
   {
     // The label may be cut by a line break (`BEGIN PRIVAT` / `E KEY-----`): it is judged with line breaks removed.
     kind: (m) => PRIVATE_KEY_KINDS[privateKeyLabel(m[1]!) ?? ""] ?? "pkcs8-private-key",
-    pattern: /(?<!-)-{3,5} ?BEGIN ([A-Z0-9 \r\n]{3,40}?) ?-{3,5}/g,
+    // Up to six dashes: a diff of a removed key prefixes its lines with one more (`------BEGIN ...`).
+    pattern: /(?<!-)-{3,6} ?BEGIN ([A-Z0-9 \r\n]{3,40}?) ?-{3,5}/g,
     triggers: ["BEGIN "],
     accept: (m, text) => privateKeyLabel(m[1]!) !== undefined && keyBodyFollows(m, text)
   },

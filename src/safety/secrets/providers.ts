@@ -114,7 +114,7 @@ export const PROVIDER_RULES = [
   p("discord-bot-token", "a Discord bot token", ["."], `[MNO][${AN}]{23,27}\\.[${W}]{6}\\.[${W}]{27,40}`, { edge: W + ".", mixed: true }),
   p("discord-webhook", "a Discord webhook URL", ["discord"], `https://(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/webhooks/[0-9]{17,20}/[${W}]{60,68}`, { edge: W }),
   p("telegram-bot-token", "a Telegram bot token", [":AA"], `[0-9]{8,10}:AA[${W}]{33}`, { edge: W + ":" }),
-  p("teams-webhook", "a Microsoft Teams webhook URL", ["webhook.office.com", "outlook.office.com/webhook"], `https://[${W}.]{1,80}\\.(?:webhook\\.office\\.com/webhookb2|office\\.com/webhook)/[A-Za-z0-9@-]{36,100}/IncomingWebhook/[${HEX}]{32}/[${HEX}-]{36}`),
+  p("teams-webhook", "a Microsoft Teams webhook URL", ["webhook.office.com", "outlook.office.com/webhook"], `https://[${W}.]{1,80}\\.(?:webhook\\.office\\.com/webhookb2|office\\.com/webhook)/[A-Za-z0-9@-]{36,100}/IncomingWebhook/[${HEX}]{32}/[${HEX}-]{36}(?:/V2[A-Za-z0-9_-]{20,80})?`),
   p("zapier-webhook", "a Zapier webhook URL", ["hooks.zapier.com"], "https://hooks\\.zapier\\.com/hooks/catch/[0-9]{4,12}/[a-z0-9]{4,12}", { edge: W }),
   p("mattermost-webhook", "a Mattermost webhook URL", ["/hooks/"], `https?://[${W}.]{1,100}(?::[0-9]{2,5})?/hooks/[a-z0-9]{26}`, { edge: W }),
   p("google-chat-webhook", "a Google Chat webhook URL", ["chat.googleapis.com"], `https://chat\\.googleapis\\.com/v1/spaces/[${W}]{5,30}/messages\\?key=[${W}]{20,60}&token=[${W}%]{20,100}`),
