@@ -19,6 +19,7 @@ import { homedir, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { makeSandboxedTools } from "../layers/background/tools/sandboxed.ts"
 import { defaultSandbox } from "../layers/safety/Sandbox.ts"
+import type { ProtectionOptions } from "../src/safety/protectedPaths.ts"
 import { sandboxFilesystem } from "../src/safety/sandboxFilesystem.ts"
 import { median } from "./_support.ts"
 
@@ -38,7 +39,16 @@ git("init", "-q")
 git("add", "src")
 git("commit", "-q", "-m", "init")
 
-const protection = { home: homedir(), agentDir: join(homedir(), ".pi", "agent"), exceptions: [], extraProtections: [] }
+// With the read scope where the tree has one (the allow-list: `/` hidden, the scope mounted back), as a task runs it;
+// the code before the allow-list has no such module and runs its deny-list.
+const configured = { home: homedir(), agentDir: join(homedir(), ".pi", "agent"), exceptions: [], extraProtections: [] }
+const scopeModule = "../layers/safety/readScopeLoad.ts"
+const scoping = (await import(scopeModule).catch(() => undefined)) as
+  | { loadReadScope: (r: { cwd: string; memoryDir: string; home: string; agentDir: string }) => Promise<ProtectionOptions["scope"]> }
+  | undefined
+const protection: ProtectionOptions = scoping === undefined
+  ? configured
+  : { ...configured, scope: await scoping.loadReadScope({ cwd: project, memoryDir, home: configured.home, agentDir: configured.agentDir }) }
 const t0 = performance.now()
 const tools = await makeSandboxedTools({ sandbox: defaultSandbox(), pi, cwd: project, memoryDir, protection, whenUnavailable: "refuse" })
 const startMs = performance.now() - t0
@@ -59,7 +69,7 @@ const run = (ops: typeof local, command: string) => () => ops.exec(command, proj
 const session = await Effect.runPromise(defaultSandbox().open)
 const policy = sandboxFilesystem(protection, [join(project, ".env")])
 
-console.log(`${LABEL}: node ${process.version}, ${ROUNDS} rounds, medians; first session start ${startMs.toFixed(0)} ms\n`)
+console.log(`${LABEL}: node ${process.version}, ${ROUNDS} rounds, medians; ${scoping === undefined ? "deny-list" : "read scope"}; first session start ${startMs.toFixed(0)} ms\n`)
 console.log("command                     local      sandboxed   ratio (paired)   of which wrap")
 for (const command of ["true", "git status --short", "grep -rn 'v1' src | wc -l", "cat src/f1.ts", "seq 1 300000"]) {
   await run(local, command)()

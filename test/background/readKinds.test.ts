@@ -8,9 +8,11 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as pi from "@earendil-works/pi-coding-agent"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { notRegular } from "../../layers/background/tools/read.ts"
 import { makeTaskTools, type TaskToolSet } from "../../layers/background/tools/TaskTools.ts"
 import { BashGuard } from "../../layers/safety/BashGuard.ts"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
@@ -47,17 +49,29 @@ describe.skipIf(process.platform === "win32")("read refuses what is not a regula
   it("/dev/zero, a FIFO, a folder and a link to a device are refused at once; a regular file reads", async () => {
     const { cwd, tools } = await setup()
     try {
+      // Inside the task's scope, the kind of file decides.
+      const socket = createServer()
+      await new Promise<void>((resolve) => socket.listen(join(cwd, "sock"), resolve))
       const cases: Array<[string, RegExp]> = [
-        ["/dev/zero", /is a device/],
         [join(cwd, "pipe"), /is a FIFO/],
-        [cwd, /is a folder/],
-        [join(cwd, "zero-link"), /is a device/]
+        [join(cwd, "sock"), /is a socket/],
+        [cwd, /is a folder/]
       ]
-      for (const [path, kind] of cases) {
+      try {
+        for (const [path, kind] of cases) {
+          const r = await read(tools, path)
+          expect(r.isError, path).toBe(true)
+          expect(text(r)).toMatch(kind)
+          expect(text(r)).toMatch(/^Refused: .* read opens only regular files/)
+        }
+      } finally {
+        await new Promise((resolve) => socket.close(resolve))
+      }
+      // A device is outside every scope (/dev), named or through a link from the project: refused before it is opened.
+      for (const path of ["/dev/zero", join(cwd, "zero-link")]) {
         const r = await read(tools, path)
         expect(r.isError, path).toBe(true)
-        expect(text(r)).toMatch(kind)
-        expect(text(r)).toMatch(/^Refused: .* read opens only regular files/)
+        expect(text(r)).toMatch(/^Refused: .*outside the task's project/)
       }
       const ok = await read(tools, join(cwd, "notes.txt"))
       expect(ok.isError).not.toBe(true)
@@ -65,5 +79,11 @@ describe.skipIf(process.platform === "win32")("read refuses what is not a regula
     } finally {
       await tools.close("the test ended")
     }
+  })
+
+  it("names each kind of file that is not a regular one, a device included", () => {
+    expect(notRegular(statSync("/dev/null"))).toBe("a device")
+    expect(notRegular(statSync("/"))).toBe("a folder")
+    expect(notRegular(statSync(import.meta.filename))).toBeUndefined()
   })
 })
