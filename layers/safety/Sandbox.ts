@@ -19,14 +19,11 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { spawn } from "node:child_process"
-import { readdir } from "node:fs/promises"
 import { homedir } from "node:os"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
-import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
-import { outsideScope } from "../../src/safety/readScope.ts"
 import type { SandboxAvailability } from "../../src/safety/sandbox.ts"
-import { deniedInSandbox, HOME_STORES, type SandboxFilesystem, SEARCH_SKIPS } from "../../src/safety/sandboxFilesystem.ts"
+import { HOME_STORES, type SandboxFilesystem } from "../../src/safety/sandboxFilesystem.ts"
 import { withoutNetwork, withoutProxyVariables } from "../../src/safety/sandboxProcess.ts"
 import { withBoundedTmpfs, withCommandLimits } from "../../src/safety/commandLimits.ts"
 import { bwrapTakesSizeHere, socatLauncher } from "./sandboxHost.ts"
@@ -58,46 +55,6 @@ export interface SandboxShape {
 /** The availability alone: a session opened and closed at once (`pm status`, `pm doctor`). */
 export const sandboxAvailability = (sandbox: SandboxShape): Effect.Effect<SandboxAvailability> =>
   Effect.acquireUseRelease(sandbox.open, (s) => Effect.succeed(s.availability), (s) => s.close)
-
-/** The most entries the search for protected files looks at for one command, over all its trees. */
-export const PROTECTED_SEARCH_LIMIT = 100_000
-
-export interface ProtectedSearch {
-  /** Files the protected-path rules name, found in the trees (the sandbox denies them). */
-  readonly found: ReadonlyArray<string>
-  /** Folders the search did not finish within its limit: the sandbox hides them whole (it fails closed). */
-  readonly unchecked: ReadonlyArray<string>
-}
-
-/**
- * The files under `roots` that the protected-path rules name, breadth first, without following links, over at most
- * `limit` entries; the folders left when the limit is reached are returned as `unchecked`. A root inside another is
- * searched once.
- */
-export const protectedFilesIn = async (
-  roots: ReadonlyArray<string>,
-  protection: ProtectionOptions,
-  limit = PROTECTED_SEARCH_LIMIT
-): Promise<ProtectedSearch> => {
-  const found = new Set<string>()
-  const unique = roots.filter((r, i) => roots.indexOf(r) === i)
-  const queue = unique.filter((r) => !unique.some((o) => o !== r && (r.startsWith(`${o}/`) || o === "/")))
-  let seen = 0
-  while (queue.length > 0) {
-    const dir = queue[0]!
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
-    if (seen + entries.length > limit) return { found: [...found], unchecked: [...queue] }
-    queue.shift()
-    seen += entries.length
-    for (const entry of entries) {
-      const full = join(dir, entry.name)
-      if (protection.scope !== undefined && outsideScope(full, protection.scope) !== undefined) continue
-      if (deniedInSandbox(full, protection)) found.add(full)
-      else if (entry.isDirectory() && !SEARCH_SKIPS.has(entry.name)) queue.push(full)
-    }
-  }
-  return { found: [...found], unchecked: [] }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The runtime

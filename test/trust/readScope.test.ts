@@ -3,12 +3,12 @@
  * (layers/safety/readScopeLoad.ts), the sandbox policy made from it and the search for protected files in it, with
  * its limit at, below and above its edge.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { protectedReason } from "../../layers/safety/ProtectedReads.ts"
 import { loadReadScope, worktreeRootOf } from "../../layers/safety/readScopeLoad.ts"
-import { protectedFilesIn } from "../../layers/safety/Sandbox.ts"
+import { makeProtectedSearchCache, protectedFilesIn, RACY_MS } from "../../layers/safety/protectedSearch.ts"
 import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
 import { instructionFileCandidates, outsideScope, type ReadScope, systemReadPaths } from "../../src/safety/readScope.ts"
 import { sandboxFilesystem } from "../../src/safety/sandboxFilesystem.ts"
@@ -181,5 +181,39 @@ describe("the sandbox policy and the search for protected files", () => {
     const above = await protectedFilesIn([root, join(root, "a")], protection, 8)
     expect(above.unchecked).toEqual([])
     expect(above.found).toHaveLength(2)
+  })
+
+  it("a task's searches read a folder again only when it changed, and never trust one changed within RACY_MS", async () => {
+    const protection: ProtectionOptions = { home: "/nonexistent-home", agentDir: "/nonexistent-agent" }
+    const root = tempDir("pm-walk-cache-")
+    mkdirSync(join(root, "old"))
+    mkdirSync(join(root, "fresh"))
+    const past = (ms: number) => new Date(Date.now() - ms)
+    utimesSync(join(root, "old"), past(60_000), past(60_000))
+    const cache = makeProtectedSearchCache()
+    expect((await protectedFilesIn([root], protection, 100, cache)).found).toEqual([])
+    // A new .env in each folder.
+    writeFileSync(join(root, "old", ".env"), "X=1\n")
+    writeFileSync(join(root, "fresh", ".env"), "X=1\n")
+    expect([...(await protectedFilesIn([root], protection, 100, cache)).found].sort()).toEqual([join(root, "fresh", ".env"), join(root, "old", ".env")])
+    // The proof that the cache is used: a folder whose time is put back to the value it had when it was read is not
+    // read again (a forged time; a real change moves it).
+    const old = past(60_000)
+    utimesSync(join(root, "old"), old, old)
+    await protectedFilesIn([root], protection, 100, cache)
+    writeFileSync(join(root, "old", "id_rsa"), "k\n")
+    utimesSync(join(root, "old"), old, old)
+    expect((await protectedFilesIn([root], protection, 100, cache)).found).not.toContain(join(root, "old", "id_rsa"))
+    // ...whereas one changed within RACY_MS before it was read is always read again.
+    mkdirSync(join(root, "racy"))
+    const recent = past(RACY_MS / 20)
+    utimesSync(join(root, "racy"), recent, recent)
+    await protectedFilesIn([root], protection, 100, cache)
+    writeFileSync(join(root, "racy", ".envrc"), "export X=1\n")
+    utimesSync(join(root, "racy"), recent, recent)
+    const again = await protectedFilesIn([root], protection, 100, cache)
+    expect(again.found).toContain(join(root, "racy", ".envrc"))
+    // Without a cache everything is read: the key hidden behind the forged time is found.
+    expect((await protectedFilesIn([root], protection, 100)).found).toContain(join(root, "old", "id_rsa"))
   })
 })

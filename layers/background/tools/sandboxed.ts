@@ -42,7 +42,8 @@ import { resolveToolPath } from "../../../src/safety/toolPath.ts"
 import { agentDirFromEnv } from "../../project/ConfigService.ts"
 import { watchProcesses } from "../../safety/processWatch.ts"
 import { programFolder, withCurrentHomeDotEntries } from "../../safety/readScopeLoad.ts"
-import { defaultSandbox, protectedFilesIn, sandboxAvailability, type SandboxShape } from "../../safety/Sandbox.ts"
+import { makeProtectedSearchCache, protectedFilesIn } from "../../safety/protectedSearch.ts"
+import { defaultSandbox, sandboxAvailability, type SandboxShape } from "../../safety/Sandbox.ts"
 import type { PiToolkitShape } from "../PiToolkit.ts"
 
 type ToolResult = AgentToolResult<unknown>
@@ -190,11 +191,13 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
    * The policy of one command: the protected files are looked for again each time (a file may have appeared); with a
    * scope, in its trees, else in the project, the memory folder and the top of the home folder.
    */
+  // What the searches learned of the project's folders, kept for the task's commands (read again when a folder changes).
+  const searched = makeProtectedSearchCache()
   const policy = async () => {
     // The home's dot entries as they are now: one created since the task started is hidden too.
     const current = protection.scope === undefined ? protection : { ...protection, scope: await withCurrentHomeDotEntries(protection.scope) }
     const roots = current.scope?.trees ?? [cwd, memoryDir, protection.home]
-    const search = await protectedFilesIn(roots, current)
+    const search = await protectedFilesIn(roots, current, undefined, searched)
     return { filesystem: sandboxFilesystem(current, search.found, { unchecked: search.unchecked, programs }), unchecked: search.unchecked }
   }
   const local = options.pi.createLocalBashOperations()
