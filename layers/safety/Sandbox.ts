@@ -20,8 +20,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { spawn } from "node:child_process"
 import { homedir } from "node:os"
+import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { systemReadPaths } from "../../src/safety/readScope.ts"
 import type { SandboxAvailability } from "../../src/safety/sandbox.ts"
 import { HOME_STORES, type SandboxFilesystem } from "../../src/safety/sandboxFilesystem.ts"
 import { withoutNetwork, withoutProxyVariables } from "../../src/safety/sandboxProcess.ts"
@@ -95,8 +98,8 @@ const lineFor = async (
 }
 
 /** Runs `true` in the sandbox: a kernel without user namespaces passes every check and fails here. */
-const trial = (manager: Runtime["SandboxManager"]): Promise<string | undefined> =>
-  lineFor(manager, "true").then(
+const trial = (manager: Runtime["SandboxManager"], folder: string | undefined): Promise<string | undefined> =>
+  lineFor(manager, "true", trialPolicy(folder)).then(
     (line) =>
       new Promise((resolve) => {
         const child = spawn("bash", ["-c", line], { stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } })
@@ -147,12 +150,13 @@ const loadRuntime = async (): Promise<RuntimeState> => {
       for (const listener of process.listeners(sig)) if (!before[i]!.includes(listener)) process.removeListener(sig, listener)
     })
   }
-  const failed = await trial(manager)
+  const folder = runtimeFolder()
+  const failed = await trial(manager, folder)
   if (failed !== undefined) {
     await manager.reset().catch(() => undefined)
     return unavailable(`the sandbox does not start: ${failed}`)
   }
-  return { availability: { _tag: "Available", platform }, manager, folder: runtimeFolder() }
+  return { availability: { _tag: "Available", platform }, manager, folder }
 }
 
 /** The folder of the runtime's package (its `dist/index.js` is two levels down), or undefined. */
@@ -160,8 +164,22 @@ const runtimeFolder = (): string | undefined => {
   try {
     return dirname(dirname(createRequire(import.meta.url).resolve("@anthropic-ai/sandbox-runtime")))
   } catch {
-    return undefined
+    try {
+      return dirname(dirname(fileURLToPath(import.meta.resolve("@anthropic-ai/sandbox-runtime"))))
+    } catch {
+      return undefined
+    }
   }
+}
+
+/**
+ * The trial's policy is a task's at its narrowest: `/` hidden, the system folders and the runtime's own shown. A
+ * runtime whose helpers cannot be found again inside it fails here, once, instead of at every command.
+ */
+const trialPolicy = (folder: string | undefined) => {
+  const literal = (p: string) => ({ path: p, literal: true as const })
+  const shown = [...systemReadPaths(process.platform).filter((p) => existsSync(p)), ...(folder === undefined ? [] : [folder])]
+  return { filesystem: { denyRead: [literal("/")], allowRead: shown.map(literal), allowWrite: [], denyWrite: [] } }
 }
 
 const hold = (): Promise<RuntimeState> => {

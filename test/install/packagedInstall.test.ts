@@ -52,6 +52,10 @@ interface Session {
   readonly result: Ran
   /** Each Pi package loaded, with the folders it was loaded from. */
   readonly roots: ReadonlyMap<string, ReadonlySet<string>>
+  /** Whether the background bash's `cat README.md` showed the project's README to the model. */
+  readonly bashSaw: boolean
+  /** The requests the provider received, one JSON line each. */
+  readonly requests: string
 }
 
 /**
@@ -65,14 +69,20 @@ const session = async (extensionArgs: ReadonlyArray<string>, setup?: (env: NodeJ
   const plain = userEnv(install, dirs, true)
   await setup?.(plain)
   const memoryDir = await memoryDirOf(plain, project)
+  const marker = `readme-${Math.random().toString(36).slice(2)}`
+  writeFileSync(join(project, "README.md"), `${marker}\n`)
+  const capture = join(tempDir("pm-capture-"), "requests.jsonl")
   const script = [
     { text: "ok" },
+    // A read-only command of the project: from the installed package it runs inside the OS sandbox with the task's scope.
+    { tools: [{ name: "bash", arguments: { command: "cat README.md" } }] },
     { tools: [{ name: "write", arguments: { path: join(memoryDir, "pnpm.md"), content: TOPIC } }] },
     { tools: [{ name: "write", arguments: { path: join(memoryDir, "MEMORY.md"), content: INDEX } }] },
     { text: "Saved one memory." }
   ]
   const env = userEnv(install, dirs, true, {
     PM_FAUX_SCRIPT: JSON.stringify(script),
+    PM_FAUX_CAPTURE: capture,
     PM_LOAD_LOG: loads,
     NODE_OPTIONS: `--import=${RECORDER}`
   })
@@ -88,7 +98,8 @@ const session = async (extensionArgs: ReadonlyArray<string>, setup?: (env: NodeJ
     if (!roots.has(name)) roots.set(name, new Set())
     roots.get(name)!.add(root)
   }
-  return { project, memoryDir, env: plain, result, roots }
+  const requests = existsSync(capture) ? readFileSync(capture, "utf8") : ""
+  return { project, memoryDir, env: plain, result, roots, bashSaw: requests.includes(marker), requests }
 }
 
 const expectSavedWithOnePi = (s: Session): void => {
@@ -96,6 +107,8 @@ const expectSavedWithOnePi = (s: Session): void => {
   expect(s.result.stdout).toContain("ok")
   expect(readFileSync(join(s.memoryDir, "pnpm.md"), "utf8")).toBe(TOPIC)
   expect(readFileSync(join(s.memoryDir, "MEMORY.md"), "utf8")).toContain("(pnpm.md)")
+  // The sandboxed command ran from the installed package (its runtime's helpers are inside what the sandbox shows).
+  expect(s.bashSaw, s.requests.slice(-2000)).toBe(true)
   // Pi's own packages were seen loading, each from one folder, and that folder is the host's install.
   expect(s.roots.get("pi-coding-agent")?.size).toBe(1)
   for (const [name, roots] of s.roots) {
