@@ -8,6 +8,7 @@
 import * as pi from "@earendil-works/pi-coding-agent"
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -31,16 +32,24 @@ let project: string
 
 const textOf = (r: { content: ReadonlyArray<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? "").join("")
 
+/** Pi's full-output files the commands left in the host's temp folder (the task's own folder takes them in a task). */
+const fullOutputs = new Set<string>()
+afterAll(async () => {
+  for (const file of fullOutputs) await rm(file, { force: true })
+})
+
 /** One command through Pi's bash tool: its text (a failed command's message included) and its full-output file. */
 const run = async (command: string): Promise<{ text: string; full: string | undefined }> => {
   const def = pi.createBashToolDefinition(project, { operations: sandboxed.bashOperations! })
-  try {
-    const r = await def.execute("b", { command, timeout: 60 }, new AbortController().signal, undefined, undefined as never)
-    return { text: textOf(r), full: (r.details as { fullOutputPath?: string } | undefined)?.fullOutputPath }
-  } catch (e) {
-    const text = e instanceof Error ? e.message : String(e)
-    return { text, full: /Full output: (\S+?)\]/.exec(text)?.[1] }
-  }
+  const ran = await def.execute("b", { command, timeout: 60 }, new AbortController().signal, undefined, undefined as never).then(
+    (r) => ({ text: textOf(r), full: (r.details as { fullOutputPath?: string } | undefined)?.fullOutputPath }),
+    (e: unknown) => {
+      const text = e instanceof Error ? e.message : String(e)
+      return { text, full: /Full output: (\S+?)\]/.exec(text)?.[1] }
+    }
+  )
+  if (ran.full !== undefined) fullOutputs.add(ran.full)
+  return ran
 }
 
 describe.skipIf(gate.skip || process.platform !== "linux")("the bounds of a sandboxed command", () => {
