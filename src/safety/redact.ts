@@ -6,7 +6,7 @@
  * to the end of the key (its END line, or the base64 lines that follow when the text was cut), so no key body shows.
  * Pure, no I/O. It catches only what the detector has a rule for (docs/security.md says what it cannot).
  */
-import { detectSecretSpans, type SecretSpan } from "./secrets.ts"
+import { detectSecretSpans, type SecretSpan, startsBefore } from "./secrets.ts"
 import { type SecretKind, secretKindLabel } from "./secrets/kinds.ts"
 
 export interface Redaction {
@@ -119,13 +119,7 @@ const narrowed = (text: string, spans: ReadonlyArray<SecretSpan>): Array<SecretS
       continue
     }
     // The specific spans that start before this one ends, found by bisection; few overlap any one span.
-    let lo = 0
-    let hi = specific.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (specific[mid]!.start < span.end) lo = mid + 1
-      else hi = mid
-    }
+    const lo = startsBefore(specific, span.end)
     let first: SecretSpan | undefined
     let lastEnd = -1
     for (let i = lo - 1; i >= 0 && i >= lo - 16; i--) {

@@ -40,6 +40,18 @@ const positionOf = (starts: ReadonlyArray<number>, offset: number): { line: numb
   return { line: lo + 1, column: offset - starts[lo]! + 1 }
 }
 
+/** How many of `sorted` (ordered by start) start before `end`: a bisection, for the overlap checks. */
+export const startsBefore = (sorted: ReadonlyArray<{ readonly start: number }>, end: number): number => {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (sorted[mid]!.start < end) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /** Where one hit of the detector sits in the text as written: [start, end) in UTF-16 units. */
 export interface SecretSpan {
   readonly kind: SecretKind
@@ -67,13 +79,7 @@ export const detectSecrets = (text: string): Array<SecretFinding> => {
   const specific = hits.filter((h) => !h.generic).sort((a, b) => a.start - b.start)
   const overlapsSpecific = (h: Hit): boolean => {
     // Specific hits are short and rarely overlap one another, so the scan back from the first start past h.end is brief.
-    let lo = 0
-    let hi = specific.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (specific[mid]!.start < h.end) lo = mid + 1
-      else hi = mid
-    }
+    const lo = startsBefore(specific, h.end)
     for (let i = lo - 1; i >= 0 && i >= lo - 8; i--) if (specific[i]!.end > h.start) return true
     return false
   }

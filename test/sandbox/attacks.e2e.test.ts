@@ -25,7 +25,7 @@ import { BashGuard } from "../../layers/safety/BashGuard.ts"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
 import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
-import { sandboxGate } from "../support/sandbox.ts"
+import { pool, sandboxGate } from "../support/sandbox.ts"
 import { type AttackFixture, makeAttackFixture } from "./attackFixture.ts"
 import { changes, snapshot } from "./fixture.ts"
 
@@ -143,19 +143,6 @@ const judge = (set: ToolSetName, row: Row, out: Outcome): Array<string> => {
     if (big.size > MAX_TEMP_FILE_BYTES) problems.push(`${where}: left ${big.path} of ${big.size} bytes in the host's temp folder`)
   }
   return problems
-}
-
-/** Runs `f` over `items`, `n` at a time. */
-const pool = async <A, B>(items: ReadonlyArray<A>, n: number, f: (a: A) => Promise<B>): Promise<Array<B>> => {
-  const out: Array<B> = new Array(items.length)
-  let next = 0
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await f(items[i]!)
-    }
-  }))
-  return out
 }
 
 const replay = async (set: ToolSetName, selected: ReadonlyArray<Row>): Promise<Array<string>> => {

@@ -23,7 +23,7 @@ import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import { defaultSandbox } from "../../layers/safety/Sandbox.ts"
 import { detectSecrets } from "../../src/safety/secrets.ts"
 import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
-import { sandboxGate } from "../support/sandbox.ts"
+import { pool, sandboxGate } from "../support/sandbox.ts"
 import { changes, makeFixture, type SandboxFixture, snapshot } from "./fixture.ts"
 
 const CORPUS = join(import.meta.dirname, "..", "fixtures", "sandbox-attacks.jsonl")
@@ -63,19 +63,6 @@ const runUnguarded = async (command: string): Promise<string> => {
   } catch (e) {
     return e instanceof Error ? e.message : String(e)
   }
-}
-
-/** Runs `f` over `items`, `n` at a time. */
-const pool = async <A, B>(items: ReadonlyArray<A>, n: number, f: (a: A) => Promise<B>): Promise<Array<B>> => {
-  const out: Array<B> = new Array(items.length)
-  let next = 0
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await f(items[i]!)
-    }
-  }))
-  return out
 }
 
 /**

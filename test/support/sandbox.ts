@@ -33,3 +33,16 @@ export const sandboxGate = async (): Promise<SandboxGate> => {
   if (skip) console.warn(`[sandbox tests skipped: ${reason}; install bubblewrap and socat to run them]`)
   return { availability, skip, reason }
 }
+
+/** Runs `f` over `items`, `n` at a time (the sandbox tests replay their corpora two commands at once). */
+export const pool = async <A, B>(items: ReadonlyArray<A>, n: number, f: (a: A) => Promise<B>): Promise<Array<B>> => {
+  const out: Array<B> = new Array(items.length)
+  let next = 0
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await f(items[i]!)
+    }
+  }))
+  return out
+}
