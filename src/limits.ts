@@ -48,7 +48,9 @@ export const LOCK_TIMEOUTS_MS = {
   "dream.lock": 60 * 60_000,
   "last-dream-at.lock": 60_000,
   // Appends to and prunes of the change journal: short critical sections.
-  "journal.lock": 60_000
+  "journal.lock": 60_000,
+  // A change of config.json (one key read, set and published): a short critical section under the storage root.
+  "config.lock": 60_000
 } as const
 export type LockName = keyof typeof LOCK_TIMEOUTS_MS
 /**

@@ -40,7 +40,7 @@ export const makeCore = (env: ConfigEnvironment = {}, replace: CoreReplacements 
     const locks = replace.locks === undefined
       ? makeLockService(fileSystem)
       : Context.get(yield* Layer.build(replace.locks).pipe(Effect.provide(withFileSystem)), LockService)
-    const config = yield* makeConfigService(env).pipe(Effect.provide(withFileSystem))
+    const config = yield* makeConfigService({ ...env, locks }).pipe(Effect.provide(withFileSystem))
     const base = withFileSystem.pipe(Context.add(LockService, locks), Context.add(ConfigService, config))
     const [locator, store] = yield* Effect.all([makeProjectLocator, makeMemoryStore]).pipe(Effect.provide(base))
     return base.pipe(

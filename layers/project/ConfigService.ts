@@ -16,11 +16,12 @@ import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { type FsError, type FsReason, fsReasonText } from "../storage/FsError.ts"
+import type { LockServiceShape } from "../storage/lockInterface.ts"
 
 /** `setKey` changed nothing: the existing file could not be read or is not a JSON object, or the write failed. */
 export class ConfigWriteFailed extends Data.TaggedError("ConfigWriteFailed")<{
   readonly path: string
-  readonly reason: "unreadable" | "invalid" | "write"
+  readonly reason: "unreadable" | "invalid" | "write" | "busy"
   /** What the file system said ("unreadable", "write"). */
   readonly cause?: FsError
   /** What is wrong with the file ("invalid"). */
@@ -40,6 +41,8 @@ export class ConfigWriteFailed extends Data.TaggedError("ConfigWriteFailed")<{
           "delete it to start from the defaults), then try again."
       case "write":
         return `${this.path} could not be written (${detail}); the file is unchanged.`
+      case "busy":
+        return `${this.path} is being changed by another process (${detail}); nothing was changed. Try again in a moment.`
     }
   }
 }
@@ -61,7 +64,15 @@ export interface ConfigServiceShape {
 export interface ConfigEnvironment {
   readonly agentDir?: string | undefined
   readonly home?: string | undefined
+  /**
+   * The locks every change of config.json is made under (`config.lock` in the storage root's `locks/`), so two
+   * processes setting different keys at once both keep theirs. The core always gives them.
+   */
+  readonly locks?: LockServiceShape | undefined
 }
+
+/** How long a change of config.json waits for another process's change to finish. */
+export const CONFIG_LOCK_WAIT_MS = 30_000
 
 /** `$PI_CODING_AGENT_DIR` when set, else `~/.pi/agent` (DECISIONS D2). */
 export const agentDirFromEnv = (env: NodeJS.ProcessEnv = process.env, home = homedir()): string => {
@@ -97,7 +108,8 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
           : unusable("config.json cannot be read", `${configPath} could not be read (${fsReasonText(e.reason, e.detail)}); ${UNUSABLE_FALLBACK}.`)
       )
     )
-    const setKey = (key: string | ReadonlyArray<string>, value: unknown) =>
+    /** Reads config.json, sets one key and publishes it: the part that runs under `config.lock`. */
+    const setKeyNow = (key: string | ReadonlyArray<string>, value: unknown) =>
       Effect.gen(function* () {
         const current = yield* fs.readRegularFile(configPath, 1 << 20).pipe(
           Effect.map((r) => ({ text: Buffer.from(r.bytes).toString("utf8"), mode: r.info.mode & 0o777, partial: r.partial })),
@@ -140,7 +152,23 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
           durable: true,
           ...(current === undefined ? {} : { fileMode: current.mode })
         }).pipe(Effect.mapError(writeFailed))
-      }).pipe(Effect.withSpan("ConfigService.setKey"))
+      })
+    const locks = options.locks
+    const setKey = (key: string | ReadonlyArray<string>, value: unknown): Effect.Effect<void, ConfigWriteFailed> =>
+      (locks === undefined
+        ? setKeyNow(key, value)
+        : locks.withLock(join(storageRoot, "locks"), "config.lock", () => setKeyNow(key, value), { maxWaitMs: CONFIG_LOCK_WAIT_MS }).pipe(
+            Effect.catchTags({
+              LockLost: (e) => Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "busy", detail: e.message })),
+              LockFailed: (e) => Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "busy", detail: e.message }))
+            }),
+            Effect.flatMap((outcome) =>
+              outcome._tag === "Done"
+                ? Effect.void
+                : Effect.fail(new ConfigWriteFailed({ path: configPath, reason: "busy", detail: `waited ${CONFIG_LOCK_WAIT_MS / 1000} s for it` }))
+            )
+          )
+      ).pipe(Effect.withSpan("ConfigService.setKey"))
     return { agentDir, storageRoot, configPath, home, load, setKey } satisfies ConfigServiceShape
   })
 

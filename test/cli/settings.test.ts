@@ -55,6 +55,18 @@ describe("pm on|off", () => {
   })
 })
 
+describe("settings written by several processes at once", () => {
+  it("8 pm processes switching memory off in 8 projects at once: every one's key is kept", async () => {
+    const agent = tempAgent()
+    const repos = Array.from({ length: 8 }, () => gitRepo())
+    const runs = await Promise.all(repos.map((repo) => runPm(["off", "--project"], { cwd: repo, agentDir: agent.agentDir, home: agent.home })))
+    for (const r of runs) expect(r.code, r.stderr).toBe(0)
+    const config = JSON.parse(readFileSync(join(agent.storageRoot, "config.json"), "utf8"))
+    expect(Object.keys(config.projects).sort()).toEqual([...repos].sort())
+    for (const repo of repos) expect(config.projects[repo]).toEqual({ enabled: false })
+  })
+})
+
 describe("config.json values that cannot be used", () => {
   it("one line each in pm status and pm doctor, naming the key, the value and what it must be; never a schema dump", async () => {
     const t = setup()
