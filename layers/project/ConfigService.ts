@@ -12,6 +12,7 @@ import { homedir } from "node:os"
 import { basename, dirname, join, resolve } from "node:path"
 import * as Ref from "effect/Ref"
 import { type Config, closedConfig, decodeConfig, defaultConfig, type DecodedConfig, parseConfigObject, UNUSABLE_FALLBACK } from "../../src/project/config.ts"
+import { canonicalProjects, normalizeProjectKey } from "../../src/project/projectSwitches.ts"
 import { configPathOf, storageRootOf } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
@@ -95,8 +96,32 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
         warnings: [{ file: configPath, key: "(file)", message: good === undefined ? message : message.replace(UNUSABLE_FALLBACK, "keeping the settings read before") }],
         unusable: true
       }))
+    /** The real path of a project key (its symlinks resolved); the key itself when it names nothing that exists. */
+    const realKey = (root: string) => fs.realpath(root).pipe(Effect.option, Effect.map((r) => (r._tag === "Some" ? r.value : root)))
+    /**
+     * Project entries under their canonical roots, as the locator names projects (a key spelled through a symlink
+     * applies to the project it leads to), and one warning for a key that names no folder: it applies to no project.
+     */
+    const canonicalRoots = (decoded: DecodedConfig): Effect.Effect<DecodedConfig> =>
+      Effect.gen(function* () {
+        const roots = Object.keys(decoded.config.projects)
+        if (roots.length === 0) return decoded
+        const real = new Map<string, string>()
+        const warnings = [...decoded.warnings]
+        yield* Effect.forEach(roots, (root) =>
+          Effect.gen(function* () {
+            const found = yield* fs.stat(root).pipe(Effect.option)
+            if (found._tag === "None" || found.value.kind !== "directory") {
+              warnings.push({ file: configPath, key: "projects", message: `${configPath}: "projects" key ${JSON.stringify(root)} names no folder that exists; it applies to no project.` })
+            }
+            real.set(root, yield* realKey(root))
+          }), { concurrency: 8, discard: true })
+        const projects = canonicalProjects(decoded.config.projects, (root) => real.get(root) ?? root)
+        return { ...decoded, config: { ...decoded.config, projects }, warnings }
+      })
     const load: Effect.Effect<DecodedConfig> = fs.readRegularFile(configPath, 1 << 20).pipe(
       Effect.map((r) => decodeConfig(configPath, Buffer.from(r.bytes).toString("utf8"), home)),
+      Effect.flatMap(canonicalRoots),
       Effect.flatMap((d) =>
         d.unusable === true
           ? unusable(d.config.closed ?? "config.json cannot be used", d.warnings[0]?.message ?? `${configPath} cannot be used; ${UNUSABLE_FALLBACK}.`)
@@ -108,6 +133,28 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
           : unusable("config.json cannot be read", `${configPath} could not be read (${fsReasonText(e.reason, e.detail)}); ${UNUSABLE_FALLBACK}.`)
       )
     )
+    /**
+     * Before a project's key is set: other spellings of the same root in the file (a trailing slash, a symlink) are
+     * folded into the canonical entry, whose own values win, so the one written is the one that applies.
+     */
+    const foldAliases = (object: Record<string, unknown>, root: string) =>
+      Effect.gen(function* () {
+        const projects = object["projects"]
+        if (typeof projects !== "object" || projects === null || Array.isArray(projects)) return object
+        const entries = projects as Record<string, unknown>
+        let folded: Record<string, unknown> | undefined
+        for (const other of Object.keys(entries)) {
+          if (other === root) continue
+          const same = normalizeProjectKey(other) === root || (yield* realKey(other)) === root
+          const value = entries[other]
+          if (!same || typeof value !== "object" || value === null || Array.isArray(value)) continue
+          folded ??= { ...entries }
+          const own = folded[root]
+          folded[root] = { ...(value as Record<string, unknown>), ...(typeof own === "object" && own !== null ? own : {}) }
+          delete folded[other]
+        }
+        return folded === undefined ? object : { ...object, projects: folded }
+      })
     /** Reads config.json, sets one key and publishes it: the part that runs under `config.lock`. */
     const setKeyNow = (key: string | ReadonlyArray<string>, value: unknown) =>
       Effect.gen(function* () {
@@ -129,6 +176,7 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
           object = { ...parsed.object }
         }
         const path = typeof key === "string" ? [key] : key
+        if (path[0] === "projects" && path.length >= 2) object = yield* foldAliases(object, path[1]!)
         let at: Record<string, unknown> = object
         for (const [i, name] of path.slice(0, -1).entries()) {
           const next = at[name]

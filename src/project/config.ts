@@ -14,6 +14,9 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { decodeProtectedPaths, ProtectedPathsConfig, type ProtectedPathsSettings } from "../safety/protectedPathsConfig.ts"
 import { DEFAULT_WHEN_UNAVAILABLE, type WhenUnavailable } from "../safety/sandbox.ts"
+import { canonicalProjects, type Switches } from "./projectSwitches.ts"
+
+export type { Switches } from "./projectSwitches.ts"
 export const ModelRef = Schema.String.pipe(
   Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "expected provider/model-id" })
 )
@@ -30,14 +33,6 @@ export const FEATURE_SECTION: Readonly<Record<Feature, "extractor" | "dream" | "
   extraction: "extractor",
   dream: "dream",
   recall: "recall"
-}
-
-/** Switches as written at one level (global or one project); undefined: not set there. */
-export interface Switches {
-  readonly enabled?: boolean | undefined
-  readonly extraction?: boolean | undefined
-  readonly dream?: boolean | undefined
-  readonly recall?: boolean | undefined
 }
 
 export interface Config {
@@ -249,6 +244,7 @@ export const decodeConfig = (file: string, text: string, home: string): DecodedC
       }
     }
   }
+  const projectsByRoot = canonicalProjects(projects)
   const dir = pick("autoMemoryDirectory", fields.autoMemoryDirectory)
   const selector = pick("selector", fields.selector)
   const sandbox = pick("sandbox", fields.sandbox)
@@ -260,7 +256,7 @@ export const decodeConfig = (file: string, text: string, home: string): DecodedC
     config: {
       enabled: switches.enabled ?? defaultConfig.enabled,
       switches,
-      projects,
+      projects: projectsByRoot,
       autoMemoryDirectory: dir === undefined ? undefined : expandHome(dir, home),
       selector: { model: selector?.model },
       protectedPaths: protectedPaths?.settings ?? defaultConfig.protectedPaths,

@@ -2,11 +2,11 @@
  * `pm on|off [PART] [--project]`, `pm remember`, `pm context`, and what `pm status` and `pm doctor` say about the
  * switches and about config.json values that cannot be used: the bundled CLI in child processes, real git repos.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, runPm } from "../support/pm.ts"
-import { gitRepo, tempAgent } from "../support/tmp.ts"
+import { gitRepo, tempAgent, tempDir } from "../support/tmp.ts"
 import { githubToken } from "../trust/fakeSecrets.ts"
 
 beforeAll(() => ensureBuilt())
@@ -64,6 +64,29 @@ describe("settings written by several processes at once", () => {
     const config = JSON.parse(readFileSync(join(agent.storageRoot, "config.json"), "utf8"))
     expect(Object.keys(config.projects).sort()).toEqual([...repos].sort())
     for (const repo of repos) expect(config.projects[repo]).toEqual({ enabled: false })
+  })
+})
+
+describe("a project's key in other spellings", () => {
+  it("a trailing slash or a symlink names the same project; a key naming no folder is reported; a switch folds the aliases", async () => {
+    const t = setup()
+    mkdirSync(t.storageRoot, { recursive: true })
+    const link = join(tempDir("pm-alias-"), "link")
+    symlinkSync(t.repo, link)
+    const missing = join(tempDir("pm-gone-"), "gone")
+    writeFileSync(t.configPath, JSON.stringify({ projects: { [`${t.repo}/`]: { enabled: false }, [link]: { recall: { enabled: false } }, [missing]: { enabled: false } } }))
+    const status = await t.pm("status")
+    expect(status.stdout).toMatch(/^Project memory off /m)
+    const doctor = await t.pm("doctor")
+    expect(doctor.stdout).toContain(`"projects" key ${JSON.stringify(missing)} names no folder that exists`)
+    expect(doctor.stdout).not.toContain(`"projects" key ${JSON.stringify(link)}`)
+    // Switched back on under the canonical key: the alias spellings go, what they set beside it stays.
+    const on = await t.pm("on", "--project")
+    expect(on.code, on.stderr).toBe(0)
+    expect((await t.pm("status")).stdout).toMatch(/^Project memory on /m)
+    const written = JSON.parse(readFileSync(t.configPath, "utf8"))
+    expect(Object.keys(written.projects).sort()).toEqual([missing, t.repo].sort())
+    expect(written.projects[t.repo]).toEqual({ enabled: true, recall: { enabled: false } })
   })
 })
 
