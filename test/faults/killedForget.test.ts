@@ -38,8 +38,11 @@ describe("a killed pm forget never blocks the next one", () => {
     const original = Object.fromEntries(NAMES.map((n) => [n, readFileSync(join(p.memoryDir, `${n}.md`), "utf8")]))
     const outcomes: Array<string> = []
     for (let i = 0; i < NAMES.length; i += 2) {
-      // Node starts in ~100-400 ms here, then the forget takes its locks: delays spread over that whole life.
-      outcomes.push(await killedForget(p, NAMES[i]!, Math.floor(Math.random() * 700)))
+      // Node starts in ~100-400 ms here, then the forget takes its locks: delays spread over that whole life, one
+      // slot of it each, the first before any forget can have finished (so at least one is always killed; on an idle
+      // machine a forget can end in under 200 ms, and five draws from all of 0-700 ms could all come after it).
+      const slot = i / 2
+      outcomes.push(await killedForget(p, NAMES[i]!, slot === 0 ? Math.floor(Math.random() * 30) : Math.floor((slot - 1 + Math.random()) * 175)))
       const next = await runPm(["forget", NAMES[i + 1]!, "--cwd", p.repo], p)
       expect(next.code, next.stderr).toBe(0)
       expect(next.stderr).not.toContain("waiting for")
