@@ -97,9 +97,35 @@ export const SCOPE_SENTENCE =
   "a background memory task reads only its project, its memory folder, what its job needs (this project's Pi sessions " +
   "for the dream, the instruction files Pi loads) and the system folders programs need"
 
-/** The task's own parts of the agent folder: the trees of the scope that lie inside it. */
-const ownAgentParts = (scope: ReadScope): ReadonlyArray<string> =>
-  scope.trees.map(normalize).filter((t) => isAtOrUnder(normalize(scope.agentDir), t))
+/** A scope's folders in the form paths are compared in, made once per scope (the search asks for every entry). */
+interface NormalizedScope {
+  readonly files: ReadonlySet<string>
+  readonly trees: ReadonlyArray<string>
+  /** The task's own parts of the agent folder: the trees of the scope that lie inside it. */
+  readonly ownAgentParts: ReadonlyArray<string>
+  readonly system: ReadonlyArray<string>
+  readonly agentDir: string
+  readonly home: string
+}
+
+const normalized = new WeakMap<ReadScope, NormalizedScope>()
+
+const normalizedOf = (scope: ReadScope): NormalizedScope => {
+  const known = normalized.get(scope)
+  if (known !== undefined) return known
+  const agentDir = normalize(scope.agentDir)
+  const trees = scope.trees.map(normalize)
+  const made: NormalizedScope = {
+    files: new Set(scope.files.map(normalize)),
+    trees,
+    ownAgentParts: trees.filter((t) => isAtOrUnder(agentDir, t)),
+    system: scope.system.map(normalize),
+    agentDir,
+    home: normalize(scope.home)
+  }
+  normalized.set(scope, made)
+  return made
+}
 
 /**
  * Why `absolutePath` is outside what a background task may read, or undefined when it is inside. A path inside a
@@ -111,12 +137,10 @@ export const outsideScope = (absolutePath: string, scope: ReadScope): string | u
   const p = normalize(absolutePath)
   const refused = (what: string) => `${p} is ${what}; ${SCOPE_SENTENCE}`
   if (SYSTEM_SECRET_PATHS.some((s) => isAtOrUnder(s, p))) return refused("a system file that holds secrets of the machine")
-  if (scope.files.some((f) => normalize(f) === p)) return undefined
-  const own = ownAgentParts(scope)
-  if (own.some((t) => isAtOrUnder(t, p))) return undefined
-  const agentDir = normalize(scope.agentDir)
-  const home = normalize(scope.home)
-  for (const tree of scope.trees.map(normalize)) {
+  const { files, trees, ownAgentParts, system, agentDir, home } = normalizedOf(scope)
+  if (files.has(p)) return undefined
+  if (ownAgentParts.some((t) => isAtOrUnder(t, p))) return undefined
+  for (const tree of trees) {
     if (!isAtOrUnder(tree, p)) continue
     if (isAtOrUnder(agentDir, p)) return refused("in Pi's agent folder, outside this task's own memory and sessions")
     if (isAtOrUnder(tree, home) && p !== home && isAtOrUnder(home, p)) {
@@ -125,6 +149,6 @@ export const outsideScope = (absolutePath: string, scope: ReadScope): string | u
     }
     return undefined
   }
-  if (scope.system.map(normalize).some((s) => isAtOrUnder(s, p))) return undefined
+  if (system.some((s) => isAtOrUnder(s, p))) return undefined
   return refused("outside the task's project")
 }
