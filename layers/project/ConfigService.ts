@@ -119,9 +119,19 @@ export const makeConfigService = (options: ConfigEnvironment = {}) =>
         const projects = canonicalProjects(decoded.config.projects, (root) => real.get(root) ?? root)
         return { ...decoded, config: { ...decoded.config, projects }, warnings }
       })
+    /**
+     * The file's text decoded with its project keys canonical, kept for the same text: a session loads the settings
+     * at every prompt, and the keys' folders are looked up again only when the file changes.
+     */
+    const decoded = yield* Ref.make<{ readonly text: string; readonly result: DecodedConfig } | undefined>(undefined)
+    const decodeCanonical = (text: string): Effect.Effect<DecodedConfig> =>
+      Effect.flatMap(Ref.get(decoded), (last) =>
+        last !== undefined && last.text === text
+          ? Effect.succeed(last.result)
+          : canonicalRoots(decodeConfig(configPath, text, home)).pipe(Effect.tap((result) => Ref.set(decoded, { text, result })))
+      )
     const load: Effect.Effect<DecodedConfig> = fs.readRegularFile(configPath, 1 << 20).pipe(
-      Effect.map((r) => decodeConfig(configPath, Buffer.from(r.bytes).toString("utf8"), home)),
-      Effect.flatMap(canonicalRoots),
+      Effect.flatMap((r) => decodeCanonical(Buffer.from(r.bytes).toString("utf8"))),
       Effect.flatMap((d) =>
         d.unusable === true
           ? unusable(d.config.closed ?? "config.json cannot be used", d.warnings[0]?.message ?? `${configPath} cannot be used; ${UNUSABLE_FALLBACK}.`)
