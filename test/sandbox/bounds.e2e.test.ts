@@ -97,13 +97,13 @@ describe.skipIf(gate.skip || process.platform !== "linux")("the bounds of a sand
     expect((await run(map(mib + 1))).text).toMatch(/MemoryError|Cannot allocate|mmap/)
   })
 
-  it("a fork bomb ends within seconds with a notice; the host's process table is back to where it was", async () => {
+  it("a fork bomb is ended by the process bound, with a notice; the host's process table is back to where it was", async () => {
     const count = () => readdirSync("/proc").filter((p) => /^\d+$/.test(p)).length
     const before = count()
-    const started = performance.now()
-    const { text } = await run(":(){ :|:& };:; sleep 30")
+    const { text } = await run(":(){ :|:& };:; sleep 30; echo slept")
     expect(text).toContain(commandStoppedNotice("processes").trim())
-    expect(performance.now() - started).toBeLessThan(20_000)
+    // Ended by the bound, not by running out its sleep: what follows the sleep never ran.
+    expect(text).not.toContain("slept")
     // The kernel tears the killed namespace down after the tool has returned: waited for, the bound only ends a broken run.
     for (let i = 0; i < 2000 && count() > before + 20; i++) await new Promise((r) => setTimeout(r, 5))
     expect(count()).toBeLessThanOrEqual(before + 20)
