@@ -45,13 +45,20 @@ const bothForms = async (p: string): Promise<Array<string>> => {
   return real === given ? [given] : [given, real]
 }
 
-/** The folder of the first `name` on PATH, after symlinks, or undefined. */
-export const programFolder = async (name: string, pathVariable = process.env["PATH"] ?? ""): Promise<string | undefined> => {
-  for (const dir of pathVariable.split(delimiter)) {
-    if (dir === "") continue
+/**
+ * Where a program is, as Pi looks for its own tools: the agent folder's `bin/` first, then PATH; its real path
+ * (symlinks resolved), or undefined when there is none.
+ */
+export const programPath = async (
+  name: string,
+  agentDir: string | undefined,
+  pathVariable = process.env["PATH"] ?? ""
+): Promise<string | undefined> => {
+  const dirs = [...(agentDir === undefined ? [] : [join(agentDir, "bin")]), ...pathVariable.split(delimiter).filter((d) => d !== "")]
+  for (const dir of dirs) {
     const candidate = join(dir, name)
     const isFile = await stat(candidate).then((s) => s.isFile(), () => false)
-    if (isFile) return dirname(await realpath(candidate).catch(() => candidate))
+    if (isFile) return await realpath(candidate).catch(() => candidate)
   }
   return undefined
 }

@@ -7,7 +7,7 @@ import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { protectedReason } from "../../layers/safety/ProtectedReads.ts"
-import { loadReadScope, worktreeRootOf } from "../../layers/safety/readScopeLoad.ts"
+import { loadReadScope, programPath, worktreeRootOf } from "../../layers/safety/readScopeLoad.ts"
 import { makeProtectedSearchCache, protectedFilesIn, RACY_MS } from "../../layers/safety/protectedSearch.ts"
 import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
 import { instructionFileCandidates, outsideScope, type ReadScope, systemReadPaths } from "../../src/safety/readScope.ts"
@@ -143,6 +143,23 @@ describe("the read scope, resolved on real folders", () => {
     expect(await protectedReason(join(project, "kube", "config"), protection)).toContain("outside the task's project")
     expect(await protectedReason(join(home, "dotfiles", "kube", "config"), protection)).toContain("outside the task's project")
     expect(await protectedReason(join(project, "src"), protection)).toBeUndefined()
+  })
+})
+
+describe("the programs a sandboxed command runs", () => {
+  it("are found as Pi finds its tools: the agent folder's bin/ first, then PATH, by their real path", async () => {
+    const base = tempDir("pm-programs-")
+    const agentDir = join(base, "agent")
+    const onPath = join(base, "path")
+    mkdirSync(join(agentDir, "bin"), { recursive: true })
+    mkdirSync(onPath)
+    writeFileSync(join(onPath, "rg"), "")
+    expect(await programPath("rg", agentDir, onPath)).toBe(join(onPath, "rg"))
+    writeFileSync(join(base, "rg-real"), "")
+    symlinkSync(join(base, "rg-real"), join(agentDir, "bin", "rg"))
+    expect(await programPath("rg", agentDir, onPath)).toBe(join(base, "rg-real"))
+    expect(await programPath("rg", undefined, onPath)).toBe(join(onPath, "rg"))
+    expect(await programPath("nothing-by-this-name", agentDir, onPath)).toBeUndefined()
   })
 })
 

@@ -23,7 +23,7 @@ import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { readFile, stat } from "node:fs/promises"
 import { homedir } from "node:os"
-import { basename, relative, resolve } from "node:path"
+import { basename, dirname, relative, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { decodeConfig } from "../../../src/project/config.ts"
 import type { ProtectionOptions } from "../../../src/safety/protectedPaths.ts"
@@ -41,7 +41,7 @@ import { configPathOf, storageRootOf } from "../../../src/storage/layout.ts"
 import { resolveToolPath } from "../../../src/safety/toolPath.ts"
 import { agentDirFromEnv } from "../../project/ConfigService.ts"
 import { watchProcesses } from "../../safety/processWatch.ts"
-import { programFolder, withCurrentHomeDotEntries } from "../../safety/readScopeLoad.ts"
+import { programPath, withCurrentHomeDotEntries } from "../../safety/readScopeLoad.ts"
 import { makeProtectedSearchCache, protectedFilesIn } from "../../safety/protectedSearch.ts"
 import { defaultSandbox, sandboxAvailability, type SandboxShape } from "../../safety/Sandbox.ts"
 import type { PiToolkitShape } from "../PiToolkit.ts"
@@ -185,8 +185,9 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
       close
     }
   }
-  // The `rg` the grep tool runs may live outside the system folders (Pi keeps its own in the agent folder).
-  const programs = [await programFolder("rg")].filter((p): p is string => p !== undefined)
+  // The `rg` the grep tool runs, found as Pi finds it (its own in the agent folder's bin/ first), and shown to the sandbox.
+  const rg = await programPath("rg", protection.agentDir)
+  const programs = rg === undefined ? [] : [dirname(rg)]
   /**
    * The policy of one command: the protected files are looked for again each time (a file may have appeared); with a
    * scope, in its trees, else in the project, the memory folder and the top of the home folder.
@@ -226,7 +227,7 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
     if (context > 0) rgArgs.push("--context", String(context))
     rgArgs.push("--", pattern, isDirectory ? "." : searched)
     const { filesystem, unchecked } = await policy()
-    const line = await Effect.runPromise(session.wrap(`exec rg ${rgArgs.map(shellQuote).join(" ")}`, filesystem, signal))
+    const line = await Effect.runPromise(session.wrap(`exec ${shellQuote(rg ?? "rg")} ${rgArgs.map(shellQuote).join(" ")}`, filesystem, signal))
     const label = (file: string) => {
       if (isDirectory) {
         const rel = relative(searched, resolve(searched, file))
