@@ -7,7 +7,8 @@
  */
 import { existsSync } from "node:fs"
 import { readdir, realpath, stat } from "node:fs/promises"
-import { delimiter, dirname, join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
+import { onPath } from "./sandboxHost.ts"
 import { instructionFileCandidates, isAtOrUnder, type ReadScope, systemReadPaths } from "../../src/safety/readScope.ts"
 
 export interface ReadScopeRequest {
@@ -54,13 +55,8 @@ export const programPath = async (
   agentDir: string | undefined,
   pathVariable = process.env["PATH"] ?? ""
 ): Promise<string | undefined> => {
-  const dirs = [...(agentDir === undefined ? [] : [join(agentDir, "bin")]), ...pathVariable.split(delimiter).filter((d) => d !== "")]
-  for (const dir of dirs) {
-    const candidate = join(dir, name)
-    const isFile = await stat(candidate).then((s) => s.isFile(), () => false)
-    if (isFile) return await realpath(candidate).catch(() => candidate)
-  }
-  return undefined
+  const found = (agentDir === undefined ? undefined : onPath(name, join(agentDir, "bin"))) ?? onPath(name, pathVariable)
+  return found === undefined ? undefined : await realpath(found).catch(() => found)
 }
 
 export const loadReadScope = async (request: ReadScopeRequest): Promise<ReadScope> => {
