@@ -6,7 +6,7 @@
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { protectedReason } from "../../layers/safety/ProtectedReads.ts"
+import { MAX_TREE_ENTRIES, protectedReadReason, protectedReason } from "../../layers/safety/ProtectedReads.ts"
 import { loadReadScope, programPath, worktreeRootOf } from "../../layers/safety/readScopeLoad.ts"
 import { makeProtectedSearchCache, protectedFilesIn, RACY_MS } from "../../layers/safety/protectedSearch.ts"
 import type { ProtectionOptions } from "../../src/safety/protectedPaths.ts"
@@ -232,5 +232,18 @@ describe("the sandbox policy and the search for protected files", () => {
     expect(again.found).toContain(join(root, "racy", ".envrc"))
     // Without a cache everything is read: the key hidden behind the forged time is found.
     expect((await protectedFilesIn([root], protection, 100)).found).toContain(join(root, "old", "id_rsa"))
+  })
+
+  it("the in-process check of a searched tree: MAX_TREE_ENTRIES entries are checked; one more is refused without the sandbox, left to it with", async () => {
+    const root = tempDir("pm-tree-")
+    const protection: ProtectionOptions = { home: "/nonexistent-home", agentDir: "/nonexistent-agent" }
+    const plan = { targets: [{ path: root, glob: false, recursive: true, lexical: false, hidden: true }] }
+    for (let i = 0; i < MAX_TREE_ENTRIES - 1; i++) writeFileSync(join(root, `f${i}`), "")
+    expect(await protectedReadReason(plan, protection, false)).toBeUndefined()
+    writeFileSync(join(root, "edge"), "")
+    expect(await protectedReadReason(plan, protection, false)).toBeUndefined()
+    writeFileSync(join(root, "over"), "")
+    expect(await protectedReadReason(plan, protection, false)).toContain(`more than ${MAX_TREE_ENTRIES} entries`)
+    expect(await protectedReadReason(plan, protection, true)).toBeUndefined()
   })
 })
