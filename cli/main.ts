@@ -5,6 +5,7 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { logRecordsLayer } from "../layers/app/logRecords.ts"
 import { cliContext, pmCommand } from "./App.ts"
 import { OPTIONAL_REPEATED_ARGS } from "./commandOptions.ts"
 import { EXIT_ERROR, printError } from "./output.ts"
@@ -105,7 +106,8 @@ const pmConsoleOf = (c: Console.Console): Console.Console => ({
   error: (...args) => c.error(...errorWording(args))
 })
 
-const run = cli(process.argv).pipe(Effect.provide(cliContext))
+// Log records are not for the person at the terminal (layers/app/logRecords.ts).
+const run = cli(process.argv).pipe(Effect.provide(cliContext), Effect.provide(logRecordsLayer()))
 const program = Effect.flatMap(Effect.console, (c) =>
   Effect.withConsole(run, pmConsoleOf(plain ? plainConsoleOf(c) : c))
 )

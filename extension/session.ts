@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { extensionLayer } from "../layers/app/ExtensionApp.ts"
+import { logRecordsLayer } from "../layers/app/logRecords.ts"
 import { BackgroundHost, BackgroundSession, statusKeyOf } from "../layers/background/BackgroundSession.ts"
 import { withNotices } from "../layers/background/ChangeNotices.ts"
 import { Host, type HostShape } from "../layers/session/Host.ts"
@@ -106,7 +107,8 @@ export interface ProjectMemoryOptions {
  */
 export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: ProjectMemoryOptions = {}): void => {
   const holder: ContextHolder = { current: undefined }
-  const layer = layerFor(pi, holder, host)
+  // Log records would land in Pi's terminal, through its TUI: quiet unless PM_LOG=1 (layers/app/logRecords.ts).
+  const layer = Layer.merge(layerFor(pi, holder, host), logRecordsLayer())
   const runtime = ManagedRuntime.make(options.clock === undefined ? layer : Layer.merge(layer, Layer.setClock(options.clock)))
   const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
     runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 /** `/memory list|show|search|forget|recalled` and name completions, in the real Pi host with the built extension. */
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import { run } from "../support/install.ts"
@@ -52,6 +52,19 @@ describe("/memory browsing", () => {
     const status = await text(h, "/memory status")
     expect(status).toMatch(/^Trust: +NOT trusted by Pi: no memory is injected or recalled/m)
     expect(status).toContain("/trust, then restart pi (for one run: pi --approve)")
+  })
+
+  it("status warns about a project key in config.json that names no folder, and applies a key spelled with a trailing slash", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
+    const missing = join(tempDir("gone-"), "no-such-project")
+    writeFileSync(
+      join(h.agentDir, "project-memory", "config.json"),
+      JSON.stringify({ projects: { [missing]: { memory: { enabled: false } }, [`${h.cwd}/`]: { recall: { enabled: false } } } })
+    )
+    const status = await text(h, "/memory status")
+    expect(status).toContain(`Config problem:   `)
+    expect(status).toContain(`"projects" key ${JSON.stringify(missing)} names no folder that exists; it applies to no project.`)
+    expect(status).toMatch(/recall off \(project\)/)
   })
 
   it("show prints the file by frontmatter name; an unknown name is a warning with the reason", async () => {
