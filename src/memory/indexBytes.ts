@@ -12,6 +12,7 @@ const LF = 0x0a
 const CR = 0x0d
 const BOM = [0xef, 0xbb, 0xbf] as const
 const encoder = new TextEncoder()
+const LINK_OPEN = Buffer.from("](")
 /** Lenient and BOM-keeping: only used to find a line's links, never to write. */
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
 
@@ -22,24 +23,25 @@ export const rewriteRefusal = (file: string, size: number, limit: number = MEMOR
     : `${file} is ${size.toLocaleString("en-US")} bytes, more than the ${limit.toLocaleString("en-US")} a command rewrites; ` +
       "nothing was changed. Shorten it by hand (sessions load only its first 200 lines) and run the command again."
 
-/** Where each line ends: the offset just after its line end (or the file's end for a last line without one). */
-const lineEnds = (bytes: Uint8Array): Array<number> => {
-  const ends: Array<number> = []
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const loneCr = !buffer.includes(LF)
-  const sep = loneCr ? CR : LF
-  for (let at = buffer.indexOf(sep); at !== -1; at = buffer.indexOf(sep, at + 1)) ends.push(at + 1)
-  if (ends.length === 0 || ends[ends.length - 1] !== bytes.length) {
-    if (bytes.length > 0) ends.push(bytes.length)
-  }
-  return ends
+/**
+ * The line around byte `at`: from just after the line end before it to just after its own (the file's end for a last
+ * line without one). A lone CR ends a line only in a file with no LF at all.
+ */
+const lineAround = (buffer: Buffer, at: number, sep: number): { readonly start: number; readonly end: number } => {
+  const start = at === 0 ? 0 : buffer.lastIndexOf(sep, at - 1) + 1
+  const next = buffer.indexOf(sep, at)
+  return { start, end: next === -1 ? buffer.length : next + 1 }
 }
 
-const LINK_OPEN = Buffer.from("](")
+const PERCENT = Buffer.from("%")
 
 /**
  * The index without the lines that link any of `filenames` (their bytes and their line ends); every other byte kept.
  * A last line without a line end goes alone: the line end before it stays.
+ *
+ * Only the lines that could link one of them are decoded and parsed: a link whose target names a file holds that
+ * file's name as it is, or a percent-escape (a name with a space is always escaped). A 50 MB index costs a few
+ * native searches, not half a million parses.
  */
 export const removeIndexLinkLines = (
   bytes: Uint8Array,
@@ -47,22 +49,31 @@ export const removeIndexLinkLines = (
 ): { readonly bytes: Uint8Array; readonly removed: number } => {
   const gone = new Set(filenames)
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const kept: Array<Uint8Array> = []
-  let removed = 0
-  let keptFrom = 0
-  let start = 0
-  for (const end of lineEnds(bytes)) {
-    const line = buffer.subarray(start, end)
-    if (line.includes(LINK_OPEN) && indexLinkTargets(decoder.decode(line)).some((t) => gone.has(decodeTarget(t)))) {
-      if (start > keptFrom) kept.push(buffer.subarray(keptFrom, start))
-      keptFrom = end
-      removed++
+  const sep = buffer.includes(LF) ? LF : CR
+  const candidates = new Map<number, number>()
+  for (const needle of [...[...gone].map((f) => Buffer.from(f)), PERCENT]) {
+    if (needle.length === 0) continue
+    for (let at = buffer.indexOf(needle); at !== -1;) {
+      const line = lineAround(buffer, at, sep)
+      candidates.set(line.start, line.end)
+      at = line.end >= buffer.length ? -1 : buffer.indexOf(needle, line.end)
     }
-    start = end
   }
-  if (removed === 0) return { bytes, removed: 0 }
-  if (keptFrom < bytes.length) kept.push(buffer.subarray(keptFrom))
-  return { bytes: Buffer.concat(kept), removed }
+  const removedLines = [...candidates.entries()]
+    .filter(([start, end]) => {
+      const line = buffer.subarray(start, end)
+      return line.includes(LINK_OPEN) && indexLinkTargets(decoder.decode(line)).some((t) => gone.has(decodeTarget(t)))
+    })
+    .sort((a, b) => a[0] - b[0])
+  if (removedLines.length === 0) return { bytes, removed: 0 }
+  const kept: Array<Uint8Array> = []
+  let keptFrom = 0
+  for (const [start, end] of removedLines) {
+    if (start > keptFrom) kept.push(buffer.subarray(keptFrom, start))
+    keptFrom = end
+  }
+  if (keptFrom < buffer.length) kept.push(buffer.subarray(keptFrom))
+  return { bytes: Buffer.concat(kept), removed: removedLines.length }
 }
 
 /** The line end the file uses last (CRLF, LF, or CR in a file without LF); LF for a file with none. */

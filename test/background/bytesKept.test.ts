@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { exec, setupTaskTools, text } from "../support/taskTools.ts"
 
-const b = (...parts: ReadonlyArray<string | ReadonlyArray<number>>): Buffer =>
+const b = (...parts: ReadonlyArray<string | ReadonlyArray<number> | Uint8Array>): Buffer =>
   Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))))
 
 const HEADER = "---\nname: odd\ndescription: a topic holding odd bytes\nmetadata:\n  type: project\n---\n"

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { applyByteEdits, illFormedRuns, spliceText } from "../../src/writes/byteEdits.ts"
 import { applyEdits } from "../../src/writes/readBaseline.ts"
 
-const b = (...parts: ReadonlyArray<string | ReadonlyArray<number>>): Buffer =>
+const b = (...parts: ReadonlyArray<string | ReadonlyArray<number> | Uint8Array>): Buffer =>
   Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))))
 const seen = (bytes: Uint8Array): string => new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
 

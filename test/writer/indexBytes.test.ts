@@ -9,7 +9,7 @@ import { MEMORY_REWRITE_MAX_BYTES } from "../../src/limits.ts"
 import { appendIndexLine, removeIndexLinkLines, rewriteRefusal } from "../../src/memory/indexBytes.ts"
 import { JOURNAL_MAX_CONTENT_BYTES, undoWindowNote } from "../../src/writes/journalPrune.ts"
 
-const b = (...parts: ReadonlyArray<string | ReadonlyArray<number>>): Buffer =>
+const b = (...parts: ReadonlyArray<string | ReadonlyArray<number> | Uint8Array>): Buffer =>
   Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))))
 
 const BOM = [0xef, 0xbb, 0xbf]
