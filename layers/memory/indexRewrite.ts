@@ -12,6 +12,7 @@ import { rewriteRefusal } from "../../src/memory/indexBytes.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import type { FsReason } from "../storage/FsError.ts"
+import { describeReason } from "./readText.ts"
 
 /** MEMORY.md is larger than a command rewrites: nothing was changed. */
 export class IndexTooLarge extends Data.TaggedError("IndexTooLarge")<{
@@ -28,7 +29,7 @@ export class IndexUnreadable extends Data.TaggedError("IndexUnreadable")<{
   readonly reason: FsReason
 }> {
   override get message(): string {
-    return `${INDEX_FILE} cannot be read (${this.reason}); nothing was changed.`
+    return `${INDEX_FILE} cannot be read (${describeReason(this.reason)}), so the command cannot change it; nothing was changed.`
   }
 }
 

@@ -105,8 +105,8 @@ describe("an index rewritten by a command keeps every byte it did not mean to ch
   })
 })
 
-describe("an index larger than a command rewrites (MEMORY_REWRITE_MAX_BYTES)", () => {
-  it("pm remember and pm forget refuse it with the reason and change nothing", async () => {
+describe("an index a command cannot rewrite", () => {
+  it("pm remember and pm forget refuse one larger than MEMORY_REWRITE_MAX_BYTES with the reason and change nothing", async () => {
     const s = await project()
     await writeFile(join(s.memoryDir, "kept.md"), topic("Kept"))
     await writeFile(s.index, "- [Kept](kept.md)\n")
@@ -125,6 +125,18 @@ describe("an index larger than a command rewrites (MEMORY_REWRITE_MAX_BYTES)", (
       expect([now.size, now.mtimeMs, now.ino]).toEqual([before.size, before.mtimeMs, before.ino])
     }
     expect((await runPm(["log", "--cwd", s.repo], s)).stdout).toBe("No changes recorded.\n")
+  })
+
+  it("an index that cannot be read (a folder named MEMORY.md) refuses both commands before anything changes", async () => {
+    const s = await project()
+    await writeFile(join(s.memoryDir, "kept.md"), topic("Kept"))
+    mkdirSync(s.index)
+    for (const args of [["remember", "a new fact"], ["forget", "kept"]]) {
+      const r = await runPm([...args, "--cwd", s.repo], s)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toBe("pm: MEMORY.md cannot be read (a directory), so the command cannot change it; nothing was changed.\n")
+      expect(readdirSync(s.memoryDir).sort()).toEqual(["MEMORY.md", "kept.md"])
+    }
   })
 
   it("indexForRewrite reads a file of the limit and one byte less whole, and refuses one byte more", async () => {
