@@ -41,6 +41,13 @@ describe("removeIndexLinkLines", () => {
     expect(Buffer.from(removeIndexLinkLines(b("- [A](a.md)\r- [B](b.md)\n- [C](c.md)\n"), ["a.md"]).bytes).toString()).toBe("- [C](c.md)\n")
   })
 
+  it("a line that only holds the name (another topic's, a note) stays; every line linking it goes, escaped or not", () => {
+    const index = b("- [Data](data.md) - about a.md\n- [A](a.md)\n- [A again](./%61.md) - a.md twice a.md\n- see a.md\n")
+    const out = removeIndexLinkLines(index, ["a.md"])
+    expect(out.removed).toBe(2)
+    expect(Buffer.from(out.bytes).toString()).toBe("- [Data](data.md) - about a.md\n- see a.md\n")
+  })
+
   it("nothing linked: the very same bytes", () => {
     const index = b("- [A](a.md)\n", BAD)
     const out = removeIndexLinkLines(index, ["zzz.md"])
