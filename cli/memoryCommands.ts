@@ -114,5 +114,6 @@ export const forget = ({ cwd, json, names, wait, memoryDir }: Parsed<typeof forg
       if (json) return yield* printJson(result)
       yield* printLine(`Forgot ${result.forgotten.join(", ")}; ${result.indexLinesRemoved} index line${result.indexLinesRemoved === 1 ? "" : "s"} removed.`)
       yield* printLine("`pm undo` brings it back.")
+      if (result.note !== undefined) yield* printLine(`Note: ${result.note}`)
     })
   )

@@ -60,6 +60,7 @@ export const remember = ({ cwd, json, text, type, wait }: Parsed<typeof remember
     if (json) return yield* printJson({ ...result, memoryDir: location.memoryDir })
     yield* printLine(`Saved ${result.files.join(", ")} in ${location.memoryDir}.`)
     yield* printLine(`Task ${result.task}: \`pm undo\` takes it back.`)
+    if (result.note !== undefined) yield* printLine(`Note: ${result.note}`)
     if (!switches.memory.on) yield* printLine("Note: project memory is switched off here, so sessions do not load it until it is on (pm on).")
   }).pipe(
     Effect.catchAll((e) =>

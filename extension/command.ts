@@ -260,7 +260,8 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         const result = location &&
           (await browse((b) => b.forget({ memoryDir: location.memoryDir, rootDir: location.memoryRootDir, names: rest, session: ctx.sessionManager.getSessionId() })))
         if (result === undefined) return
-        say(ctx, `Forgot ${result.forgotten.join(", ")}; ${result.indexLinesRemoved} index line${result.indexLinesRemoved === 1 ? "" : "s"} removed. /memory undo brings it back.`)
+        const lines = `${result.indexLinesRemoved} index line${result.indexLinesRemoved === 1 ? "" : "s"}`
+        say(ctx, `Forgot ${result.forgotten.join(", ")}; ${lines} removed. /memory undo brings it back.${result.note === undefined ? "" : `\nNote: ${result.note}`}`)
         return
       }
       case "recalled": {
@@ -309,7 +310,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
             b.remember({ memoryDir: location.memoryDir, rootDir: location.memoryRootDir, text: parsed.text, type: parsed.type, session: ctx.sessionManager.getSessionId() })
           ))
         if (result === undefined) return
-        say(ctx, `Project memory: saved ${result.files.join(", ")} (task ${result.task}; /memory undo takes it back).`)
+        say(ctx, `Project memory: saved ${result.files.join(", ")} (task ${result.task}; /memory undo takes it back).${result.note === undefined ? "" : `\nNote: ${result.note}`}`)
         return
       }
       case "context": {

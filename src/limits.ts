@@ -64,3 +64,10 @@ export const LOCK_FUTURE_TOLERANCE_MS = 2_000
 /** Background read window (Pi's native read). */
 export const BACKGROUND_READ_MAX_LINES = 2_000
 export const BACKGROUND_READ_MAX_BYTES = 51_200
+
+/**
+ * Ours: the largest memory file a command rewrites (forget and remember on MEMORY.md). Such a command holds the file
+ * about five times in memory (what it read, what it writes, the bytes the writer checks before and after its rename,
+ * the journal's copy), so a larger file is refused with a reason before anything changes, never cut.
+ */
+export const MEMORY_REWRITE_MAX_BYTES = 64 * 1024 * 1024

@@ -3,7 +3,8 @@
  * Reads go through MemoryStore and FileSystem and never create anything (no index backfill). `forget` deletes
  * through MemoryWriter's safe delete path and rewrites the index through a writer task, holding `extract.lock` and
  * `dream.lock` (the locks background writers hold while they change memory); the writer journals each change, from
- * the bytes it removes or replaces, under the forget's task id, so `pm undo` brings it all back. This module holds
+ * the bytes it removes or replaces, under the forget's task id, so `pm undo` brings it all back. Forget and remember
+ * change MEMORY.md as bytes, read whole (indexRewrite.ts): only their own lines change. This module holds
  * the service and puts its parts together: the reads (browseReads.ts), forget (topicForget.ts) and remember
  * (topicRemember.ts).
  */
@@ -16,6 +17,7 @@ import { LockService } from "../storage/LockService.ts"
 import { Journal } from "../writes/Journal.ts"
 import { MemoryWriter } from "../writes/MemoryWriter.ts"
 import { type Listing, makeBrowseReads, type MemoryDirUnreadable, type ShownTopic, type TopicRefused } from "./browseReads.ts"
+import type { IndexTooLarge, IndexUnreadable } from "./indexRewrite.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { type ForgetFailed, type ForgetRequest, type ForgetResult, makeForget } from "./topicForget.ts"
 import { makeRemember, type RememberRefused, type RememberRequest, type RememberResult } from "./topicRemember.ts"
@@ -25,12 +27,16 @@ export interface MemoryBrowseShape {
   readonly show: (memoryDir: string, name: string, nowMs?: number) => Effect.Effect<ShownTopic, MemoryDirUnreadable | TopicRefused>
   readonly search: (memoryDir: string, query: string) => Effect.Effect<ReadonlyArray<SearchHit>, MemoryDirUnreadable>
   /** Every name must denote a topic, or nothing changes. */
-  readonly forget: (request: ForgetRequest) => Effect.Effect<ForgetResult, MemoryDirUnreadable | TopicRefused | ForgetFailed>
+  readonly forget: (
+    request: ForgetRequest
+  ) => Effect.Effect<ForgetResult, MemoryDirUnreadable | TopicRefused | ForgetFailed | IndexTooLarge | IndexUnreadable>
   /**
    * A person's explicit save: one new topic file from `text` and its MEMORY.md line, through the writer with the
    * checks a background write passes (credentials, size, header), journaled like one (`pm undo` takes it back).
    */
-  readonly remember: (request: RememberRequest) => Effect.Effect<RememberResult, MemoryDirUnreadable | RememberRefused | ForgetFailed>
+  readonly remember: (
+    request: RememberRequest
+  ) => Effect.Effect<RememberResult, MemoryDirUnreadable | RememberRefused | ForgetFailed | IndexTooLarge | IndexUnreadable>
   /** Topic file names, for completions; empty when the directory cannot be read. */
   readonly names: (memoryDir: string) => Effect.Effect<ReadonlyArray<string>>
 }

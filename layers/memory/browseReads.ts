@@ -9,6 +9,7 @@ import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { join } from "node:path"
+import { MEMORY_REWRITE_MAX_BYTES } from "../../src/limits.ts"
 import { isBinaryContent } from "../../src/memory/binaryText.ts"
 import type { MemoryType } from "../../src/memory/frontmatter.ts"
 import { indexLinkedFiles, type NameResolution, resolveTopicName } from "../../src/memory/topicNames.ts"
@@ -95,11 +96,14 @@ export const checkDir = (fs: FileSystemShape, memoryDir: string): Effect.Effect<
     )
   )
 
-/** The index as it is on disk ("" when missing); never backfilled here. */
+/**
+ * The index's text as it is on disk ("" when missing), for which topics it links; never backfilled here. Read up to
+ * MEMORY_REWRITE_MAX_BYTES, as forget and remember read it; it is never written from (they read it as bytes).
+ */
 export const rawIndex = (fs: FileSystemShape, memoryDir: string) =>
-  fs.readRegularFile(join(memoryDir, INDEX_FILE), 1 << 20).pipe(
-    Effect.map((r) => ({ exists: true, text: decoder.decode(r.bytes), mtimeMs: r.info.mtimeMs, bytes: r.bytes })),
-    Effect.orElseSucceed(() => ({ exists: false, text: "", mtimeMs: 0, bytes: new Uint8Array() }))
+  fs.readRegularFile(join(memoryDir, INDEX_FILE), MEMORY_REWRITE_MAX_BYTES).pipe(
+    Effect.map((r) => ({ exists: true, text: decoder.decode(r.bytes) })),
+    Effect.orElseSucceed(() => ({ exists: false, text: "" }))
   )
 
 /** The scanned topic `name` denotes, or TopicRefused. */

@@ -5,12 +5,17 @@
  * through MemoryWriter's safe delete path and rewrites the index through a writer task; the writer journals each
  * change under the forget's task id, so `pm undo` brings it all back. A busy lock, the journal or the writer failing
  * is ForgetFailed, carrying the failure as its cause.
+ *
+ * The index is read whole as bytes (indexRewrite.ts) before anything changes, and only the lines that link the
+ * forgotten topics leave it: every other byte stays (src/memory/indexBytes.ts). An index too large to rewrite, or one
+ * that cannot be read, refuses the forget before a topic is touched.
  */
 import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
-import { removeIndexLinks } from "../../src/memory/topicNames.ts"
+import { removeIndexLinkLines } from "../../src/memory/indexBytes.ts"
+import { undoWindowNote } from "../../src/writes/journalPrune.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import { LockService } from "../storage/LockService.ts"
@@ -18,7 +23,8 @@ import { LockFailed, LockLost } from "../storage/lockInterface.ts"
 import type { Journal } from "../writes/Journal.ts"
 import { holdingBackgroundLocks, MemoryBusy, PERSON_LOCK_WAIT_MS, type PersonWait } from "../writes/MemoryUndo.ts"
 import type { MemoryWriter } from "../writes/MemoryWriter.ts"
-import { checkDir, rawIndex, resolveName, TopicRefused } from "./browseReads.ts"
+import { checkDir, resolveName, TopicRefused } from "./browseReads.ts"
+import { indexForRewrite } from "./indexRewrite.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
 import type { Topic } from "./topicScan.ts"
 
@@ -47,6 +53,8 @@ export interface ForgetResult {
   readonly indexLinesRemoved: number
   /** The journal task: `pm undo` restores the files. */
   readonly task: string
+  /** What the person should know about undoing it (an index larger than the journal keeps), when anything. */
+  readonly note?: string
 }
 
 export interface ForgetRequest extends PersonWait {
@@ -85,8 +93,9 @@ export const makeForget = ({ fs, store, writer, journal, locks }: MemoryChangeSe
         const topic = yield* resolveName(name, topics)
         if (!chosen.includes(topic)) chosen.push(topic)
       }
-      const index = yield* rawIndex(fs, memoryDir)
-      const next = removeIndexLinks(index.text, chosen.map((t) => t.filename))
+      // Read whole before anything changes: an index too large to rewrite refuses the forget here.
+      const index = yield* indexForRewrite(fs, memoryDir)
+      const next = removeIndexLinkLines(index.bytes, chosen.map((t) => t.filename))
       const task = `forget-${randomUUID()}`
       const journaled = journal.forWriter({ rootDir: request.rootDir }, { task, kind: "forget", session: request.session, model: null })
       for (const t of chosen) {
@@ -96,12 +105,13 @@ export const makeForget = ({ fs, store, writer, journal, locks }: MemoryChangeSe
       }
       if (index.exists && next.removed > 0) {
         const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
-        yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { content: index.text, mtimeMs: index.mtimeMs })
-        yield* writeTask.write(INDEX_FILE, next.text).pipe(
+        yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { bytes: index.bytes, mtimeMs: index.mtimeMs })
+        yield* writeTask.write(INDEX_FILE, next.bytes).pipe(
           Effect.mapError((e) => new ForgetFailed({ outcome: "the topics are gone but the index was not updated", cause: e }))
         )
       }
-      return { forgotten: chosen.map((t) => t.filename), indexLinesRemoved: next.removed, task } satisfies ForgetResult
+      const note = next.removed > 0 ? undoWindowNote(INDEX_FILE, index.bytes.length) : undefined
+      return { forgotten: chosen.map((t) => t.filename), indexLinesRemoved: next.removed, task, ...(note === undefined ? {} : { note }) } satisfies ForgetResult
     })
     // The locks of both background writers, as undo takes them: no task publishes into memory meanwhile.
     return yield* holdingBackgroundLocks(request.rootDir, body, request).pipe(

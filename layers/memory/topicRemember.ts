@@ -4,17 +4,25 @@
  * (credentials, size, header) and journaled like one, so `pm undo` takes it back. The file is named under the
  * locks of both background writers. Refused text (a credential, too large, nothing given) is RememberRefused and
  * writes nothing; a busy lock or a failed write is ForgetFailed, saying what was saved.
+ *
+ * The index is read whole as bytes (indexRewrite.ts) before the topic is written, and the new line's bytes are
+ * appended after its last byte (a line end first only when it does not end with one: src/memory/indexBytes.ts), so
+ * every byte already there stays. An index too large to rewrite, or one that cannot be read, refuses the remember
+ * before anything is written.
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import type { MemoryType } from "../../src/memory/frontmatter.ts"
+import { appendIndexLine } from "../../src/memory/indexBytes.ts"
 import { buildBackfillIndex, indexLine } from "../../src/memory/memoryIndex.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
+import { undoWindowNote } from "../../src/writes/journalPrune.ts"
 import { rememberedTopic } from "../../src/writes/remember.ts"
 import { LockService } from "../storage/LockService.ts"
 import { holdingBackgroundLocks, type PersonWait } from "../writes/MemoryUndo.ts"
-import { checkDir, rawIndex } from "./browseReads.ts"
+import { checkDir } from "./browseReads.ts"
+import { indexForRewrite } from "./indexRewrite.ts"
 import { ForgetFailed, lockFailureAsForgetFailed, type MemoryChangeServices } from "./topicForget.ts"
 
 /** `remember` refused the text (a credential, too large, nothing given): nothing was written. */
@@ -43,6 +51,8 @@ export interface RememberResult {
   readonly files: ReadonlyArray<string>
   /** The journal task: `pm undo` removes it again. */
   readonly task: string
+  /** What the person should know about undoing it (an index larger than the journal keeps), when anything. */
+  readonly note?: string
 }
 
 export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChangeServices) =>
@@ -56,16 +66,17 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
       const made = rememberedTopic(request.text, request.type ?? "project", new Set(present.map((e) => e.name.toLowerCase())))
       if (made._tag === "Refused") return yield* new RememberRefused({ reason: made.reason })
       const { topic } = made
+      // Read whole before anything is written: an index too large to rewrite refuses the remember here.
+      const index = yield* indexForRewrite(fs, memoryDir)
       const task = `remember-${randomUUID()}`
       const journaled = journal.forWriter({ rootDir: request.rootDir }, { task, kind: "remember", session: request.session, model: null })
       const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
       yield* writeTask.write(topic.filename, topic.content).pipe(Effect.mapError(failed("nothing was saved")))
-      const index = yield* rawIndex(fs, memoryDir)
       const line = indexLine({ filename: topic.filename, title: topic.name, description: topic.description })
-      let next: string
+      let next: string | Uint8Array
       if (index.exists) {
-        yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { content: index.text, mtimeMs: index.mtimeMs })
-        next = `${index.text}${index.text === "" || index.text.endsWith("\n") ? "" : "\n"}${line}\n`
+        yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { bytes: index.bytes, mtimeMs: index.mtimeMs })
+        next = appendIndexLine(index.bytes, line)
       } else {
         // No index yet: the one the first read would make from the other topics, with this line first.
         const { topics } = yield* store.scanTopics(memoryDir)
@@ -73,7 +84,8 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
         next = `${line}\n${buildBackfillIndex(others.map((t) => ({ filename: t.filename, title: t.name ?? t.filename, description: t.description })))}`
       }
       yield* writeTask.write(INDEX_FILE, next).pipe(Effect.mapError(failed(`${topic.filename} was saved but the index was not updated`)))
-      return { file: topic.filename, files: [topic.filename, INDEX_FILE], task } satisfies RememberResult
+      const note = undoWindowNote(INDEX_FILE, index.bytes.length)
+      return { file: topic.filename, files: [topic.filename, INDEX_FILE], task, ...(note === undefined ? {} : { note }) } satisfies RememberResult
     })
     return yield* holdingBackgroundLocks(request.rootDir, body, request).pipe(
       Effect.provideService(LockService, locks),

@@ -38,6 +38,22 @@ export class StaleBaseline extends Data.TaggedError("StaleBaseline")<{
   }
 }
 
+/**
+ * A write of text that would replace bytes of the file that are not valid UTF-8: the model was shown them as U+FFFD
+ * and cannot give them back, so the write would lose them.
+ */
+export class UndecodableBytes extends Data.TaggedError("UndecodableBytes")<{
+  readonly path: string
+  /** The 1-based line of the first such byte the write would replace. */
+  readonly line: number
+}> {
+  override get message(): string {
+    return `${this.path} holds bytes that are not valid UTF-8 on line ${this.line} (shown to you as the replacement character U+FFFD), in the part ` +
+      `this write replaces; writing it would lose them. Nothing was written. Use edit to change only the text around ` +
+      `them, leaving line ${this.line} as it is.`
+  }
+}
+
 export class EditFailed extends Data.TaggedError("EditFailed")<{
   readonly path: string
   readonly reason: EditFailure
@@ -65,7 +81,7 @@ export class TaskInvalid extends Data.TaggedError("TaskInvalid")<{
   }
 }
 
-export type WriteError = WriteRejected | BaselineMissing | StaleBaseline | TaskInvalid | PublishFailed
+export type WriteError = WriteRejected | BaselineMissing | StaleBaseline | TaskInvalid | PublishFailed | UndecodableBytes
 export type EditError = WriteError | EditFailed | FileMissing
 export type RemoveError = WriteRejected | FileMissing | TaskInvalid | PublishFailed
 

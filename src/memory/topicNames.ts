@@ -1,7 +1,7 @@
 /**
  * Topics by name, and the index's links to them: finding a topic by the name a person types (`pm show|forget`,
- * `/memory show|forget`), which topics the index links, the links a new index adds to topics that do not exist, and
- * the index without a topic's lines. Pure.
+ * `/memory show|forget`), which topics the index links, and the links a new index adds to topics that do not exist.
+ * (The index without a topic's lines is src/memory/indexBytes.ts's: forget works on bytes.) Pure.
  */
 import { indexLinkTargets } from "./lint.ts"
 
@@ -71,12 +71,4 @@ export const resolveTopicName = (raw: string, topics: ReadonlyArray<NamedTopic>)
     return refuse("unknown", `${raw} names more than one topic (${all}); give the file name`)
   }
   return refuse("unknown", `no topic named ${raw} (give a file name from \`pm list\` or a frontmatter name)`)
-}
-
-/** The index without the lines that link `filename`; other lines (headings, other links) stay byte for byte. */
-export const removeIndexLinks = (index: string, filenames: ReadonlyArray<string>): { readonly text: string; readonly removed: number } => {
-  const gone = new Set(filenames)
-  const lines = index.split("\n")
-  const kept = lines.filter((line) => !indexLinkTargets(line).some((t) => gone.has(decodeTarget(t))))
-  return { text: kept.join("\n"), removed: lines.length - kept.length }
 }

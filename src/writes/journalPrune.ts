@@ -68,3 +68,16 @@ export const planPrune = (
   const keep = candidates.slice(0, kept).reverse()
   return { keep, dropped: tasks.length - keep.length, keptBlobs: counted, keptBytes }
 }
+
+/**
+ * What a person is told when a change replaces a file of `previousBytes` bytes larger than the journal's content cap:
+ * the journal keeps the previous content of its newest task whatever its size, so the change can be undone, but the
+ * pruning that follows keeps nothing older beside it, and the next change's pruning drops it. Undefined at or below
+ * the cap, where the usual retention holds.
+ */
+export const undoWindowNote = (file: string, previousBytes: number, cap: number = JOURNAL_MAX_CONTENT_BYTES): string | undefined =>
+  previousBytes <= cap
+    ? undefined
+    : `${file} is ${previousBytes.toLocaleString("en-US")} bytes, more than the ${cap.toLocaleString("en-US")} bytes of ` +
+      "previous content the journal keeps: this change can be undone until the next change of memory, and the changes " +
+      "made before it can no longer be undone."

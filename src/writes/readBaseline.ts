@@ -1,7 +1,12 @@
 /**
  * Read baselines of a background task (pure): what a `read` records, when a `write` must ask for a re-read, and how
- * `edit` applies its replacements. The registry itself lives in layers/writes/memoryTask.ts, one per task.
+ * `edit` applies its replacements. The registry itself lives in layers/writes/memoryTask.ts, one per task. A baseline
+ * compares bytes (their sha256), never decoded text: two files that differ only in bytes that are not UTF-8 decode
+ * to the same text.
  */
+import { createHash } from "node:crypto"
+
+const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
 
 /** How the task's `read` went, as the read tool reports it. */
 export type ReadOutcome =
@@ -17,8 +22,8 @@ export type ReadOutcome =
 export interface Baseline {
   /** Floored mtime of the file when it was read. */
   readonly mtimeMs: number
-  /** The whole text, for full reads; undefined for a page, whose content cannot vouch for the rest of the file. */
-  readonly content: string | undefined
+  /** The sha256 of the whole file, for full reads; undefined for a page, which cannot vouch for the rest of the file. */
+  readonly sha256: string | undefined
 }
 
 /** A full read records content; a page records only the time; a truncated or image read clears the baseline. */
@@ -27,25 +32,25 @@ export const baselineAction = (outcome: ReadOutcome): "full" | "page" | "clear" 
   return outcome.offset === undefined && outcome.limit === undefined ? "full" : "page"
 }
 
-export const makeBaseline = (outcome: ReadOutcome, mtimeMs: number, content: string): Baseline | undefined => {
+export const makeBaseline = (outcome: ReadOutcome, mtimeMs: number, bytes: Uint8Array): Baseline | undefined => {
   const action = baselineAction(outcome)
   if (action === "clear") return undefined
-  return { mtimeMs: Math.floor(mtimeMs), content: action === "full" ? content : undefined }
+  return { mtimeMs: Math.floor(mtimeMs), sha256: action === "full" ? sha256Hex(bytes) : undefined }
 }
 
 /**
  * For an existing file: "missing" without a baseline; "stale" when the floored mtime is later than the baseline and
- * the content differs from what was read (a page has no content to compare, so any later mtime is stale).
- * `currentContent` is only called when the mtime moved.
+ * the bytes differ from those read (a page has no bytes to compare, so any later mtime is stale).
+ * `currentBytes` is only called when the mtime moved.
  */
 export const judgeWrite = (
   baseline: Baseline | undefined,
   currentMtimeMs: number,
-  currentContent: () => string
+  currentBytes: () => Uint8Array
 ): "ok" | "missing" | "stale" => {
   if (baseline === undefined) return "missing"
   if (Math.floor(currentMtimeMs) <= baseline.mtimeMs) return "ok"
-  return baseline.content !== undefined && baseline.content === currentContent() ? "ok" : "stale"
+  return baseline.sha256 !== undefined && baseline.sha256 === sha256Hex(currentBytes()) ? "ok" : "stale"
 }
 
 export interface Replacement {
@@ -53,7 +58,7 @@ export interface Replacement {
   readonly newText: string
 }
 
-export type EditFailure = "empty" | "not-found" | "ambiguous" | "overlap" | "no-change"
+export type EditFailure = "empty" | "not-found" | "ambiguous" | "overlap" | "no-change" | "undecodable"
 
 export type EditResult =
   | { readonly _tag: "Applied"; readonly content: string }
@@ -105,5 +110,7 @@ export const describeEditFailure = (path: string, reason: EditFailure, index: nu
       return `${which} overlaps another edit in ${path}. Merge them into one edit or target separate regions.`
     case "no-change":
       return `The edits leave ${path} unchanged. Nothing was written.`
+    case "undecodable":
+      return `${which} holds U+FFFD where ${path} holds bytes that are not valid UTF-8; those bytes cannot be matched or replaced. Edit only the text around them.`
   }
 }

@@ -64,8 +64,8 @@ const program = Effect.gen(function*() {
   }
   const task = yield* makeMemoryWriter(counted).openTask({ memoryDir, cwd: memoryDir, journal: hook })
   for (const name of ["a.md", "b.md"]) {
-    const content = (yield* counted.readRegularFile(`${memoryDir}/${name}`)).bytes.toString()
-    yield* task.recordRead(name, { kind: "text", truncated: false }, { content, mtimeMs: (yield* counted.stat(`${memoryDir}/${name}`)).mtimeMs })
+    const bytes = (yield* counted.readRegularFile(`${memoryDir}/${name}`)).bytes
+    yield* task.recordRead(name, { kind: "text", truncated: false }, { bytes, mtimeMs: (yield* counted.stat(`${memoryDir}/${name}`)).mtimeMs })
   }
   yield* task.write("a.md", "A-new\n")
   yield* task.write("c.md", "C-new\n")

@@ -83,7 +83,7 @@ const rewrite = (fs: FileSystemShape, env: ReturnType<typeof setup>, task: strin
     })
     const path = join(memoryDir, file)
     if (existsSync(path)) {
-      yield* handle.recordRead(path, { kind: "text", truncated: false }, { content: readFileSync(path, "utf8"), mtimeMs: statSync(path).mtimeMs })
+      yield* handle.recordRead(path, { kind: "text", truncated: false }, { bytes: readFileSync(path), mtimeMs: statSync(path).mtimeMs })
     }
     return yield* handle.write(path, content)
   })

@@ -4,7 +4,7 @@ import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { TaskInvalid } from "../../layers/writes/writeErrors.ts"
-import { applyEdits, baselineAction, judgeWrite } from "../../src/writes/readBaseline.ts"
+import { applyEdits, baselineAction, judgeWrite, makeBaseline } from "../../src/writes/readBaseline.ts"
 import { sandbox, temps, withTask } from "./support.ts"
 
 const TOPIC = "---\nname: a\ndescription: about a\nmetadata:\n  type: project\n---\nalpha beta gamma\n"
@@ -24,14 +24,23 @@ describe("baseline rules (pure)", () => {
     expect(baselineAction({ kind: "text", truncated: true })).toBe("clear")
     expect(baselineAction({ kind: "image" })).toBe("clear")
   })
-  it("judgeWrite compares floored mtimes, and content only when the mtime moved", () => {
-    const b = { mtimeMs: 1_000, content: "x" }
-    expect(judgeWrite(undefined, 1_000, () => "x")).toBe("missing")
-    expect(judgeWrite(b, 1_000.9, () => "changed")).toBe("ok") // floor(1000.9) = 1000: not later
-    expect(judgeWrite(b, 1_001, () => "x")).toBe("ok")
-    expect(judgeWrite(b, 1_001, () => "changed")).toBe("stale")
-    expect(judgeWrite({ mtimeMs: 1_000, content: undefined }, 1_001, () => "x")).toBe("stale")
-    expect(judgeWrite({ mtimeMs: 1_000, content: undefined }, 999, () => "x")).toBe("ok")
+  it("judgeWrite compares floored mtimes, and the bytes' hash only when the mtime moved", () => {
+    const bytes = (s: string) => new TextEncoder().encode(s)
+    const b = makeBaseline(full, 1_000, bytes("x"))!
+    expect(judgeWrite(undefined, 1_000, () => bytes("x"))).toBe("missing")
+    expect(judgeWrite(b, 1_000.9, () => bytes("changed"))).toBe("ok") // floor(1000.9) = 1000: not later
+    expect(judgeWrite(b, 1_001, () => bytes("x"))).toBe("ok")
+    expect(judgeWrite(b, 1_001, () => bytes("changed"))).toBe("stale")
+    expect(judgeWrite({ mtimeMs: 1_000, sha256: undefined }, 1_001, () => bytes("x"))).toBe("stale")
+    expect(judgeWrite({ mtimeMs: 1_000, sha256: undefined }, 999, () => bytes("x"))).toBe("ok")
+  })
+  it("judgeWrite tells apart files that differ only in bytes that are not UTF-8 (they decode to the same text)", () => {
+    const one = Uint8Array.of(0x61, 0xff, 0x0a)
+    const other = Uint8Array.of(0x61, 0xfe, 0x0a)
+    expect(new TextDecoder().decode(one)).toBe(new TextDecoder().decode(other))
+    const b = makeBaseline(full, 1_000, one)!
+    expect(judgeWrite(b, 1_001, () => one)).toBe("ok")
+    expect(judgeWrite(b, 1_001, () => other)).toBe("stale")
   })
   it("applyEdits: exactly once, no overlap, something changes", () => {
     expect(applyEdits("a b c", [{ oldText: "b", newText: "B" }, { oldText: "c", newText: "C" }]))
@@ -123,7 +132,7 @@ describe("MemoryWriter baselines", () => {
     await withTask({ memoryDir: s.memory, cwd: s.memory }, (t) =>
       Effect.gen(function*() {
         // The tool saw an older version with an older mtime: the file changed after that read.
-        yield* t.recordRead(file, full, { content: "older\n", mtimeMs: mtimeMs - 10_000 })
+        yield* t.recordRead(file, full, { bytes: new TextEncoder().encode("older\n"), mtimeMs: mtimeMs - 10_000 })
         expect(yield* Effect.flip(t.write(file, "x"))).toMatchObject({ _tag: "StaleBaseline" })
       }))
   })

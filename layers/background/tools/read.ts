@@ -53,12 +53,12 @@ export const makeReadTool = ({ pi, cwd, writer, runtime, paths }: ToolContext) =
       : { kind: "text" as const, truncated, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }
     // The baseline is what the tool saw only if the file did not move under the read; otherwise none is recorded.
     const after = await stat(absolute).catch(() => undefined)
-    const content = after === undefined ? undefined : await readFile(absolute, "utf8").catch(() => undefined)
-    const steady = before !== undefined && after !== undefined && content !== undefined &&
+    const bytes = after === undefined ? undefined : await readFile(absolute).catch(() => undefined)
+    const steady = before !== undefined && after !== undefined && bytes !== undefined &&
       before.mtimeMs === after.mtimeMs && before.size === after.size && before.ino === after.ino
     await runtime.runEffect(
       steady
-        ? writer.recordRead(absolute, outcome, { content, mtimeMs: after.mtimeMs })
+        ? writer.recordRead(absolute, outcome, { bytes, mtimeMs: after.mtimeMs })
         : writer.recordRead(absolute, { kind: "image" })
     )
     return result
