@@ -78,8 +78,8 @@ const routes: Record<string, () => Promise<number>> = {
 }
 
 try {
-  // Warms npm's cache (and the local registry's copy of the dependencies): not measured.
-  await routes["registry"]!()
+  // Warms npm's cache (and the local registry's copy of the dependencies through its uplink): shown, not paired.
+  const cold = await routes["registry"]!()
   const times: Record<string, Array<number>> = Object.fromEntries(Object.keys(routes).map((k) => [k, []]))
   const ratios: Record<string, Array<number>> = Object.fromEntries(Object.keys(routes).map((k) => [k, []]))
   for (let round = 0; round < rounds; round++) {
@@ -90,6 +90,7 @@ try {
       ratios[name]!.push(thisRound[name]! / thisRound["registry"]!)
     }
   }
+  console.log(`registry, npm's cache empty (a first install, dependencies through the uplink): ${cold.toFixed(0)} ms`)
   console.log(`install routes, ${rounds} interleaved rounds, medians (npm's cache warm)`)
   console.log(`${"route".padEnd(10)} ${"wall ms".padStart(8)} ${"vs registry".padStart(12)}`)
   for (const name of Object.keys(routes)) {
