@@ -6,10 +6,12 @@
  * - `pi install git:git://127.0.0.1:PORT/owner/pi-project-memory`: a bare clone of this checkout's HEAD served by
  *   `git daemon` on loopback (test/support/gitDaemon.ts); Pi clones it and runs `npm install --omit=dev`;
  * - `pi install npm:pi-project-memory@file:<tarball>`: the tarball route the docs give.
- * Each install must succeed with no npm warning about install scripts and hold none of the dev dependencies; then a
- * `pi -p` against the strict HTTP provider declared in the agent folder's models.json runs a scripted background
- * extraction that writes a topic and the index. Needs the npm registry (the local one fetches other packages from it).
+ * Each install must succeed with no npm warning about install scripts and hold none of the dev dependencies; Pi's
+ * list of loaded extensions must name the package (Pi's own resolution and labels, from the dev dependency of the
+ * same version); then a `pi -p` against the strict HTTP provider declared in the agent folder's models.json runs a
+ * scripted background extraction that writes a topic and the index. Needs the npm registry (the local one fetches other packages from it).
  */
+import { DefaultPackageManager, InteractiveMode, SettingsManager } from "@earendil-works/pi-coding-agent"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -87,6 +89,18 @@ const expectProductionOnly = (installed: Installed, modules: string): void => {
 }
 
 /**
+ * The labels Pi's start-up list of extensions gives what this agent folder loads: Pi resolves its settings' packages
+ * (installing nothing) and labels them with the interactive mode's own code.
+ */
+const piListsAs = async (installed: Installed): Promise<Array<string>> => {
+  const { agentDir, home } = installed.dirs
+  const packages = new DefaultPackageManager({ cwd: home, agentDir, settingsManager: SettingsManager.create(home, agentDir) })
+  const resolved = await packages.resolve(async () => "error")
+  const extensions = resolved.extensions.filter((e) => e.enabled).map((e) => ({ path: e.path, sourceInfo: { path: e.path, ...e.metadata } }))
+  return (InteractiveMode.prototype as any).getCompactExtensionLabels.call(Object.create(InteractiveMode.prototype), extensions)
+}
+
+/**
  * One `pi -p` in a fresh project with the installed package loaded by Pi from its settings: the main answer is
  * "ok", the selector chooses nothing, and the background extraction writes the topic, then the index, then ends.
  */
@@ -128,6 +142,7 @@ describe("installed the ways Pi installs a package", () => {
     // What was installed is what was published: the registry's copy, not the real registry's package of that name.
     const published = JSON.parse(readFileSync(join(installed.pkg, "package.json"), "utf8")) as { pi: unknown }
     expect(published.pi).toEqual({ extensions: ["./index.ts"] })
+    expect(await piListsAs(installed)).toEqual(["pi-project-memory"])
     await extractionWrites(installed)
   })
 
@@ -140,12 +155,14 @@ describe("installed the ways Pi installs a package", () => {
     )
     // Nothing was built at install time: the clone's dist/ is the commit's, file for file.
     expect(execFileSync("git", ["status", "--porcelain", "--", "dist"], { cwd: installed.pkg, encoding: "utf8" })).toBe("")
+    expect(await piListsAs(installed)).toEqual(["owner/pi-project-memory"])
     await extractionWrites(installed)
   })
 
   it("pi install npm:pi-project-memory@file:<tarball>: the same from a packed file", async () => {
     const installed = await piInstall(`npm:pi-project-memory@file:${tarball}`, (agentDir) => join(agentDir, "npm", "node_modules", "pi-project-memory"))
     expectProductionOnly(installed, join(installed.dirs.agentDir, "npm", "node_modules"))
+    expect(await piListsAs(installed)).toEqual([`pi-project-memory@file:${tarball}`])
     await extractionWrites(installed)
   })
 })
