@@ -1,11 +1,12 @@
 /**
  * `pm`'s executable: checks the Node version before loading the CLI, whose modules need Node >= 22.19 and would
- * otherwise fail with a module-linking trace. On an older Node it re-runs itself under the Node 22 that
- * `scripts/node22.mjs` keeps in its cache (installed by `npm install` on such a machine), or says in one line what
- * is needed. Nothing here may need a newer Node than the one it is checking for.
+ * otherwise fail with a module-linking trace. On an older Node it re-runs itself under the Node 22 kept in the cache
+ * that `scripts/node22.mjs` shares, installing it there from the npm registry first when it is missing (saying so in
+ * one line: nothing runs at `npm install` time, so the first `pm` is what fetches it), or says in one line what is
+ * needed. Nothing here may need a newer Node than the one it is checking for.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
 import * as Module from "node:module"
 import { homedir } from "node:os"
 import { join } from "node:path"
@@ -34,6 +35,15 @@ if (recentEnough(process.versions.node)) {
   await import(main)
 } else {
   const node = cachedNode()
+  if (process.env["PM_REEXEC"] !== "1" && !existsSync(node)) {
+    process.stderr.write(
+      `pm: Node ${process.version} is older than the ${NEEDED_MAJOR}.${NEEDED_MINOR} this package needs: installing Node 22 ` +
+        `from the npm registry into ${cache}\n`
+    )
+    mkdirSync(cache, { recursive: true })
+    const args = ["install", "--prefix", cache, "--no-save", "--no-audit", "--no-fund", "--no-package-lock", `${nodePackage}@22`]
+    spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { stdio: ["ignore", "ignore", "inherit"], shell: process.platform === "win32" })
+  }
   if (process.env["PM_REEXEC"] !== "1" && existsSync(node)) {
     process.stderr.write(`pm: Node ${process.version} is older than ${NEEDED_MAJOR}.${NEEDED_MINOR}; running under ${node}\n`)
     const result = spawnSync(node, process.argv.slice(1), { stdio: "inherit", env: { ...process.env, PM_REEXEC: "1" } })

@@ -5,8 +5,8 @@
  *
  * Two things differ from a person's shell, both so that the test leaves no trace outside its temp folder:
  * `npm_config_prefix` sends the global installs to a temporary prefix (a person's go to their Node's prefix), and
- * `npm_config_ignore_scripts` keeps npm from rebuilding dist/ of this checkout under the other tests' feet (it is
- * built already).
+ * `npm_config_ignore_scripts` keeps the install scripts of Pi's dependencies from running (this package has none:
+ * its dist/ is committed).
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"

@@ -19,11 +19,12 @@ const importsIn = (file: string): Array<string> =>
 beforeAll(() => ensureBuilt())
 
 describe("the built files import Pi by name only from Pi's entry", () => {
-  it("the manifest names dist/extension.ts, which imports the host and hands it to the bundle", () => {
+  it("the manifest names index.ts, which hands on dist/extension.ts, which imports the host and hands it to the bundle", () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { pi: { extensions: Array<string> } }
-    // The second entry is the checkout's own notice that it was never built (not published): it imports nothing of Pi.
-    expect(manifest.pi.extensions).toEqual(["./dist/extension.ts", "./unbuilt.js"])
-    expect([...readFileSync(join(repoRoot, "unbuilt.js"), "utf8").matchAll(HOST_PACKAGES)]).toEqual([])
+    // At the package's root, named index.ts: Pi's list of extensions then shows the package's name, not a file's.
+    expect(manifest.pi.extensions).toEqual(["./index.ts"])
+    expect(readFileSync(join(repoRoot, "index.ts"), "utf8")).toContain('export { default } from "./dist/extension.ts"')
+    expect([...readFileSync(join(repoRoot, "index.ts"), "utf8").matchAll(HOST_PACKAGES)]).toEqual([])
     expect(importsIn("extension.ts")).toEqual(["@earendil-works/pi-coding-agent"])
     expect(readFileSync(join(repoRoot, "dist", "extension.ts"), "utf8")).toContain("export default projectMemory(host)")
   })

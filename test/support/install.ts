@@ -13,7 +13,7 @@ import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs"
 import { rm } from "node:fs/promises"
-import { homedir } from "node:os"
+import { homedir, tmpdir } from "node:os"
 import { delimiter, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -98,26 +98,35 @@ const cached = async (name: string, make: (dir: string) => Promise<void>): Promi
   return dir
 }
 
+/** Pi (the version the dev dependencies pin) installed into a prefix of its own, once per cache: its `pi` command. */
+export const installedPi = async (): Promise<{ readonly piPrefix: string; readonly piBin: string }> => {
+  const piPrefix = await cached(`pi-${PI_VERSION}-node${nodeMajor}`, async (dir) => {
+    await npm(["install", "--prefix", dir, "--prefer-offline", `@earendil-works/pi-coding-agent@${PI_VERSION}`], tmpdir())
+  })
+  return { piPrefix, piBin: join(piPrefix, "node_modules", ".bin", "pi") }
+}
+
+/** `npm pack` of the current build (it must be built) into `dest`: the tarball's path. */
+export const packTarball = async (dest: string): Promise<string> =>
+  join(dest, (await npm(["pack", "--ignore-scripts", "--pack-destination", dest], repoRoot)).trim().split("\n").at(-1)!)
+
 /** Packs the current build (it must be built) and makes both installs under `base`. */
 export const preparePackagedInstall = async (base: string): Promise<PackagedInstall> => {
   const pkgPrefix = join(base, "pkg")
-  // The build is current; packing must not run `prepare` again.
-  const packed = (await npm(["pack", "--ignore-scripts", "--pack-destination", base], repoRoot)).trim().split("\n").at(-1)!
+  const packed = await packTarball(base)
   const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { dependencies: Record<string, string> }
   const depsKey = createHash("sha256").update(JSON.stringify(manifest.dependencies)).digest("hex").slice(0, 16)
-  const [piPrefix, depsPrefix] = await Promise.all([
-    cached(`pi-${PI_VERSION}-node${nodeMajor}`, async (dir) => {
-      await npm(["install", "--prefix", dir, "--prefer-offline", `@earendil-works/pi-coding-agent@${PI_VERSION}`], base)
-    }),
+  const [{ piPrefix }, depsPrefix] = await Promise.all([
+    installedPi(),
     cached(`package-deps-${depsKey}-node${nodeMajor}`, async (dir) => {
-      await npm(["install", "--prefix", dir, "--prefer-offline", "--omit=dev", join(base, packed)], base)
+      await npm(["install", "--prefix", dir, "--prefer-offline", "--omit=dev", packed], base)
     })
   ])
   // A copy of the prefix holding an earlier tarball with the same dependencies; npm replaces the package with this one.
   const copied = await run("cp", ["-a", depsPrefix, pkgPrefix])
   if (copied.code !== 0) throw new Error(`cp -a ${depsPrefix} ${pkgPrefix} failed: ${copied.stderr}`)
   await rm(join(pkgPrefix, ".complete"), { force: true })
-  await npm(["install", "--prefix", pkgPrefix, "--prefer-offline", "--omit=dev", join(base, packed)], base)
+  await npm(["install", "--prefix", pkgPrefix, "--prefer-offline", "--omit=dev", packed], base)
   return {
     piPrefix,
     piBin: join(piPrefix, "node_modules", ".bin", "pi"),
@@ -129,15 +138,18 @@ export const preparePackagedInstall = async (base: string): Promise<PackagedInst
 
 /**
  * The environment of a user's shell: this Node first, the given Pi on PATH when asked, and none of the `pi`
- * commands that npm and npx put on PATH from the checkout's node_modules/.bin.
+ * commands that npm and npx put on PATH from the checkout's node_modules/.bin, nor the `npm_*` variables they set
+ * (npx's `npm_config_loglevel=error` would silence the warnings of an npm that Pi runs, and `npm_config_userconfig`
+ * would read this machine's settings instead of the home's).
  */
 export const userEnv = (
-  install: PackagedInstall,
+  install: { readonly piBin: string },
   dirs: { readonly agentDir: string; readonly home: string },
   withPi: boolean,
   extra: NodeJS.ProcessEnv = {}
 ): NodeJS.ProcessEnv => {
-  const { NODE_OPTIONS: _n, ...rest } = process.env
+  const { NODE_OPTIONS: _n, ...all } = process.env
+  const rest = Object.fromEntries(Object.entries(all).filter(([name]) => !/^npm_/i.test(name)))
   const system = (process.env["PATH"] ?? "").split(delimiter).filter((d) => d !== "" && !existsSync(join(d, "pi")))
   const path = [dirname(process.execPath), ...(withPi ? [dirname(install.piBin)] : []), ...system]
   return { ...rest, HOME: dirs.home, PI_CODING_AGENT_DIR: dirs.agentDir, PI_OFFLINE: "1", PATH: path.join(delimiter), ...extra }
