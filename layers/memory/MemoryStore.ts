@@ -14,7 +14,8 @@ import { type BackfillError, makeIndexBackfill } from "./indexBackfill.ts"
 import { type IndexReadError, type IndexSummary, makeIndexFile } from "./indexFile.ts"
 import { type FileLint, makeMemoryLint } from "./memoryLint.ts"
 import { makeTopicRead, type RecallRead, type TopicReadError } from "./topicRead.ts"
-import { makeTopicScan, type ScanResult, type Topic } from "./topicScan.ts"
+import { makeTopicManifest, type RankedTopics } from "./topicManifest.ts"
+import type { ScanResult, Topic } from "./topicScan.ts"
 
 export interface MemoryStoreShape {
   /** Trimmed index text ("" on any failure), backfilling a missing index from the topics. */
@@ -24,7 +25,13 @@ export interface MemoryStoreShape {
   readonly readIndexFile: (memoryDir: string) => Effect.Effect<string, IndexReadError>
   /** Creates MEMORY.md from the topics unless it exists; returns what is on disk afterwards. */
   readonly backfillIndex: (memoryDir: string, topics: ReadonlyArray<Topic>) => Effect.Effect<string, BackfillError>
-  readonly scanTopics: (memoryDir: string) => Effect.Effect<ScanResult>
+  /**
+   * Every topic, newest first, and what was passed over, from the folder's manifest (refreshed from what changed;
+   * `thorough` also stats every topic file, for a person's command that must see an edit made in place at once).
+   */
+  readonly scanTopics: (memoryDir: string, options?: { readonly thorough?: boolean }) => Effect.Effect<ScanResult>
+  /** The scan, with the topics that share a word with `text` ranked best first (at most `limit`). */
+  readonly rankTopics: (memoryDir: string, text: string, limit: number) => Effect.Effect<RankedTopics>
   readonly catalog: (topics: ReadonlyArray<Topic>) => string
   readonly readForRecall: (memoryDir: string, filename: string) => Effect.Effect<RecallRead, TopicReadError>
   /** Lints the given topic files (relative or absolute), or all topics and the index when none are given. */
@@ -33,7 +40,8 @@ export interface MemoryStoreShape {
 
 export const makeMemoryStore = Effect.gen(function* () {
   const fs = yield* FileSystem
-  const scanTopics = makeTopicScan(fs)
+  const manifest = makeTopicManifest(fs)
+  const scanTopics = (memoryDir: string, options?: { readonly thorough?: boolean }) => manifest.scan(memoryDir, options?.thorough === true)
   const { readIndexFile, peekIndex } = makeIndexFile(fs)
   const { backfillIndex, readIndex } = makeIndexBackfill(fs, readIndexFile, scanTopics)
   return {
@@ -42,6 +50,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     readIndexFile,
     backfillIndex,
     scanTopics,
+    rankTopics: manifest.rank,
     catalog: catalogOf,
     readForRecall: makeTopicRead(fs),
     lint: makeMemoryLint(fs, readIndexFile, scanTopics)
