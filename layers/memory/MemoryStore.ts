@@ -14,7 +14,8 @@ import { type BackfillError, makeIndexBackfill } from "./indexBackfill.ts"
 import { type IndexReadError, type IndexSummary, makeIndexFile } from "./indexFile.ts"
 import { type FileLint, makeMemoryLint } from "./memoryLint.ts"
 import { makeTopicRead, type RecallRead, type TopicReadError } from "./topicRead.ts"
-import { makeTopicManifest, type RankedTopics } from "./topicManifest.ts"
+import type { FileSystemShape } from "../storage/fileSystemShape.ts"
+import { makeTopicManifest, type RankedTopics, type TopicManifest } from "./topicManifest.ts"
 import type { ScanResult, Topic } from "./topicScan.ts"
 
 export interface MemoryStoreShape {
@@ -38,9 +39,7 @@ export interface MemoryStoreShape {
   readonly lint: (memoryDir: string, files?: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<FileLint>>
 }
 
-export const makeMemoryStore = Effect.gen(function* () {
-  const fs = yield* FileSystem
-  const manifest = makeTopicManifest(fs)
+const makeStoreOver = (fs: FileSystemShape, manifest: TopicManifest): MemoryStoreShape => {
   const scanTopics = (memoryDir: string, options?: { readonly thorough?: boolean }) => manifest.scan(memoryDir, options?.thorough === true)
   const { readIndexFile, peekIndex } = makeIndexFile(fs)
   const { backfillIndex, readIndex } = makeIndexBackfill(fs, readIndexFile, scanTopics)
@@ -55,6 +54,20 @@ export const makeMemoryStore = Effect.gen(function* () {
     readForRecall: makeTopicRead(fs),
     lint: makeMemoryLint(fs, readIndexFile, scanTopics)
   } satisfies MemoryStoreShape
+}
+
+/** The store of a process that reads memory a few times (`pm`, tests): its manifests are checked by stat alone. */
+export const makeMemoryStore = Effect.map(FileSystem, (fs) => makeStoreOver(fs, makeTopicManifest(fs)))
+
+/**
+ * The store of a long-lived process (the extension): each memory folder is also watched, so a change costs in
+ * proportion to what changed; the watches stop with the scope.
+ */
+export const makeWatchingMemoryStore = Effect.gen(function* () {
+  const fs = yield* FileSystem
+  const manifest = makeTopicManifest(fs, { watch: true })
+  yield* Effect.addFinalizer(() => Effect.sync(manifest.close))
+  return makeStoreOver(fs, manifest)
 })
 
 export class MemoryStore extends Context.Tag("pm/MemoryStore")<MemoryStore, MemoryStoreShape>() {

@@ -68,12 +68,22 @@ export interface Candidate {
   readonly folder: string
 }
 
-/** What the walk found: the topic files, what it passed over, and each folder it listed with its stat from before. */
+/** A folder the walk listed: its stat from before the listing, and its filename prefix ("" for the root, "a/b/"). */
+export interface WalkedFolder {
+  readonly info: FileInfo
+  readonly rel: string
+}
+
+/** What the walk found: the topic files, what it passed over, and each folder it listed. */
 export interface Walk {
   readonly files: ReadonlyArray<Candidate>
   readonly skipped: ReadonlyArray<SkippedEntry>
-  readonly folders: ReadonlyMap<string, FileInfo>
+  readonly folders: ReadonlyMap<string, WalkedFolder>
 }
+
+/** The path of `name` inside a walked folder, built as the walk builds it (join for the root, `dir + sep` below). */
+export const entryPath = (memoryDir: string, folder: string, rel: string, name: string): string =>
+  rel === "" ? join(memoryDir, "_").slice(0, -1) + name : folder + sep + name
 
 /**
  * Walks the directory tree; directory-level failures below the root are reported, the root's fail the walk.
@@ -85,7 +95,7 @@ export const walkMemoryDir = (fs: FileSystemShape, memoryDir: string): Effect.Ef
     const files: Array<Candidate> = []
     const skipped: Array<SkippedEntry> = []
     const seenDirs = new Set<string>()
-    const folders = new Map<string, FileInfo>()
+    const folders = new Map<string, WalkedFolder>()
     // Paths are built as join(memoryDir, ...) builds them ("" for ".", "/" for "/"), without normalising each one.
     const rootPrefix = join(memoryDir, "_").slice(0, -1)
     /** `rel` is the folder's filename prefix: "" for the root, "a/b/" below it; `id` its device and inode. */
@@ -100,7 +110,7 @@ export const walkMemoryDir = (fs: FileSystemShape, memoryDir: string): Effect.Ef
           return
         }
         seenDirs.add(id)
-        folders.set(dir, info)
+        folders.set(dir, { info, rel })
         const listing = (yield* fs.readDirectories([dir]))[0]!
         if (listing._tag === "Left") {
           if (isRoot) return yield* Effect.fail(listing.left)

@@ -3,11 +3,11 @@
  * folder and at most SCAN_RECHECK_PER_REFRESH topics, whatever the number of topics; a folder that moved is listed
  * again and only its own files are stat-ed; an edit in place is seen by the turn of checks (or at once by a thorough
  * scan); a folder changed within SCAN_RACY_MS of its stat is listed again; the best-ranked RANK_RECHECK_TOP topics
- * are stat-ed before they are returned.
+ * are stat-ed before they are returned. With watches, a change costs its own names: no listing, no other read.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { renameSync, rmSync, utimesSync } from "node:fs"
+import { readdirSync, renameSync, rmSync, utimesSync, watch } from "node:fs"
 import { join } from "node:path"
 import { RANK_RECHECK_TOP, SCAN_RACY_MS, SCAN_RECHECK_PER_REFRESH } from "../../src/limits.ts"
 import { makeTopicManifest } from "../../layers/memory/topicManifest.ts"
@@ -16,7 +16,7 @@ import { withOverrides } from "../../layers/storage/fileSystemOverrides.ts"
 import { tempDir, topicText, writeFileAt, writeTopics } from "../support/tmp.ts"
 
 /** A manifest over the real file system, recording what it lists, stats and reads, with its own clock. */
-const recorded = (clock: { now: number }) => {
+const recorded = (clock: { now: number }, watch = false) => {
   const real = makeNodeFileSystem()
   const calls = { listed: [] as Array<string>, stated: [] as Array<Array<string>>, read: [] as Array<string> }
   const fs = withOverrides(real, {
@@ -38,7 +38,7 @@ const recorded = (clock: { now: number }) => {
     calls.stated.length = 0
     calls.read.length = 0
   }
-  return { manifest: makeTopicManifest(fs, () => clock.now), calls, clear }
+  return { manifest: makeTopicManifest(fs, { now: () => clock.now, watch }), calls, clear }
 }
 
 /** Sets a folder's times back, so that it is not racy for a clock at `nowMs`. */
@@ -187,4 +187,74 @@ describe("the best-ranked topics", () => {
         expect(calls.stated.at(-1)).toHaveLength(Math.min(matching, RANK_RECHECK_TOP))
       }))
   }
+})
+
+describe("with watches (a long-lived process)", () => {
+  /** A folder of `count` topics scanned once by a watching manifest, its folder settled so that the watch is trusted. */
+  const watched = (count: number) =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const written = writeTopics(dir, count)
+      const clock = { now: Date.now() }
+      settle(dir, clock.now)
+      const recording = recorded(clock, true)
+      yield* recording.manifest.scan(dir)
+      yield* Effect.addFinalizer(() => Effect.sync(recording.manifest.close))
+      recording.clear()
+      return { dir, written, ...recording }
+    })
+
+  it.scoped("a topic replaced in a folder of 500 costs its own read: no listing, the others left alone", () =>
+    Effect.gen(function* () {
+      const { dir, written, manifest, calls } = yield* watched(500)
+      const target = join(dir, written[250]!.filename)
+      writeFileAt(join(dir, "swap.tmp"), topicText({ name: "Swapped", description: "replaced by a rename" }))
+      renameSync(join(dir, "swap.tmp"), target)
+      const after = yield* manifest.scan(dir)
+      expect(after.topics.find((t) => t.filename === written[250]!.filename)?.description).toBe("replaced by a rename")
+      expect(calls.listed).toEqual([])
+      expect(calls.read).toEqual([target])
+      expect(topicStats(calls.stated).length).toBeLessThanOrEqual(SCAN_RECHECK_PER_REFRESH + 1)
+    }))
+
+  it.scoped("a topic added or removed is found by name, and a new subfolder by a walk", () =>
+    Effect.gen(function* () {
+      const { dir, written, manifest, calls, clear } = yield* watched(100)
+      writeFileAt(join(dir, "added.md"), topicText({ name: "Added", description: "new" }))
+      rmSync(join(dir, written[7]!.filename))
+      const after = yield* manifest.scan(dir)
+      expect(after.topics.map((t) => t.filename)).toContain("added.md")
+      expect(after.topics.map((t) => t.filename)).not.toContain(written[7]!.filename)
+      expect(after.topics).toHaveLength(100)
+      expect(calls.listed).toEqual([])
+      expect(calls.read).toEqual([join(dir, "added.md")])
+      clear()
+      writeFileAt(join(dir, "deeper", "inner.md"), topicText({ name: "Inner", description: "in a new folder" }))
+      const deeper = yield* manifest.scan(dir)
+      expect(deeper.topics.map((t) => t.filename)).toContain("deeper/inner.md")
+      expect(calls.listed).toContain(dir)
+    }))
+
+  it.scoped("an edit in place beyond the turn of checks is seen at the next refresh (and is not without a watch)", () =>
+    Effect.gen(function* () {
+      const { dir, manifest } = yield* watched(500)
+      // The last file listed is the last in the turn of checks: the first refresh's checks do not reach it.
+      const last = readdirSync(dir).filter((n) => n.endsWith(".md")).at(-1)!
+      const unwatched = recorded({ now: Date.now() })
+      yield* unwatched.manifest.scan(dir)
+      const edited = Math.floor(Date.now() / 1000) * 1000 - 5_000
+      // The refresh comes after the edit's event, as a person's next request does: a watch of the test's own sees it
+      // in the same turn of the event loop as the manifest's.
+      yield* Effect.async<void>((resume) => {
+        const own = watch(dir, { persistent: false }, (_event, name) => {
+          if (name !== last) return
+          own.close()
+          resume(Effect.void)
+        })
+        utimesSync(join(dir, last), edited / 1000, edited / 1000)
+      })
+      const mtimeOf = (topics: ReadonlyArray<{ readonly filename: string; readonly fileMtimeMs: number }>) => topics.find((t) => t.filename === last)?.fileMtimeMs
+      expect(mtimeOf((yield* manifest.scan(dir)).topics)).toBe(edited)
+      expect(mtimeOf((yield* unwatched.manifest.scan(dir)).topics)).not.toBe(edited)
+    }))
 })
