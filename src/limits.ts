@@ -39,6 +39,14 @@ export const RANK_BODY_MAX_BYTES = 8_192
 export const RANK_QUERY_MAX_TERMS = 32
 /** Ours: the best-ranked topics of a request are stat-ed before they are shown, so the likeliest picks are current. */
 export const RANK_RECHECK_TOP = 16
+/** Ours: how much of the conversation's text (its end) the extractor's catalog is ranked against. */
+export const RANK_CONVERSATION_MAX_CHARS = 16_384
+/**
+ * Ours: the dream's catalog holds, besides the newest topics, the DREAM_NEIGHBOURS_EACH topics nearest to each of the
+ * DREAM_NEIGHBOUR_SEEDS newest (what it would merge), within the selector's catalog budget.
+ */
+export const DREAM_NEIGHBOUR_SEEDS = 20
+export const DREAM_NEIGHBOURS_EACH = 3
 
 /** One topic recalled into context. */
 export const RECALL_MAX_LINES = 200
