@@ -13,6 +13,7 @@ import { INDEX_FILE } from "../../src/storage/layout.ts"
 import type { Each, FileInfo, FileSystemShape } from "../storage/fileSystemShape.ts"
 import {
   changed,
+  changingMany,
   dropEntry,
   type Entry,
   failEntry,
@@ -146,6 +147,7 @@ export const refreshManifest = (
         return undefined
       }
       m = previous ?? freshManifest()
+      changingMany(m)
       const manifest = m
       const { files, skipped, folders } = walked.value
       const before = m.folders
@@ -173,7 +175,6 @@ export const refreshManifest = (
       }
       for (const path of [...m.entries.keys()]) if (!listed.has(path)) dropEntry(m, path)
       for (const path of [...m.failed.keys()]) if (!listed.has(path)) m.failed.delete(path)
-      changed(m)
       // Edits in place the events named in folders that did not move.
       for (const { candidate, stat } of named) {
         const entry = m.entries.get(candidate.path)

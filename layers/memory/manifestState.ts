@@ -1,7 +1,8 @@
 /**
  * What the manifest of one memory directory holds (every topic's header and its place in the ranking, each folder's
  * stat and watch) and the few changes made to it: a topic stored, dropped or failed, and the views derived from it
- * (the scan's result, topics by file name, the turn of checks), dropped on any change. No I/O.
+ * (the scan's result, topics by file name, the turn of checks), kept up to date one topic at a time and dropped
+ * before a walk. No I/O.
  */
 import { isBinaryContent } from "../../src/memory/binaryText.ts"
 import { TopicRanking } from "../../src/memory/topicRanking.ts"
@@ -44,6 +45,11 @@ export interface Manifest {
   readonly failed: Map<string, SkippedEntry>
   readonly ranking: TopicRanking
   result: ScanResult | undefined
+  /**
+   * Derived on demand. Once made, a change of a few topics updates them in place of a rebuild (the topics as a new
+   * array, so that a caller holding the old one keeps it whole); a walk drops them.
+   */
+  sorted: ReadonlyArray<Topic> | undefined
   byFilename: Map<string, Topic> | undefined
   rotation: Array<string> | undefined
   cursor: number
@@ -56,6 +62,7 @@ export const freshManifest = (): Manifest => ({
   failed: new Map(),
   ranking: new TopicRanking(),
   result: undefined,
+  sorted: undefined,
   byFilename: undefined,
   rotation: undefined,
   cursor: 0
@@ -79,10 +86,48 @@ const rankedText = (topic: Topic, bytes: Uint8Array) => {
   }
 }
 
+/** The scan's result changed: it is made again when asked for. */
 export const changed = (m: Manifest): void => {
   m.result = undefined
+}
+
+/** Many topics are about to change (a walk): the derived views are dropped and made again when asked for. */
+export const changingMany = (m: Manifest): void => {
+  m.result = undefined
+  m.sorted = undefined
   m.byFilename = undefined
   m.rotation = undefined
+}
+
+/** The first index whose topic does not come before `t` in the scan's order. */
+const lowerBound = (topics: ReadonlyArray<Topic>, t: Topic): number => {
+  let lo = 0
+  let hi = topics.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (newestTopicFirst(topics[mid]!, t) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** `before` leaves the views and `after` joins them (either may be absent). */
+const replaceTopic = (m: Manifest, before: Topic | undefined, after: Topic | undefined): void => {
+  m.result = undefined
+  if (m.sorted !== undefined) {
+    const next = m.sorted.slice()
+    if (before !== undefined) {
+      const at = lowerBound(next, before)
+      if (next[at] === before) next.splice(at, 1)
+    }
+    if (after !== undefined) next.splice(lowerBound(next, after), 0, after)
+    m.sorted = next
+  }
+  if (m.byFilename !== undefined) {
+    if (before !== undefined) m.byFilename.delete(before.filename)
+    if (after !== undefined) m.byFilename.set(after.filename, after)
+  }
+  if (m.rotation !== undefined && before === undefined && after !== undefined) m.rotation.push(after.path)
 }
 
 export const dropEntry = (m: Manifest, path: string): void => {
@@ -90,15 +135,16 @@ export const dropEntry = (m: Manifest, path: string): void => {
   if (entry === undefined) return
   m.entries.delete(path)
   m.ranking.delete(entry.candidate.filename)
-  changed(m)
+  replaceTopic(m, entry.topic, undefined)
 }
 
 export const storeEntry = (m: Manifest, c: Candidate, read: HeadRead): void => {
   const topic = topicOf(c, read)
+  const before = m.entries.get(c.path)
   m.entries.set(c.path, { candidate: c, info: read.info, topic })
   m.failed.delete(c.path)
   m.ranking.set(c.filename, rankedText(topic, read.bytes))
-  changed(m)
+  replaceTopic(m, before?.topic, topic)
 }
 
 export const failEntry = (m: Manifest, c: Candidate, reason: string): void => {
@@ -109,9 +155,9 @@ export const failEntry = (m: Manifest, c: Candidate, reason: string): void => {
 
 export const resultOf = (m: Manifest): ScanResult => {
   if (m.result === undefined) {
-    const topics = [...m.entries.values()].map((e) => e.topic).sort(newestTopicFirst)
+    if (m.sorted === undefined) m.sorted = [...m.entries.values()].map((e) => e.topic).sort(newestTopicFirst)
     const skipped = [...m.walkSkipped, ...m.failed.values()].sort(byFilename)
-    m.result = { topics, skipped }
+    m.result = { topics: m.sorted, skipped }
   }
   return m.result
 }

@@ -155,7 +155,14 @@ export class TopicRanking {
         scores[slot]! += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * doc.length) / average))
       }
     }
-    const hits: Array<RankHit> = touched.map((slot) => ({ key: this.docs[slot]!.key, score: scores[slot]! }))
+    // Only the best `limit` are sorted with the tie-break: the scores alone (a numeric sort) give the cut-off.
+    let kept = touched
+    if (touched.length > limit) {
+      const sorted = Float64Array.from(touched, (slot) => scores[slot]!).sort()
+      const cutoff = sorted[sorted.length - limit]!
+      kept = touched.filter((slot) => scores[slot]! >= cutoff)
+    }
+    const hits: Array<RankHit> = kept.map((slot) => ({ key: this.docs[slot]!.key, score: scores[slot]! }))
     for (const slot of touched) scores[slot] = 0
     hits.sort((a, b) => b.score - a.score || before(a.key, b.key))
     if (hits.length > limit) hits.length = limit

@@ -257,4 +257,24 @@ describe("with watches (a long-lived process)", () => {
       expect(mtimeOf((yield* manifest.scan(dir)).topics)).toBe(edited)
       expect(mtimeOf((yield* unwatched.manifest.scan(dir)).topics)).not.toBe(edited)
     }))
+
+  it.scoped("kept up to date one change at a time, it scans and ranks as a fresh manifest does", () =>
+    Effect.gen(function* () {
+      const { dir, written, manifest } = yield* watched(120)
+      const now = Date.now()
+      for (let round = 0; round < 6; round++) {
+        const target = join(dir, written[round * 13]!.filename)
+        writeFileAt(join(dir, "swap.tmp"), topicText({ name: `Swapped ${round}`, description: `kiwi round ${round}` }), now - round * 7_000)
+        renameSync(join(dir, "swap.tmp"), target)
+        writeFileAt(join(dir, `added-${round}.md`), topicText({ name: `Added ${round}`, description: "kiwi added" }), now - 90_000 * round)
+        rmSync(join(dir, written[round * 13 + 1]!.filename))
+        yield* manifest.rank(dir, "kiwi", 50)
+      }
+      const fresh = recorded({ now: Date.now() }).manifest
+      const view = (r: { readonly topics: ReadonlyArray<{ readonly filename: string; readonly description: string | undefined; readonly fileMtimeMs: number }> }) =>
+        r.topics.map((t) => `${t.filename} ${t.description} ${t.fileMtimeMs}`)
+      expect(view(yield* manifest.scan(dir))).toEqual(view(yield* fresh.scan(dir)))
+      const names = (r: { readonly ranked: ReadonlyArray<{ readonly filename: string }> }) => r.ranked.map((t) => t.filename)
+      expect(names(yield* manifest.rank(dir, "kiwi", 50))).toEqual(names(yield* fresh.rank(dir, "kiwi", 50)))
+    }))
 })
