@@ -71,15 +71,10 @@ const trustOf = (ctx: ExtensionContext): boolean | undefined => {
 
 const days = (n: number): string => (n === 0 ? "today" : `${n}d`)
 
-/**
- * One topic a line, in aligned columns: file, [type, age, index], description; when they are the newest of more
- * (`total`), a last line says how many and where the others are.
- */
+/** One topic a line, in aligned columns: file, [type, age, index], description; then how many more there are. */
 export const formatList = (topics: ReadonlyArray<ListedTopic>, total = topics.length): string => {
   if (topics.length === 0) return "No memory topics yet."
-  const more = total > topics.length
-    ? `\nThe ${topics.length.toLocaleString("en-US")} newest of ${total.toLocaleString("en-US")} topics: \`pm list --offset ${topics.length}\` lists the others.`
-    : ""
+  const more = total > topics.length ? `\nThe ${topics.length} newest of ${total} topics: \`pm list --offset ${topics.length}\` lists the others.` : ""
   const rows = topics.map((t) => [t.filename, `[${t.type ?? "-"}, ${days(t.ageDays)}${t.linked ? "" : ", not in MEMORY.md"}]`, t.description ?? "(no description)"] as const)
   const widths = [0, 1].map((i) => Math.max(...rows.map((r) => [...r[i]!].length)))
   const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - [...text].length))

@@ -2,13 +2,14 @@
  * The person's commands over a memory of more than 200 topics, through the real dist/pm.js: `pm list` pages and says
  * how many there are, `show`, `search`, `forget` and `lint` reach the oldest topic (no false `index-link-missing`),
  * and `pm scan` keeps its documented output (the 200 newest, the others reported as older). The default page
- * (SCAN_MAX_TOPICS) is checked at, below and above its edge through MemoryBrowse.
+ * (SCAN_MAX_TOPICS) is checked at, below and above its edge through MemoryBrowse, with what `/memory list` says.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
+import { formatList } from "../../extension/command.ts"
 import { MemoryBrowse } from "../../layers/memory/MemoryBrowse.ts"
 import { browseLayer, coreLayer } from "../../layers/app/App.ts"
 import { SCAN_MAX_TOPICS } from "../../src/limits.ts"
@@ -84,6 +85,9 @@ describe(`the default page of a listing (${SCAN_MAX_TOPICS} topics)`, () => {
       )
       expect(listing.total).toBe(count)
       expect(listing.topics).toHaveLength(Math.min(count, SCAN_MAX_TOPICS))
+      // `/memory list` says when it shows the newest of more.
+      const more = `The ${SCAN_MAX_TOPICS} newest of ${count} topics: \`pm list --offset ${SCAN_MAX_TOPICS}\` lists the others.`
+      expect(formatList(listing.topics, listing.total).endsWith(more)).toBe(count > SCAN_MAX_TOPICS)
     })
   }
 })
