@@ -85,7 +85,15 @@ export const undoOptions = {
     Options.optional
   )
 }
-export const listOptions = { ...commonOptions, memoryDir: browseMemoryDirOption }
+export const listOptions = {
+  ...commonOptions,
+  memoryDir: browseMemoryDirOption,
+  limit: Options.integer("limit").pipe(
+    Options.withDescription("Show at most this many topics, newest first (default 200; 0 shows every one)"),
+    Options.withDefault(200)
+  ),
+  offset: Options.integer("offset").pipe(Options.withDescription("Skip this many of the newest topics first (default 0)"), Options.withDefault(0))
+}
 export const showOptions = {
   ...commonOptions,
   memoryDir: browseMemoryDirOption,

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
+import { SCAN_MAX_TOPICS } from "../src/limits.ts"
 import type { ProjectLocation } from "../src/storage/layout.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import type { bashCheckOptions, lintOptions, Parsed, projectOptions, scanOptions } from "./commandOptions.ts"
@@ -38,7 +39,11 @@ export const scan = ({ cwd, json, memoryDir }: Parsed<typeof scanOptions>) =>
       const store = yield* MemoryStore
       // The index first: reading it may backfill a missing one from the topics.
       const index = yield* store.readIndex(dir)
-      const { topics, skipped } = yield* store.scanTopics(dir)
+      const scanned = yield* store.scanTopics(dir)
+      // The documented output: the 200 newest topics, the older ones listed as skipped (`pm list` pages through all).
+      const topics = scanned.topics.slice(0, SCAN_MAX_TOPICS)
+      const older = scanned.topics.slice(SCAN_MAX_TOPICS).map((t) => ({ filename: t.filename, reason: `older than the ${SCAN_MAX_TOPICS} newest topics` }))
+      const skipped = older.length === 0 ? scanned.skipped : [...scanned.skipped, ...older].sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0))
       if (json) {
         return yield* printJson({
           memoryDir: dir,
@@ -58,7 +63,9 @@ export const scan = ({ cwd, json, memoryDir }: Parsed<typeof scanOptions>) =>
       yield* printLine(
         `Index:  ${index.exists ? `MEMORY.md, ${index.lines} lines, ${index.chars} characters${index.truncated ? " (truncated when loaded)" : ""}${index.backfilled ? " (created from the topics just now)" : ""}` : "no MEMORY.md"}`
       )
-      yield* printLine(`Topics: ${topics.length}${skipped.length > 0 ? `, ${skipped.length} skipped` : ""}`)
+      yield* printLine(
+        `Topics: ${topics.length}${skipped.length > 0 ? `, ${skipped.length} skipped` : ""}${older.length > 0 ? ` (${scanned.topics.length} in all: \`pm list\` pages through every one)` : ""}`
+      )
       if (topics.length > 0) {
         yield* printLine()
         yield* printLine(

@@ -21,6 +21,16 @@ const memoryDirOf = (cwd: string, override: Option.Option<string>) =>
 
 const NOT_YET = "not created yet: Pi makes it on its first session in this project"
 
+/** Which topics a page of `pm list` shows, of how many, and how to see the next ones. */
+export const pageLine = (total: number, offset: number, shown: number): string => {
+  const count = `${total.toLocaleString("en-US")} topic${total === 1 ? "" : "s"}`
+  if (shown === total) return `${count}, newest first.`
+  if (shown === 0) return `${count}; none from number ${(offset + 1).toLocaleString("en-US")} on (the oldest is number ${total.toLocaleString("en-US")}).`
+  const last = offset + shown
+  const next = last < total ? ` \`pm list --offset ${last}\` shows the next ones; \`--limit 0\` shows every one.` : ""
+  return `${count}, newest first: numbers ${(offset + 1).toLocaleString("en-US")} to ${last.toLocaleString("en-US")} shown.${next}`
+}
+
 /** Any failure is a one-line error with exit 2, except a refused name: exit 1 (DECISIONS D9). */
 const run = <E extends { readonly _tag?: string; readonly message: string }, R>(effect: Effect.Effect<void, E, R>) =>
   effect.pipe(
@@ -29,20 +39,23 @@ const run = <E extends { readonly _tag?: string; readonly message: string }, R>(
     )
   )
 
-export const list = ({ cwd, json, memoryDir }: Parsed<typeof listOptions>) =>
+export const list = ({ cwd, json, memoryDir, limit, offset }: Parsed<typeof listOptions>) =>
   run(
     Effect.gen(function*() {
+      if (limit < 0 || offset < 0) return yield* fail("--limit and --offset take a number of topics, 0 or more")
       const { dir, notYet } = yield* memoryDirOf(cwd, memoryDir)
       if (notYet) {
-        if (json) return yield* printJson({ memoryDir: dir, indexExists: false, topics: [], skipped: [] })
+        if (json) return yield* printJson({ memoryDir: dir, indexExists: false, total: 0, offset, topics: [], skipped: [] })
         yield* printLine(`Memory: ${dir} (${NOT_YET})`)
         return yield* printLine("No topics yet.")
       }
-      const listing = yield* (yield* MemoryBrowse).list(dir)
+      const listing = yield* (yield* MemoryBrowse).list(dir, Date.now(), { offset, limit })
       if (json) return yield* printJson(listing)
       const now = Date.now()
       yield* printLine(`Memory: ${dir}${listing.indexExists ? "" : " (no MEMORY.md)"}`)
-      if (listing.topics.length === 0) return yield* printLine("No topics yet.")
+      if (listing.total === 0) return yield* printLine("No topics yet.")
+      yield* printLine(pageLine(listing.total, listing.offset, listing.topics.length))
+      if (listing.topics.length === 0) return
       yield* printLine()
       yield* printLine(
         table(

@@ -71,13 +71,14 @@ const trustOf = (ctx: ExtensionContext): boolean | undefined => {
 
 const days = (n: number): string => (n === 0 ? "today" : `${n}d`)
 
-/** One topic a line, in aligned columns: file, [type, age, index], description. */
-export const formatList = (topics: ReadonlyArray<ListedTopic>): string => {
+/** One topic a line, in aligned columns: file, [type, age, index], description; then how many more there are. */
+export const formatList = (topics: ReadonlyArray<ListedTopic>, total = topics.length): string => {
   if (topics.length === 0) return "No memory topics yet."
+  const more = total > topics.length ? `\nThe ${topics.length} newest of ${total} topics: \`pm list --offset ${topics.length}\` lists the others.` : ""
   const rows = topics.map((t) => [t.filename, `[${t.type ?? "-"}, ${days(t.ageDays)}${t.linked ? "" : ", not in MEMORY.md"}]`, t.description ?? "(no description)"] as const)
   const widths = [0, 1].map((i) => Math.max(...rows.map((r) => [...r[i]!].length)))
   const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - [...text].length))
-  return rows.map((r) => `${pad(r[0], widths[0]!)}  ${pad(r[1], widths[1]!)}  ${r[2]}`).join("\n")
+  return rows.map((r) => `${pad(r[0], widths[0]!)}  ${pad(r[1], widths[1]!)}  ${r[2]}`).join("\n") + more
 }
 
 export const formatRecalled = (s: SessionStatus): string => {
@@ -232,7 +233,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
       case "list": {
         const location = await located()
         const listing = location && (await browse((b) => b.list(location.memoryDir)))
-        if (listing !== undefined) say(ctx, formatList(listing.topics))
+        if (listing !== undefined) say(ctx, formatList(listing.topics, listing.total))
         return
       }
       case "show": {

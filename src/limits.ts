@@ -8,7 +8,10 @@ export const BACKFILL_MAX_LINES = 160
 export const BACKFILL_MAX_UNITS = 20_000
 export const INDEX_TRUNCATION_WARNING = "WARNING: MEMORY.md was truncated"
 
-/** Topic scan. */
+/**
+ * Topic scan. Every topic is scanned and reachable; the reference's 200 decides only what is shown: `pm scan`'s
+ * topics and the most candidates the selector is shown for one request.
+ */
 export const SCAN_MAX_TOPICS = 200
 export const SCAN_CONCURRENCY = 16
 export const FRONTMATTER_MAX_LINES = 30
@@ -20,6 +23,30 @@ export const FRONTMATTER_MAX_BYTES = 65_536
 export const SCAN_MAX_DEPTH = 16
 export const SCAN_MAX_DIRECTORIES = 1_000
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git", ".hg", ".svn", ".bzr", ".jj", ".sl"])
+/**
+ * Ours: the folder's manifest, kept per process and refreshed from what changed. Each refresh also checks this many
+ * unchanged topic files by a stat (in turn), so an edit in place, which leaves the folder's time alone, is seen.
+ */
+export const SCAN_RECHECK_PER_REFRESH = 64
+/**
+ * Ours: a folder or file whose time is this close to the moment it was read may change again within the file
+ * system's clock tick without its time moving, so it is read again at the next refresh instead of trusted.
+ */
+export const SCAN_RACY_MS = 2_000
+
+/** Ranking (ours): what of a topic's body is indexed (bytes from the file's start), and how many prompt words count. */
+export const RANK_BODY_MAX_BYTES = 8_192
+export const RANK_QUERY_MAX_TERMS = 32
+/** Ours: the best-ranked topics of a request are stat-ed before they are shown, so the likeliest picks are current. */
+export const RANK_RECHECK_TOP = 16
+/** Ours: how much of the conversation's text (its end) the extractor's catalog is ranked against. */
+export const RANK_CONVERSATION_MAX_CHARS = 16_384
+/**
+ * Ours: the dream's catalog holds, besides the newest topics, the DREAM_NEIGHBOURS_EACH topics nearest to each of the
+ * DREAM_NEIGHBOUR_SEEDS newest (what it would merge), within the selector's catalog budget.
+ */
+export const DREAM_NEIGHBOUR_SEEDS = 20
+export const DREAM_NEIGHBOURS_EACH = 3
 
 /** One topic recalled into context. */
 export const RECALL_MAX_LINES = 200
@@ -29,6 +56,12 @@ export const BRANCH_RECALL_BUDGET = 61_440
 
 /** Selector. */
 export const SELECTOR_MAX_FILES = 5
+/**
+ * Ours: the catalog the selector is shown for one request, at most this many characters (lines and their line
+ * breaks), with each description cut to CATALOG_DESCRIPTION_MAX_CHARS (the lint's own limit for a description).
+ */
+export const SELECTOR_CATALOG_MAX_CHARS = 40_000
+export const CATALOG_DESCRIPTION_MAX_CHARS = 300
 export const SELECTOR_MAX_TOKENS = 512
 export const SELECTOR_WAIT_MS = 2_000
 

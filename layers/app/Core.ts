@@ -12,7 +12,7 @@ import { FileSystem } from "../storage/FileSystem.ts"
 import { makeNodeFileSystem } from "../storage/nodeFileSystem.ts"
 import { Journal, makeJournal } from "../writes/Journal.ts"
 import { LockService, makeLockService } from "../storage/LockService.ts"
-import { makeMemoryStore, MemoryStore } from "../memory/MemoryStore.ts"
+import { makeMemoryStore, makeWatchingMemoryStore, MemoryStore } from "../memory/MemoryStore.ts"
 import { makeProjectLocator, ProjectLocator } from "../project/ProjectLocator.ts"
 import { makeStateStore, StateStore } from "../storage/StateStore.ts"
 
@@ -29,9 +29,15 @@ export type Core = FileSystem | ConfigService | LockService | ProjectLocator | M
  * Makes the core's seven services in dependency order, each given the ones made before it: the same services as
  * seven layers merged, built in one pass of one fiber. Effect's layer builder memoizes and scopes every node (forked
  * fibers, a memo map, a scope per node), which cost `pm` about 25 ms on every start for these seven alone; this is
- * the part of the graph every command and every Pi session builds. The scope only holds replacement layers.
+ * the part of the graph every command and every Pi session builds. The scope holds replacement layers and, in
+ * the extension, the watches of the memory folders.
  */
-export const makeCore = (env: ConfigEnvironment = {}, replace: CoreReplacements = {}): Effect.Effect<Context.Context<Core>, never, Scope.Scope> =>
+export const makeCore = (
+  env: ConfigEnvironment = {},
+  replace: CoreReplacements = {},
+  /** `watchMemory`: a long-lived process (the extension) also watches each memory folder it reads (MemoryStore). */
+  options: { readonly watchMemory?: boolean } = {}
+): Effect.Effect<Context.Context<Core>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const fileSystem = replace.fileSystem === undefined
       ? makeNodeFileSystem()
@@ -42,7 +48,9 @@ export const makeCore = (env: ConfigEnvironment = {}, replace: CoreReplacements 
       : Context.get(yield* Layer.build(replace.locks).pipe(Effect.provide(withFileSystem)), LockService)
     const config = yield* makeConfigService({ ...env, locks }).pipe(Effect.provide(withFileSystem))
     const base = withFileSystem.pipe(Context.add(LockService, locks), Context.add(ConfigService, config))
-    const [locator, store] = yield* Effect.all([makeProjectLocator, makeMemoryStore]).pipe(Effect.provide(base))
+    const [locator, store] = yield* Effect.all([makeProjectLocator, options.watchMemory === true ? makeWatchingMemoryStore : makeMemoryStore]).pipe(
+      Effect.provide(base)
+    )
     return base.pipe(
       Context.add(ProjectLocator, locator),
       Context.add(MemoryStore, store),

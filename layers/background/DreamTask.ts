@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
 import { DreamTaskFailed } from "./DreamAttempt.ts"
+import { dreamCatalog } from "./dreamCatalog.ts"
 import { makeTaskSetup } from "./taskSetup.ts"
 import { type DreamShape, type DreamTaskRequest, type DreamTaskResult, indexSize } from "./dreamInterface.ts"
 
@@ -36,7 +37,7 @@ export const makeDream = Effect.gen(function*() {
       check: request.check,
       journal: () => setup.journalOf(request, "dream", request.sessionId ?? null),
       filesChanged,
-      // The topics at the start: the catalog for the prompt, and the base of the delete cap.
+      // Every topic at the start: the base of the delete cap, and what the prompt's catalog is chosen from.
       before: store.scanTopics(memoryDir).pipe(Effect.map(({ topics }) => topics)),
       toolOptions: (topics) => ({
         deleteCap: { topics: topics.length },
@@ -46,11 +47,18 @@ export const makeDream = Effect.gen(function*() {
     }, (tools, check, topics) =>
       Effect.gen(function*() {
         const section = backgroundToolsSection(memoryDir, request.cwd, tools.tools.map((t) => t.name))
+        const catalog = yield* dreamCatalog(store, memoryDir, topics)
         const result = yield* setup.run(request, {
           mode: "independent",
           systemPrompt: [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), section].join("\n\n"),
           messages: [],
-          instructions: dreamTaskPrompt({ memoryDir, sessionDir: request.sessionDir, sessionIds: request.sessionIds, catalog: topics }),
+          instructions: dreamTaskPrompt({
+            memoryDir,
+            sessionDir: request.sessionDir,
+            sessionIds: request.sessionIds,
+            catalog: catalog.listed,
+            unlisted: catalog.unlisted
+          }),
           sessionId: request.taskSessionId
         }, tools, check, DREAM_BUDGET_MS)
         return {

@@ -1,7 +1,10 @@
 /** The extraction task behind Extractor (Extractor.ts, its interface extractorInterface.ts): imported at the first extraction. */
 import type { Message } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
+import { conversationText } from "../../src/background/conversationText.ts"
 import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
+import { SCAN_MAX_TOPICS } from "../../src/limits.ts"
+import { chooseCandidates } from "../../src/recall/candidates.ts"
 import { forkTools, forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
 import { backgroundToolsSection } from "../../src/background/prompts/backgroundTools.ts"
 import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/background/prompts/extractor.ts"
@@ -87,12 +90,16 @@ export const makeExtractor = Effect.gen(function*() {
       setupFailed: (e) => new ExtractionFailed({ reason: `cannot set up the task's tools: ${e instanceof Error ? e.message : String(e)}` })
     }, (tools, check) =>
       Effect.gen(function*(): Effect.fn.Return<RanOutcome, ExtractionError> {
-        const { topics } = yield* store.scanTopics(memoryDir)
+        // The existing memories it would duplicate: those nearest to these messages, then the newest, within the
+        // selector's catalog budget.
+        const said = conversationText(entries.map(toModelMessage).filter((m): m is Message => m !== undefined))
+        const { ranked, topics } = yield* store.rankTopics(memoryDir, said, SCAN_MAX_TOPICS)
+        const shown = chooseCandidates(ranked, topics)
         const rules = memoryRulesPrompt(memoryDir)
         const model = request.model
         const identity = { provider: model.provider, api: model.api, id: model.id }
         const promptFor = (recentMessages: number) =>
-          extractorTaskPrompt({ memoryDir, recentMessages, catalog: store.catalog(topics) })
+          extractorTaskPrompt({ memoryDir, recentMessages, catalog: store.catalog(shown), unlisted: topics.length - shown.length })
         const parent = request.parent
         const verdict = forkVerdict(
           parent === undefined ? undefined : { model: parent.model, tools: parentTools(parent.messages) },

@@ -16,14 +16,15 @@ import { FileSystem } from "../storage/FileSystem.ts"
 import { LockService } from "../storage/LockService.ts"
 import { Journal } from "../writes/Journal.ts"
 import { MemoryWriter } from "../writes/MemoryWriter.ts"
-import { type Listing, makeBrowseReads, type MemoryDirUnreadable, type ShownTopic, type TopicRefused } from "./browseReads.ts"
+import { type Listing, type ListPage, makeBrowseReads, type MemoryDirUnreadable, type ShownTopic, type TopicRefused } from "./browseReads.ts"
 import type { IndexTooLarge, IndexUnreadable } from "./indexRewrite.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { type ForgetFailed, type ForgetRequest, type ForgetResult, makeForget } from "./topicForget.ts"
 import { makeRemember, type RememberRefused, type RememberRequest, type RememberResult } from "./topicRemember.ts"
 
 export interface MemoryBrowseShape {
-  readonly list: (memoryDir: string, nowMs?: number) => Effect.Effect<Listing, MemoryDirUnreadable>
+  /** A page of the topics, newest first (the 200 newest unless `page` says otherwise), and how many there are. */
+  readonly list: (memoryDir: string, nowMs?: number, page?: ListPage) => Effect.Effect<Listing, MemoryDirUnreadable>
   readonly show: (memoryDir: string, name: string, nowMs?: number) => Effect.Effect<ShownTopic, MemoryDirUnreadable | TopicRefused>
   readonly search: (memoryDir: string, query: string) => Effect.Effect<ReadonlyArray<SearchHit>, MemoryDirUnreadable>
   /** Every name must denote a topic, or nothing changes. */

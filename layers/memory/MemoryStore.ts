@@ -14,7 +14,9 @@ import { type BackfillError, makeIndexBackfill } from "./indexBackfill.ts"
 import { type IndexReadError, type IndexSummary, makeIndexFile } from "./indexFile.ts"
 import { type FileLint, makeMemoryLint } from "./memoryLint.ts"
 import { makeTopicRead, type RecallRead, type TopicReadError } from "./topicRead.ts"
-import { makeTopicScan, type ScanResult, type Topic } from "./topicScan.ts"
+import type { FileSystemShape } from "../storage/fileSystemShape.ts"
+import { makeTopicManifest, type RankedTopics, type TopicManifest } from "./topicManifest.ts"
+import type { ScanResult, Topic } from "./topicScan.ts"
 
 export interface MemoryStoreShape {
   /** Trimmed index text ("" on any failure), backfilling a missing index from the topics. */
@@ -24,16 +26,21 @@ export interface MemoryStoreShape {
   readonly readIndexFile: (memoryDir: string) => Effect.Effect<string, IndexReadError>
   /** Creates MEMORY.md from the topics unless it exists; returns what is on disk afterwards. */
   readonly backfillIndex: (memoryDir: string, topics: ReadonlyArray<Topic>) => Effect.Effect<string, BackfillError>
-  readonly scanTopics: (memoryDir: string) => Effect.Effect<ScanResult>
+  /**
+   * Every topic, newest first, and what was passed over, from the folder's manifest (refreshed from what changed;
+   * `thorough` also stats every topic file, for a person's command that must see an edit made in place at once).
+   */
+  readonly scanTopics: (memoryDir: string, options?: { readonly thorough?: boolean }) => Effect.Effect<ScanResult>
+  /** The scan, with the topics that share a word with `text` ranked best first (at most `limit`). */
+  readonly rankTopics: (memoryDir: string, text: string, limit: number) => Effect.Effect<RankedTopics>
   readonly catalog: (topics: ReadonlyArray<Topic>) => string
   readonly readForRecall: (memoryDir: string, filename: string) => Effect.Effect<RecallRead, TopicReadError>
   /** Lints the given topic files (relative or absolute), or all topics and the index when none are given. */
   readonly lint: (memoryDir: string, files?: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<FileLint>>
 }
 
-export const makeMemoryStore = Effect.gen(function* () {
-  const fs = yield* FileSystem
-  const scanTopics = makeTopicScan(fs)
+const makeStoreOver = (fs: FileSystemShape, manifest: TopicManifest): MemoryStoreShape => {
+  const scanTopics = (memoryDir: string, options?: { readonly thorough?: boolean }) => manifest.scan(memoryDir, options?.thorough === true)
   const { readIndexFile, peekIndex } = makeIndexFile(fs)
   const { backfillIndex, readIndex } = makeIndexBackfill(fs, readIndexFile, scanTopics)
   return {
@@ -42,10 +49,25 @@ export const makeMemoryStore = Effect.gen(function* () {
     readIndexFile,
     backfillIndex,
     scanTopics,
+    rankTopics: manifest.rank,
     catalog: catalogOf,
     readForRecall: makeTopicRead(fs),
     lint: makeMemoryLint(fs, readIndexFile, scanTopics)
   } satisfies MemoryStoreShape
+}
+
+/** The store of a process that reads memory a few times (`pm`, tests): its manifests are checked by stat alone. */
+export const makeMemoryStore = Effect.map(FileSystem, (fs) => makeStoreOver(fs, makeTopicManifest(fs)))
+
+/**
+ * The store of a long-lived process (the extension): each memory folder is also watched, so a change costs in
+ * proportion to what changed; the watches stop with the scope.
+ */
+export const makeWatchingMemoryStore = Effect.gen(function* () {
+  const fs = yield* FileSystem
+  const manifest = makeTopicManifest(fs, { watch: true })
+  yield* Effect.addFinalizer(() => Effect.sync(manifest.close))
+  return makeStoreOver(fs, manifest)
 })
 
 export class MemoryStore extends Context.Tag("pm/MemoryStore")<MemoryStore, MemoryStoreShape>() {

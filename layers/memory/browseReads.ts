@@ -1,6 +1,6 @@
 /**
- * The reading half of MemoryBrowse: list, show and search the topics of one memory directory, and their names for
- * completions. A missing or unreadable directory is MemoryDirUnreadable (an error of the command, not an empty
+ * The reading half of MemoryBrowse: list (a page of every topic, and how many there are), show and search the topics
+ * of one memory directory, and their names for completions. Every topic is reachable, however many there are. A missing or unreadable directory is MemoryDirUnreadable (an error of the command, not an empty
  * memory); a name that denotes no topic is TopicRefused. Reads go through MemoryStore and FileSystem and never
  * create anything: the index is read as it is, never backfilled. The checks and the name resolution here are the
  * ones forget and remember run before they change memory.
@@ -9,7 +9,7 @@ import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { join } from "node:path"
-import { MEMORY_REWRITE_MAX_BYTES } from "../../src/limits.ts"
+import { MEMORY_REWRITE_MAX_BYTES, SCAN_MAX_TOPICS } from "../../src/limits.ts"
 import { isBinaryContent } from "../../src/memory/binaryText.ts"
 import type { MemoryType } from "../../src/memory/frontmatter.ts"
 import { indexLinkedFiles, type NameResolution, resolveTopicName } from "../../src/memory/topicNames.ts"
@@ -60,9 +60,18 @@ export interface ListedTopic {
   readonly headerProblem: string | null
 }
 
+/** Which topics a listing holds: `limit` (0 for all; SCAN_MAX_TOPICS when not given) from the `offset`-th newest. */
+export interface ListPage {
+  readonly offset?: number
+  readonly limit?: number
+}
+
 export interface Listing {
   readonly memoryDir: string
   readonly indexExists: boolean
+  /** Every topic of the folder, of which the page holds `topics`, starting at the `offset`-th newest (0 is the newest). */
+  readonly total: number
+  readonly offset: number
   readonly topics: ReadonlyArray<ListedTopic>
   readonly skipped: ReadonlyArray<{ readonly filename: string; readonly reason: string }>
 }
@@ -126,22 +135,28 @@ const describe = (t: Topic, linked: ReadonlySet<string>, nowMs: number): ListedT
 })
 
 export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<MemoryStore>) => {
-  const list = Effect.fn("MemoryBrowse.list")(function*(memoryDir: string, nowMs: number = Date.now()) {
+  const list = Effect.fn("MemoryBrowse.list")(function*(memoryDir: string, nowMs: number = Date.now(), page: ListPage = {}) {
     yield* checkDir(fs, memoryDir)
     const index = yield* rawIndex(fs, memoryDir)
     const linked = indexLinkedFiles(index.text)
-    const { topics, skipped } = yield* store.scanTopics(memoryDir)
+    // A person's command: every topic is checked by a stat, so an edit made in place a moment ago shows.
+    const { topics, skipped } = yield* store.scanTopics(memoryDir, { thorough: true })
+    const offset = Math.max(0, Math.floor(page.offset ?? 0))
+    const limit = page.limit ?? SCAN_MAX_TOPICS
+    const shown = topics.slice(offset, limit <= 0 ? undefined : offset + limit)
     return {
       memoryDir,
       indexExists: index.exists,
-      topics: topics.map((t) => describe(t, linked, nowMs)),
+      total: topics.length,
+      offset,
+      topics: shown.map((t) => describe(t, linked, nowMs)),
       skipped
     } satisfies Listing
   })
 
   const show = Effect.fn("MemoryBrowse.show")(function*(memoryDir: string, name: string, nowMs: number = Date.now()) {
     yield* checkDir(fs, memoryDir)
-    const { topics } = yield* store.scanTopics(memoryDir)
+    const { topics } = yield* store.scanTopics(memoryDir, { thorough: true })
     const topic = yield* resolveName(name, topics)
     const read = yield* fs.readRegularFile(topic.path, READ_MAX_BYTES).pipe(
       Effect.mapError(() => new TopicRefused({ name, problem: "unknown", reason: `${topic.filename} cannot be read` }))
@@ -163,7 +178,7 @@ export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<
 
   const search = Effect.fn("MemoryBrowse.search")(function*(memoryDir: string, query: string) {
     yield* checkDir(fs, memoryDir)
-    const { topics } = yield* store.scanTopics(memoryDir)
+    const { topics } = yield* store.scanTopics(memoryDir, { thorough: true })
     const documents = yield* Effect.forEach(topics, (t) =>
       fs.readRegularFile(t.path, READ_MAX_BYTES).pipe(
         Effect.map((r) => ({ filename: t.filename, name: t.name, description: t.description, content: decoder.decode(r.bytes) })),

@@ -32,7 +32,7 @@ const safeDecodeURI = (s: string): string => {
 export const makeMemoryLint = (
   fs: FileSystemShape,
   readIndexFile: (memoryDir: string) => Effect.Effect<string, IndexReadError>,
-  scanTopics: (memoryDir: string) => Effect.Effect<ScanResult>
+  scanTopics: (memoryDir: string, options?: { readonly thorough?: boolean }) => Effect.Effect<ScanResult>
 ) => {
   /** Lints topic files in one batch: one read each, and one listing per folder for the sibling names. */
   const lintTopics = (memoryDir: string, files: ReadonlyArray<string>) =>
@@ -101,12 +101,10 @@ export const makeMemoryLint = (
       let next = 0
       return files.map((f) => (isIndex(f) ? indexLint! : topicLints[next++]!))
     }
-    const { topics, skipped } = yield* scanTopics(memoryDir)
+    const { topics, skipped } = yield* scanTopics(memoryDir, { thorough: true })
     const topicLints = yield* lintTopics(memoryDir, topics.map((t) => t.path))
-    // What the scan could not read is a problem here too (`pm scan` lists the same files as skipped); topics left
-    // out only for being older than the newest ones are not.
+    // What the scan could not read is a problem here too (`pm scan` lists the same files as skipped).
     const unreadable = skipped
-      .filter((sk) => !sk.reason.startsWith("older than the "))
       .map((sk): FileLint => ({ file: sk.filename, problems: [{ code: "file-unreadable", message: `${sk.filename} cannot be read: ${sk.reason}.` }] }))
     const indexLint = yield* lintIndexFile(memoryDir, new Set(topics.map((t) => t.filename)))
     return indexLint === undefined ? [...topicLints, ...unreadable] : [indexLint, ...topicLints, ...unreadable]

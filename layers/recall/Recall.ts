@@ -1,10 +1,13 @@
 /**
- * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), scan, selection,
- * bounded reads, sanitized rendering, and the next branch state. Shared by `pm recall` and the extension.
+ * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), the candidates (every
+ * topic ranked against the text, the best and then the newest within the catalog's budget), selection, bounded
+ * reads, sanitized rendering, and the next branch state. Shared by `pm recall` and the extension.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { SCAN_MAX_TOPICS } from "../../src/limits.ts"
+import { chooseCandidates } from "../../src/recall/candidates.ts"
 import { renderRecall, type RecalledFile } from "../../src/recall/recall.ts"
 import { budgetExhausted, withRecall, type BranchRecallState } from "../../src/recall/recallState.ts"
 import { sanitizeMemoryText } from "../../src/safety/sanitize.ts"
@@ -21,8 +24,6 @@ export interface RecallRequest {
   readonly nowMs: number
   /** Skip the model and render these files (`pm recall --select`). */
   readonly select?: ReadonlyArray<string>
-  /** A scan already made for this request (the extension caches one per turn). */
-  readonly topics?: ReadonlyArray<Topic>
 }
 
 export interface RecallOutcome {
@@ -81,12 +82,13 @@ export const makeRecall = Effect.gen(function* () {
       names = request.select
     } else {
       if (!passesWhitespaceThreshold(request.query) || budgetExhausted(request.state)) return nothing()
-      const scanned = request.topics ?? (yield* store.scanTopics(request.memoryDir)).topics
+      const query = request.query.trim()
+      const { ranked, topics: newest } = yield* store.rankTopics(request.memoryDir, query, SCAN_MAX_TOPICS)
       // The catalog shows file names verbatim (the model copies them back). A name the sanitizer would change (a
       // reserved tag, a bidi or zero-width character) cannot be shown safely, so that file is not offered at all.
-      const topics = scanned.filter(showableName)
+      const topics = chooseCandidates(ranked, newest, showableName)
       const outcome = yield* selector.select({
-        query: request.query.trim(),
+        query,
         topics,
         state: request.state,
         modelRef: request.modelRef,

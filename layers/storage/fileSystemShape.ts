@@ -90,4 +90,14 @@ export interface FileSystemShape {
   readonly closeDescriptor: (fd: number) => Effect.Effect<void>
   /** fsync a directory, so a rename or link in it survives a power loss. */
   readonly syncDirectory: (path: string) => Effect.Effect<void, FsError>
+  /**
+   * Watches one directory (not its subfolders) without keeping the process alive: `onEvent` gets the name of each
+   * entry added, removed, replaced or written (undefined when the platform does not say), `onError` the end of the
+   * watch. Gives the function that stops it, or undefined when the directory cannot be watched.
+   */
+  readonly watchDirectory: (
+    path: string,
+    onEvent: (name: string | undefined) => void,
+    onError: () => void
+  ) => Effect.Effect<(() => void) | undefined>
 }

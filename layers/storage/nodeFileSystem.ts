@@ -85,6 +85,20 @@ const syncDirectory = (path: string): Effect.Effect<void, FsError> =>
     (handle) => Effect.promise(() => handle.close().catch(() => undefined))
   )
 
+const watchDirectory = (path: string, onEvent: (name: string | undefined) => void, onError: () => void) =>
+  Effect.sync((): (() => void) | undefined => {
+    try {
+      const watcher = fs.watch(path, { persistent: false, encoding: "utf8" }, (_event, name) => onEvent(name ?? undefined))
+      watcher.on("error", () => {
+        onError()
+        watcher.close()
+      })
+      return () => watcher.close()
+    } catch {
+      return undefined
+    }
+  })
+
 export const makeNodeFileSystem = (): FileSystemShape => ({
   readRegularFile,
   stat: (path) => attempt("stat", path, () => fsp.stat(path)).pipe(Effect.map(infoOf)),
@@ -116,5 +130,6 @@ export const makeNodeFileSystem = (): FileSystemShape => ({
   setTimes: (path, atimeMs, mtimeMs) => attempt("utimes", path, () => fsp.utimes(path, atimeMs / 1000, mtimeMs / 1000)),
   openDirectory,
   closeDescriptor,
-  syncDirectory
+  syncDirectory,
+  watchDirectory
 })

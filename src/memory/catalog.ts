@@ -1,5 +1,9 @@
-/** The selector's view of one topic: `- [type] filename (mtime ISO): description`. Pure. */
+/**
+ * The selector's view of one topic: `- [type] filename (mtime ISO): description`, the description on one line and
+ * cut to CATALOG_DESCRIPTION_MAX_CHARS. Pure.
+ */
 import type { MemoryType } from "./frontmatter.ts"
+import { CATALOG_DESCRIPTION_MAX_CHARS } from "../limits.ts"
 import { sanitizeMemoryText } from "../safety/sanitize.ts"
 
 export interface CatalogTopic {
@@ -12,11 +16,24 @@ export interface CatalogTopic {
 const isoTime = (ms: number): string => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : "unknown time")
 
 /**
+ * A description on one line, at most CATALOG_DESCRIPTION_MAX_CHARS long: a longer one keeps its start and ends with
+ * "…" (never half of a surrogate pair).
+ */
+export const catalogDescription = (description: string): string => {
+  const line = sanitizeMemoryText(description).replace(/\s+/g, " ").trim()
+  if (line.length <= CATALOG_DESCRIPTION_MAX_CHARS) return line
+  let end = CATALOG_DESCRIPTION_MAX_CHARS - 1
+  const last = line.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return `${line.slice(0, end).trimEnd()}…`
+}
+
+/**
  * The filename stays as it is (the model must copy it back exactly); the description is memory text like any other,
  * so it is sanitized before it reaches the selector model.
  */
 const lineOf = (t: CatalogTopic): string =>
-  `- ${t.type === undefined ? "" : `[${t.type}] `}${t.filename} (${isoTime(t.mtimeMs)}): ${sanitizeMemoryText(t.description ?? "").replace(/\s+/g, " ").trim()}`
+  `- ${t.type === undefined ? "" : `[${t.type}] `}${t.filename} (${isoTime(t.mtimeMs)}): ${catalogDescription(t.description ?? "")}`
 
 /**
  * Lines already built, by topic. A scan hands out an unchanged topic as the same (immutable) object on every request,

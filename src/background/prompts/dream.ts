@@ -5,7 +5,7 @@
  * tools" section that every background task gets beside its instructions.
  */
 import { catalogOf, type CatalogTopic } from "../../memory/catalog.ts"
-import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS, INDEX_LINE_MAX_CHARS } from "../../limits.ts"
+import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS, DREAM_NEIGHBOUR_SEEDS, INDEX_LINE_MAX_CHARS } from "../../limits.ts"
 import { sanitizeMemoryText } from "../../safety/sanitize.ts"
 
 export interface DreamPromptInput {
@@ -15,8 +15,10 @@ export interface DreamPromptInput {
   readonly sessionDir: string
   /** Sessions touched since the last consolidation, shown verbatim in this order. */
   readonly sessionIds: ReadonlyArray<string>
-  /** The current topics, newest first (as scanned). */
+  /** The topics listed, newest first: with many topics, those nearest to the newest and the newest (dreamCatalog). */
   readonly catalog: ReadonlyArray<CatalogTopic>
+  /** How many topics the catalog leaves out: said after it when some are. */
+  readonly unlisted?: number
   /** Where the consolidated MEMORY.md must end: 80% of the injected window by default, leaving room to grow. */
   readonly indexMaxLines?: number
   readonly indexMaxChars?: number
@@ -31,7 +33,11 @@ const shownTopic = (t: CatalogTopic): CatalogTopic => ({ ...t, filename: sanitiz
 export const dreamTaskPrompt = (input: DreamPromptInput): string => {
   const maxLines = input.indexMaxLines ?? BACKFILL_MAX_LINES
   const maxChars = input.indexMaxChars ?? BACKFILL_MAX_UNITS
-  const catalog = input.catalog.length === 0 ? "(no topic files yet)" : catalogOf(input.catalog.map(shownTopic))
+  const unlisted = input.unlisted ?? 0
+  const rest = unlisted > 0
+    ? `\n(${unlisted.toLocaleString("en-US")} more topic file${unlisted === 1 ? " is" : "s are"} not listed: the list holds the newest and, for each of the newest ${DREAM_NEIGHBOUR_SEEDS}, the files closest to it, where duplicates hide. List the directory for the rest.)`
+    : ""
+  const catalog = input.catalog.length === 0 ? "(no topic files yet)" : catalogOf(input.catalog.map(shownTopic)) + rest
   const sessions = input.sessionIds.length === 0 ? "(none)" : input.sessionIds.map((id) => `- ${id}`).join("\n")
   return `# Memory consolidation
 
