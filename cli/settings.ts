@@ -61,6 +61,7 @@ export const remember = ({ cwd, json, text, type, wait }: Parsed<typeof remember
     yield* printLine(`Saved ${result.files.join(", ")} in ${location.memoryDir}.`)
     yield* printLine(`Task ${result.task}: \`pm undo\` takes it back.`)
     if (result.note !== undefined) yield* printLine(`Note: ${result.note}`)
+    if (result.windowNote !== undefined) yield* printLine(`Note: ${result.windowNote}`)
     if (!switches.memory.on) yield* printLine("Note: project memory is switched off here, so sessions do not load it until it is on (pm on).")
   }).pipe(
     Effect.catchAll((e) =>

@@ -311,7 +311,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
             b.remember({ memoryDir: location.memoryDir, rootDir: location.memoryRootDir, text: parsed.text, type: parsed.type, session: ctx.sessionManager.getSessionId() })
           ))
         if (result === undefined) return
-        say(ctx, `Project memory: saved ${result.files.join(", ")} (task ${result.task}; /memory undo takes it back).${result.note === undefined ? "" : `\nNote: ${result.note}`}`)
+        say(ctx, `Project memory: saved ${result.files.join(", ")} (task ${result.task}; /memory undo takes it back).${result.note === undefined ? "" : `\nNote: ${result.note}`}${result.windowNote === undefined ? "" : `\nNote: ${result.windowNote}`}`)
         return
       }
       case "context": {

@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import type { MemoryType } from "../../src/memory/frontmatter.ts"
 import { appendIndexLine } from "../../src/memory/indexBytes.ts"
-import { buildBackfillIndex, indexLine } from "../../src/memory/memoryIndex.ts"
+import { buildBackfillIndex, indexLine, lineInWindow, outsideWindowNote } from "../../src/memory/memoryIndex.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
 import { undoWindowNote } from "../../src/writes/journalPrune.ts"
 import { rememberedTopic } from "../../src/writes/remember.ts"
@@ -23,6 +23,7 @@ import { LockService } from "../storage/LockService.ts"
 import { holdingBackgroundLocks, type PersonWait } from "../writes/MemoryUndo.ts"
 import { checkDir } from "./browseReads.ts"
 import { indexForRewrite } from "./indexRewrite.ts"
+import { decode } from "./readText.ts"
 import { ForgetFailed, lockFailureAsForgetFailed, type MemoryChangeServices } from "./topicForget.ts"
 
 /** `remember` refused the text (a credential, too large, nothing given): nothing was written. */
@@ -53,6 +54,8 @@ export interface RememberResult {
   readonly task: string
   /** What the person should know about undoing it (an index larger than the journal keeps), when anything. */
   readonly note?: string
+  /** Said when the new index line lies past the part of MEMORY.md a session loads. */
+  readonly windowNote?: string
 }
 
 export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChangeServices) =>
@@ -85,7 +88,15 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
       }
       yield* writeTask.write(INDEX_FILE, next).pipe(Effect.mapError(failed(`${topic.filename} was saved but the index was not updated`)))
       const note = undoWindowNote(INDEX_FILE, index.bytes.length)
-      return { file: topic.filename, files: [topic.filename, INDEX_FILE], task, ...(note === undefined ? {} : { note }) } satisfies RememberResult
+      // Decoded only to measure the window; the bytes written above are the file's own.
+      const windowNote = lineInWindow(typeof next === "string" ? next : decode(next), line) ? undefined : outsideWindowNote(topic.filename)
+      return {
+        file: topic.filename,
+        files: [topic.filename, INDEX_FILE],
+        task,
+        ...(note === undefined ? {} : { note }),
+        ...(windowNote === undefined ? {} : { windowNote })
+      } satisfies RememberResult
     })
     return yield* holdingBackgroundLocks(request.rootDir, body, request).pipe(
       Effect.provideService(LockService, locks),

@@ -84,3 +84,20 @@ export const buildBackfillIndex = (entries: ReadonlyArray<IndexEntry>): string =
   const { kept } = fitLines(lines, BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS)
   return kept.length === 0 ? "" : `${kept.join("\n")}\n`
 }
+
+/**
+ * Whether a session loads `line` of the index `text`: it is among the lines the window keeps (the first
+ * INDEX_MAX_LINES lines or INDEX_MAX_UNITS units of the trimmed text). A line appended past the window is saved but
+ * not in the system prompt; the caller says so.
+ */
+export const lineInWindow = (text: string, line: string): boolean => {
+  const trimmed = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").trim()
+  const { kept } = fitLines(trimmed.split("\n"), INDEX_MAX_LINES, INDEX_MAX_UNITS)
+  return kept.includes(line)
+}
+
+/** What `remember` tells the person when its new index line lies past what a session loads. */
+export const outsideWindowNote = (file: string): string =>
+  `MEMORY.md is longer than a session loads (its first ${INDEX_MAX_LINES} lines or ${INDEX_MAX_UNITS.toLocaleString("en-US")} characters), ` +
+  `so the line for ${file} is past what a session reads at its start; recall still finds the topic by its words. ` +
+  `Shorten MEMORY.md (edit it, or let the dream consolidate it) to bring the line inside.`
