@@ -130,6 +130,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     hold(ctx)
     // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
+    // Extractions handed over by sessions that ended first: run in the background, never before a prompt.
+    void background((b) => b.drainQueued)
   })
   // Change notices: the branch's records of background changes, placed as hidden messages where they happened.
   pi.on("context", (event, ctx) => {

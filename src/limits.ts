@@ -50,7 +50,9 @@ export const LOCK_TIMEOUTS_MS = {
   // Appends to and prunes of the change journal: short critical sections.
   "journal.lock": 60_000,
   // A change of config.json (one key read, set and published): a short critical section under the storage root.
-  "config.lock": 60_000
+  "config.lock": 60_000,
+  // Held by whoever runs the queued extractions (a session's drain, `pm extract`), for the whole drain.
+  "queue.lock": 15 * 60_000
 } as const
 export type LockName = keyof typeof LOCK_TIMEOUTS_MS
 /**
@@ -64,3 +66,10 @@ export const LOCK_FUTURE_TOLERANCE_MS = 2_000
 /** Background read window (Pi's native read). */
 export const BACKGROUND_READ_MAX_LINES = 2_000
 export const BACKGROUND_READ_MAX_BYTES = 51_200
+
+/**
+ * Ours, not the spec's: the most one queued extraction (memory-roots/<hash>/queue/, src/background/queue.ts) may
+ * hold, its file as written. A session's messages past it are left out oldest first (the job says how many); a
+ * job whose newest message alone is larger is not queued, and the session says so.
+ */
+export const QUEUE_JOB_MAX_BYTES = 8 * 1024 * 1024
