@@ -102,9 +102,10 @@ export const makeExtractionRun = (
         })
         const waited = yield* Ref.make(false)
         // Interrupted from outside (invalidation, shutdown): the record is written on the way out, the cursor stays.
-        const recordStopped = Effect.all([Ref.get(usage), Ref.get(waited)]).pipe(
-          Effect.flatMap(([spent, waiting]) =>
-            saveRun(
+        // Stopped at the session's end while it waited for the lock: the hand-off records what became of it.
+        const recordStopped = Effect.all([Ref.get(usage), Ref.get(waited), Ref.get(state.ending)]).pipe(
+          Effect.flatMap(([spent, waiting, ending]) =>
+            waiting && ending ? Effect.void : saveRun(
               a,
               stoppedRecord(
                 base,

@@ -14,6 +14,7 @@ import { makeJob } from "../../src/background/queue.ts"
 import type { RunRecord } from "../../src/background/runs.ts"
 import { zeroUsage } from "../../src/model/usage.ts"
 import { QUEUE_JOB_MAX_BYTES } from "../../src/limits.ts"
+import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { Host } from "../session/Host.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import type { BranchCursor } from "./branchCursor.ts"
@@ -38,6 +39,7 @@ export const makeHandOff = (
   Effect.gen(function*() {
     const host = yield* Host
     const store = makeQueueStore(yield* FileSystem)
+    const registry = yield* ModelRegistry
 
     /** Queues what is left to extract on this branch; `why` says why the session did not extract it itself. */
     const handOff = (why: string): Effect.Effect<RunRecord | undefined> =>
@@ -50,7 +52,12 @@ export const makeHandOff = (
         const decision = decideExtraction(branch, cursor, memoryPathTest(a, cwd))
         if (decision._tag === "Skip") return undefined
         const base = { kind: "extract" as const, trigger: "exit" as const, filesChanged: [], turns: 0, usage: zeroUsage }
-        const made = makeJob({ session: yield* safe(host.sessionId, "no-session"), cwd, queuedAt: Date.now(), reason: why, branch, cursor })
+        // The model this session's extraction would have used (config.json's, else the session's own).
+        const model = yield* registry.resolve(a.background.extractor.model).pipe(
+          Effect.map((m) => `${m.provider}/${m.id}`),
+          Effect.orElseSucceed(() => null)
+        )
+        const made = makeJob({ session: yield* safe(host.sessionId, "no-session"), cwd, queuedAt: Date.now(), reason: why, model, branch, cursor })
         const stored = made._tag === "TooLarge"
           ? `its newest message alone is ${made.bytes} bytes, more than the queue's bound of ${QUEUE_JOB_MAX_BYTES}`
           : yield* store.enqueue(a.location.memoryRootDir, made.job, made.text).pipe(

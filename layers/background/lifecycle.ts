@@ -65,6 +65,7 @@ export const makeLifecycle = (
       yield* parts.drain.stopDrain
       yield* state.lockWaiting.close
       yield* Ref.set(state.holder, undefined)
+      yield* Ref.set(state.ending, false)
       yield* Ref.set(current, undefined)
       yield* Ref.set(dreamCurrent, undefined)
       yield* Ref.set(trailing, false)
@@ -119,6 +120,7 @@ export const makeLifecycle = (
     const shutdown = (reason: string) =>
       Effect.gen(function*() {
         yield* parts.drain.stopDrain
+        yield* Ref.set(state.ending, reason !== "reload")
         const why = reason === "reload" ? undefined : yield* waitForWork
         yield* parts.validity.invalidate(reason)
         if (why !== undefined) yield* parts.handOff.handOff(why)

@@ -81,6 +81,17 @@ export const makeQueueDrain = Effect.gen(function*() {
   const store = makeQueueStore(fs)
 
   /** One job, recorded. Returns its record and whether it advanced (then it is removed). */
+  /**
+   * The model of a job: config.json's `extractor.model`, else the one its session would have used, else the drainer's
+   * default (the session's model in Pi, Pi's default model in pm).
+   */
+  const modelOf = (spec: DrainSpec, entry: QueueEntry) => {
+    const configured = spec.active.background.extractor.model
+    return configured !== undefined || entry.job.model === null
+      ? registry.resolve(configured)
+      : registry.resolve(entry.job.model).pipe(Effect.orElse(() => registry.resolve(undefined)))
+  }
+
   const runJob = (spec: DrainSpec, entry: QueueEntry, model: Model<Api>, ensureHeld: Effect.Effect<void, unknown>) =>
     Effect.gen(function*() {
       const { active: a, check } = spec
@@ -149,11 +160,11 @@ export const makeQueueDrain = Effect.gen(function*() {
           const finish = (stoppedBecause: string | undefined) => ({ runs, damaged: listing.damaged, stoppedBecause })
           if ("failure" in listing) return finish(`the queue cannot be read: ${listing.failure}`)
           if (listing.jobs.length === 0) return finish(undefined)
-          const model = yield* registry.resolve(spec.active.background.extractor.model).pipe(Effect.either)
-          if (model._tag === "Left") return finish(`no model for the extraction: ${model.left.message}`)
           for (const entry of listing.jobs) {
             const invalid = yield* Effect.flip(spec.check).pipe(Effect.option)
             if (invalid._tag === "Some") return finish(invalid.value.reason)
+            const model = yield* modelOf(spec, entry).pipe(Effect.either)
+            if (model._tag === "Left") return finish(`no model for the extraction: ${model.left.message}`)
             const { run, stop } = yield* runJob(spec, entry, model.right, lock.ensureHeld)
             runs.push(run)
             if (stop !== undefined) return finish(stop)

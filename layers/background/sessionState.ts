@@ -69,6 +69,8 @@ export interface SessionState {
   /** Open while this session's extraction waits for extract.lock held by another process; `holder` says who. */
   readonly lockWaiting: Effect.Latch
   readonly holder: Ref.Ref<string | undefined>
+  /** Set by shutdown: what is stopped now is handed over (and recorded) by the hand-off. */
+  readonly ending: Ref.Ref<boolean>
   /** The run of the project's queued jobs (queueDrain.ts), apart from `fibers`: shutdown never waits for it. */
   readonly drains: FiberSet.FiberSet<void, never>
 }
@@ -87,8 +89,9 @@ export const makeSessionState = (scope: Scope.Scope): Effect.Effect<SessionState
     const dreamCurrent = yield* Ref.make<Fiber.RuntimeFiber<void, never> | undefined>(undefined)
     const lockWaiting = yield* Effect.makeLatch(false)
     const holder = yield* Ref.make<string | undefined>(undefined)
+    const ending = yield* Ref.make(false)
     const drains = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
-    return { generation, active, cursor, captured, history, totals, current, trailing, fibers, dreamCurrent, lockWaiting, holder, drains }
+    return { generation, active, cursor, captured, history, totals, current, trailing, fibers, dreamCurrent, lockWaiting, holder, ending, drains }
   })
 
 export const safe = <A>(effect: Effect.Effect<A>, fallback: A): Effect.Effect<A> =>

@@ -1,8 +1,8 @@
 /**
  * The queue of handed-over extractions (pure). A session that ends, or cannot get `extract.lock` in time, leaves what
  * its extraction did not cover as a job: one JSON file in the memory root's `queue/` folder holding all an extraction
- * needs without the session (its id and cwd, the cursor and the branch entries from the cursor on, when and why it
- * was queued). The next session of the project, or `pm extract`, runs the jobs oldest first; names sort that way.
+ * needs without the session (its id, cwd and model, the cursor and the branch entries from the cursor on, when and
+ * why it was queued). The next session of the project, or `pm extract`, runs the jobs oldest first; names sort that way.
  *
  * A job holds the cursor entry (reduced to its type and id: an extraction reads only what follows it) and every entry
  * after it, so `entriesAfter(job.branch, job.cursor)` is what the session's branch had after its cursor. A job larger
@@ -28,6 +28,8 @@ export interface QueuedJob {
   readonly queuedAt: number
   /** Why the session did not extract them itself, as words for a person. */
   readonly reason: string
+  /** The model the session's extraction would have used (`provider/id`), unless config.json names one; null: none. */
+  readonly model: string | null
   /** The entry the extraction covered last (null: none on this branch). */
   readonly cursor: string | null
   /** The cursor's entry (type and id only) and every entry after it, as the session had them. */
@@ -38,7 +40,7 @@ export interface QueuedJob {
   readonly omitted: number
 }
 
-export type JobInput = Pick<QueuedJob, "session" | "cwd" | "queuedAt" | "reason"> & {
+export type JobInput = Pick<QueuedJob, "session" | "cwd" | "queuedAt" | "reason" | "model"> & {
   readonly branch: ReadonlyArray<BranchEntry>
   readonly cursor: string | undefined
 }
@@ -75,6 +77,7 @@ export const makeJob = (input: JobInput, maxBytes: number = QUEUE_JOB_MAX_BYTES)
       cwd: input.cwd,
       queuedAt: input.queuedAt,
       reason: input.reason,
+      model: input.model,
       cursor: from === 0 ? (cursor ?? null) : first!.id,
       branch: first === undefined ? kept : [stub(first), ...kept],
       messages: visibleCount(kept),
@@ -117,6 +120,7 @@ export const decodeJob = (text: string): QueuedJob | string => {
     if (typeof o[key] !== "number" || !Number.isFinite(o[key])) return `its ${key} is not a number`
   }
   if (o["cursor"] !== null && typeof o["cursor"] !== "string") return "its cursor is neither a string nor null"
+  if (o["model"] !== null && typeof o["model"] !== "string") return "its model is neither a string nor null"
   if (!Array.isArray(o["branch"]) || !o["branch"].every(isEntry)) return "its branch is not a list of session entries"
   return o as unknown as QueuedJob
 }
