@@ -105,7 +105,7 @@ export const makeQueueStore = (fs: FileSystemShape) => {
           damaged.push(yield* setAside(dir, name, "its name is not a job's"))
           continue
         }
-        const read = yield* fs.readRegularFile(path, QUEUE_JOB_MAX_BYTES + 1).pipe(Effect.either)
+        const read = yield* fs.readRegularFile(path, QUEUE_JOB_MAX_BYTES).pipe(Effect.either)
         if (read._tag === "Left") {
           // Run and removed by another drain since the listing: gone, not damaged.
           if (read.left.reason === "NotFound") continue
