@@ -1,33 +1,22 @@
 /**
  * `pm extract`, the twin of `/memory extract`: the extractions that sessions of this project handed over to its queue
- * when they ended first (layers/background/handOff.ts), run now, oldest first, and waited for. It builds the
- * extension's own background graph (layers/app/ExtensionApp.ts) with pm's pieces in place of the host's: a Host for
- * this directory with no branch (trusted as Pi would trust a session here; notifications as sentences on stderr),
- * Pi's model runtime as the registry (cli/PiModelRuntime.ts, as `pm recall` has it), Pi's own module for the tools
- * (cli/piHost.ts), and no status line. Then the background session starts as a session would and runs the queue
- * (layers/background/sessionDrain.ts), waiting up to `--wait` seconds while another process runs it.
+ * when they ended first (layers/background/handOff.ts), run now, oldest first, and waited for, in the extension's own
+ * background graph with pm's pieces (cli/extractRun.ts, imported only when a job waits: with none, the command says
+ * so without loading Pi or any background agent). It waits up to `--wait` seconds while another process runs the
+ * queue, and says what it did in sentences.
  *
  * Exit 0 when every queued job ran and left the queue (or none waits), 1 when one failed or jobs stay queued, 2 when
- * the command itself could not run. Imported only by this subcommand: no other loads the background agents.
+ * the command itself could not run.
  */
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { randomUUID } from "node:crypto"
 import { resolve } from "node:path"
 import { formatOutcome } from "../src/background/runs.ts"
 import { trustLine } from "../src/project/projectTrust.ts"
-import { extensionLayer } from "../layers/app/ExtensionApp.ts"
-import { BackgroundHost, BackgroundSession } from "../layers/background/BackgroundSession.ts"
-import { PiToolkit } from "../layers/background/PiToolkit.ts"
 import type { DrainNowResult } from "../layers/background/sessionDrain.ts"
-import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
-import { Host, type HostShape } from "../layers/session/Host.ts"
 import type { extractOptions, Parsed } from "./commandOptions.ts"
 import { EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
-import { extensionsFromEnv, loadPiModelBackend } from "./PiModelRuntime.ts"
-import { importPiHost } from "./piHost.ts"
 import { inspect } from "./locate.ts"
 import { makeQueueStore } from "../layers/background/queueStore.ts"
 import { FileSystem } from "../layers/storage/FileSystem.ts"
@@ -35,24 +24,6 @@ import { readProjectTrust } from "./trust.ts"
 
 /** How long `pm extract` waits for another process running the queue, by default. */
 export const EXTRACT_QUEUE_WAIT_SECONDS = 120
-
-const stderrLine = (line: string) => Effect.sync(() => void process.stderr.write(`${line.replace(/\s*\n\s*/g, " ")}\n`))
-
-/** The session pm stands in for: this directory, no branch, Pi's trust as the files say, sentences on stderr. */
-const pmHost = (cwd: string, trusted: boolean): HostShape => {
-  const session = `pm-extract-${randomUUID()}`
-  return {
-    cwd: Effect.succeed(cwd),
-    sessionId: Effect.succeed(session),
-    isTrusted: Effect.succeed(trusted),
-    isIdle: Effect.succeed(true),
-    branch: Effect.succeed([]),
-    entries: Effect.succeed([]),
-    notify: (message, level) => stderrLine(level === "info" ? `pm: ${message}` : `pm: ${level}: ${message}`),
-    appendEntry: () => Effect.void,
-    sendHidden: () => Effect.void
-  }
-}
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
@@ -94,28 +65,10 @@ export const extract = ({ cwd, json, wait }: Parsed<typeof extractOptions>) =>
       const none = { _tag: "Drained", runs: [], left: 0, damaged: [] } as const
       return yield* json ? printJson({ ran: [], left: 0, damaged: [], stoppedBecause: null }) : printLine(extractReport(none, location.projectRoot).lines[0])
     }
-    const pi = yield* Effect.tryPromise({ try: () => importPiHost(), catch: (e) => ({ message: e instanceof Error ? e.message : String(e) }) })
-    const models = ModelRegistry.layerOnFirstUse(
-      Effect.flatMap(extensionsFromEnv(), (extensions) => loadPiModelBackend({ agentDir, cwd: dir, extensions }))
-    )
     const trust = readProjectTrust(agentDir, dir)
-    const layer = extensionLayer({
-      host: Layer.succeed(Host, pmHost(dir, trust.state === "trusted")),
-      models,
-      toolkit: PiToolkit.layer(pi),
-      background: BackgroundHost.layerNoop,
-      holderKind: "pm extract"
-    })
     const waitMs = Math.max(0, Option.getOrElse(wait, () => EXTRACT_QUEUE_WAIT_SECONDS)) * 1000
-    const result = yield* Effect.gen(function* () {
-      const bg = yield* BackgroundSession
-      yield* bg.start
-      return yield* bg.drainNow({
-        waitMs,
-        lockKind: "pm extract",
-        onWait: (holder) => stderrLine(`pm: waiting for ${holder}, which runs this project's queue`)
-      })
-    }).pipe(Effect.provide(layer), Effect.scoped)
+    const { drainProject } = yield* Effect.promise(() => import("./extractRun.ts"))
+    const result = yield* drainProject({ dir, agentDir, trusted: trust.state === "trusted", waitMs })
     const withTrust = result._tag === "NotNow" && trust.state !== "trusted" ? { ...result, reason: trustLine(trust) } : result
     const report = extractReport(withTrust, location.projectRoot)
     yield* setExit(report.code)
