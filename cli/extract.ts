@@ -13,6 +13,8 @@ import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { formatOutcome } from "../src/background/runs.ts"
 import { trustLine } from "../src/project/projectTrust.ts"
+import { switchesFor } from "../src/project/config.ts"
+import { queueBlockedBy } from "../src/background/queue.ts"
 import type { DrainNowResult } from "../layers/background/sessionDrain.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 import type { extractOptions, Parsed } from "./commandOptions.ts"
@@ -36,13 +38,13 @@ export const extractReport = (result: DrainNowResult, root: string): { readonly 
     const waiting = result.queue?.count ?? 0
     return waiting === 0
       ? { lines: [`Nothing is queued for ${root}, and nothing could run now: ${result.reason}.`], code: 0 }
-      : { lines: [`${plural(waiting, "extraction")} wait in ${root}'s queue, but none can run now: ${result.reason}. They stay queued.`], code: EXIT_PROBLEMS }
+      : { lines: [`${plural(waiting, "extraction")} ${waiting === 1 ? "waits" : "wait"} in ${root}'s queue, but none can run now: ${result.reason}. ${waiting === 1 ? "It stays" : "They stay"} queued.`], code: EXIT_PROBLEMS }
   }
   const lines: Array<string> = []
-  if (result.runs.length === 0 && result.left === 0 && result.stoppedBecause === undefined) lines.push(`Nothing is queued for ${root}.`)
+  if (result.runs.length === 0 && result.left === 0 && result.stoppedBecause === undefined && result.damaged.length === 0) lines.push(`Nothing is queued for ${root}.`)
   if (result.runs.length > 0) {
     lines.push(`Ran ${plural(result.runs.length, "queued extraction")} for ${root}, oldest first:`)
-    for (const r of result.runs) lines.push(`- ${formatOutcome("extract", r.record)}${r.removed ? "" : " It stays queued."}`)
+    for (const r of result.runs) lines.push(`- ${formatOutcome("extract", r.record)}${r.removed ? "" : "; it stays queued"}`)
   }
   for (const d of result.damaged) {
     lines.push(`A queue record that is not a job (${d.name}: ${d.reason}) was ${d.movedTo === undefined ? "left where it is" : `set aside as ${d.movedTo}`}; it is not run.`)
@@ -59,13 +61,22 @@ export const extract = ({ cwd, json, wait }: Parsed<typeof extractOptions>) =>
     const dir = resolve(cwd)
     const config = yield* ConfigService
     const agentDir = config.agentDir
-    // Nothing queued: said without loading Pi or making the background graph.
+    // Nothing queued, or nothing that may run here now: said without loading Pi or making the background graph.
     const location = yield* inspect(dir)
-    if ((yield* makeQueueStore(yield* FileSystem).summary(location.memoryRootDir)).count === 0) {
-      const none = { _tag: "Drained", runs: [], left: 0, damaged: [] } as const
-      return yield* json ? printJson({ ran: [], left: 0, damaged: [], stoppedBecause: null }) : printLine(extractReport(none, location.projectRoot).lines[0])
-    }
+    const summary = yield* makeQueueStore(yield* FileSystem).summary(location.memoryRootDir)
     const trust = readProjectTrust(agentDir, dir)
+    const blocked = queueBlockedBy(switchesFor((yield* config.load).config, location.projectRoot), trust.state)
+    if (summary.count === 0 || blocked !== null) {
+      const reason = trust.state === "trusted" ? blocked : trustLine(trust)
+      const report = extractReport(
+        summary.count === 0 ? { _tag: "Drained", runs: [], left: 0, damaged: [] } : { _tag: "NotNow", reason: reason!, queue: summary },
+        location.projectRoot
+      )
+      yield* setExit(report.code)
+      return yield* json
+        ? printJson({ ran: [], left: summary.count, damaged: [], stoppedBecause: summary.count === 0 ? null : reason })
+        : Effect.forEach(report.lines, (line) => printLine(line))
+    }
     const waitMs = Math.max(0, Option.getOrElse(wait, () => EXTRACT_QUEUE_WAIT_SECONDS)) * 1000
     const { drainProject } = yield* Effect.promise(() => import("./extractRun.ts"))
     const result = yield* drainProject({ dir, agentDir, trusted: trust.state === "trusted", waitMs })

@@ -18,6 +18,7 @@ import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { StateStore } from "../layers/storage/StateStore.ts"
 import { FileSystem } from "../layers/storage/FileSystem.ts"
 import { makeQueueStore, type QueueSummary } from "../layers/background/queueStore.ts"
+import { queueBlockedBy } from "../src/background/queue.ts"
 import type { Parsed, statusOptions } from "./commandOptions.ts"
 import { withMemoryDir } from "./locate.ts"
 import { findPi } from "./piHost.ts"
@@ -60,16 +61,6 @@ const backgroundRuns = (projectDir: string) => {
   }
   return { ...latestRuns(recent), recent }
 }
-
-/** Why queued extractions cannot run here now, or null when they can. */
-const queueBlockedBy = (switches: ReturnType<typeof switchesFor>, trust: string): string | null =>
-  !switches.memory.on
-    ? offReason("memory", switches.memory)
-    : !switches.extraction.on
-    ? offReason("extraction", switches.extraction)
-    : trust !== "trusted"
-    ? "Pi does not trust the project"
-    : null
 
 /** The queue's line: how many extractions wait, since when, and what holds them back. */
 export const queueStatusLine = (q: QueueSummary & { readonly blockedBy: string | null }, now: number): string => {
