@@ -50,7 +50,7 @@ export const extractReport = (result: DrainNowResult, root: string): { readonly 
     lines.push(`A queue record that is not a job (${d.name}: ${d.reason}) was ${d.movedTo === undefined ? "left where it is" : `set aside as ${d.movedTo}`}; it is not run.`)
   }
   if (result.stoppedBecause !== undefined) lines.push(`The queue was not finished: ${result.stoppedBecause}.`)
-  if (result.left > 0) lines.push(`${plural(result.left, "extraction")} ${result.left === 1 ? "stays" : "stay"} queued for the next session of this project or \`pm extract\`.`)
+  if (result.left > 0) lines.push(`${plural(result.left, "extraction")} ${result.left === 1 ? "stays" : "stay"} queued for the next interactive session of this project or \`pm extract\`.`)
   else if (result.runs.length > 0) lines.push("The queue is empty.")
   const failed = result.runs.some((r) => !r.removed || r.record.outcome === "failed")
   return { lines, code: failed || result.left > 0 || result.stoppedBecause !== undefined || result.damaged.length > 0 ? EXIT_PROBLEMS : 0 }

@@ -68,7 +68,7 @@ export const queueStatusLine = (q: QueueSummary & { readonly blockedBy: string |
   if (q.count === 0) return `none waiting${damaged}`
   const waiting = `${q.count} extraction${q.count === 1 ? "" : "s"} handed over by ended sessions, the oldest queued ${age(q.oldestAt!, now) === "now" ? "just now" : `${age(q.oldestAt!, now)} ago`}`
   return q.blockedBy === null
-    ? `${waiting}; the next session of this project runs them, pm extract now${damaged}`
+    ? `${waiting}; the next interactive session of this project runs them, pm extract now${damaged}`
     : `${waiting}; they wait: ${q.blockedBy}${damaged}`
 }
 

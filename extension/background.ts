@@ -13,7 +13,7 @@ export const queueLine = (q: NonNullable<BackgroundStatus["queue"]>, now: number
   `Queued:           ${
     q.count === 0
       ? "no extraction waits"
-      : `${q.count} extraction${q.count === 1 ? "" : "s"} handed over by ended sessions, the oldest for ${waitedFor(q.oldestAt!, now)}; the next session of this project runs them, pm extract now`
+      : `${q.count} extraction${q.count === 1 ? "" : "s"} handed over by ended sessions, the oldest for ${waitedFor(q.oldestAt!, now)}; the next interactive session of this project runs them, pm extract now`
   }${q.damaged === 0 ? "" : `; ${q.damaged} unreadable record${q.damaged === 1 ? " was" : "s were"} set aside in the queue's damaged/ folder`}`
 
 const waitedFor = (at: number, now: number): string => {

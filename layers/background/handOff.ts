@@ -29,7 +29,7 @@ const messages = (n: number) => `${n} message${n === 1 ? "" : "s"}`
 /** What the person reads once the work is queued; `waiting` counts every job of the project now. */
 export const deferredNotice = (count: number, omitted: number, waiting: number): string =>
   `Project memory: the extraction of this session's last ${messages(count)} was deferred; ` +
-  `the next session of this project or \`pm extract\` completes it (${waiting} extraction${waiting === 1 ? "" : "s"} queued now).` +
+  `the next interactive session of this project or \`pm extract\` completes it (${waiting} extraction${waiting === 1 ? "" : "s"} queued now).` +
   (omitted > 0 ? ` Its ${messages(omitted)} before those did not fit the queue's bound of ${QUEUE_JOB_MAX_BYTES} bytes and were left out.` : "")
 
 export const makeHandOff = (
@@ -82,7 +82,7 @@ export const makeHandOff = (
           ...base,
           at: Date.now(),
           outcome: "queued",
-          detail: `${messages(job.messages)} queued for the next session of this project or \`pm extract\`: ${why}` +
+          detail: `${messages(job.messages)} queued for the next interactive session of this project or \`pm extract\`: ${why}` +
             (job.omitted > 0 ? `; ${messages(job.omitted)} before them did not fit the queue's bound and were left out` : "")
         }
         yield* parts.runLog.saveRun(a, record)

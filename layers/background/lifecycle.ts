@@ -120,6 +120,8 @@ export const makeLifecycle = (
     const shutdown = (reason: string) =>
       Effect.gen(function*() {
         yield* parts.drain.stopDrain
+        // The drain held extract.lock, perhaps: an extraction waiting for it now gets it, and says again if it still waits.
+        yield* state.lockWaiting.close
         yield* Ref.set(state.ending, reason !== "reload")
         const why = reason === "reload" ? undefined : yield* waitForWork
         yield* parts.validity.invalidate(reason)

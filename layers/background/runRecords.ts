@@ -130,7 +130,7 @@ const skipText: Record<string, string> = {
 
 /** What becomes of an extraction's messages when extract.lock stayed busy for the whole wait, in a session. */
 export const BUSY_LATER_IN_SESSION =
-  "these messages are extracted by the next run in this session, or queued for the next session of this project or `pm extract` when this one ends first"
+  "these messages are extracted by the next run in this session, or queued for the next interactive session of this project or `pm extract` when this one ends first"
 
 /** The record of one extraction; `later` says what becomes of its messages when extract.lock stayed busy. */
 export const extractionRecord = (

@@ -2,7 +2,7 @@
  * The queue of handed-over extractions (pure). A session that ends, or cannot get `extract.lock` in time, leaves what
  * its extraction did not cover as a job: one JSON file in the memory root's `queue/` folder holding all an extraction
  * needs without the session (its id, cwd and model, the cursor and the branch entries from the cursor on, when and
- * why it was queued). The next session of the project, or `pm extract`, runs the jobs oldest first; names sort that way.
+ * why it was queued). The next interactive session of the project, or `pm extract`, runs the jobs oldest first; names sort that way.
  *
  * A job holds the cursor entry (reduced to its type and id: an extraction reads only what follows it) and every entry
  * after it, so `entriesAfter(job.branch, job.cursor)` is what the session's branch had after its cursor. A job larger

@@ -83,7 +83,7 @@ describe("extractions handed over at a session's end", () => {
       expect(e.stdout).toContain("Noted.")
       const told = e.stderr.split("\n").filter((l) => l.includes("was deferred"))
       expect(told, e.stderr).toHaveLength(1)
-      expect(told[0]).toMatch(/^Project memory: the extraction of this session's last 2 messages was deferred; the next session of this project or `pm extract` completes it \(\d extractions? queued now\)\.$/)
+      expect(told[0]).toMatch(/^Project memory: the extraction of this session's last 2 messages was deferred; the next interactive session of this project or `pm extract` completes it \(\d extractions? queued now\)\.$/)
     }
     // No extraction ran: the lock was never theirs.
     expect(strict.requests.filter((r) => kindOf(r) === "background")).toEqual([])
@@ -93,7 +93,7 @@ describe("extractions handed over at a session's end", () => {
     expect([...queuedFacts].sort()).toEqual([...facts].sort())
 
     const status = await pm(["status"])
-    expect(status.stdout).toMatch(/^Queued: {5}4 extractions handed over by ended sessions, the oldest queued .*; the next session of this project runs them, pm extract now$/m)
+    expect(status.stdout).toMatch(/^Queued: {5}4 extractions handed over by ended sessions, the oldest queued .*; the next interactive session of this project runs them, pm extract now$/m)
 
     holder.child.kill("SIGKILL")
     await holder.exited

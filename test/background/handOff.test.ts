@@ -124,11 +124,11 @@ describe("the hand-off at a session's end", () => {
         expect(ctx.cursors()).toEqual(["a1"])
         expect(ctx.told).toEqual([{
           level: "info",
-          message: "Project memory: the extraction of this session's last 2 messages was deferred; the next session of this project or `pm extract` completes it (1 extraction queued now)."
+          message: "Project memory: the extraction of this session's last 2 messages was deferred; the next interactive session of this project or `pm extract` completes it (1 extraction queued now)."
         }])
         const history = (yield* bg.status).history
         expect(history.map((r) => [r.trigger, r.outcome])).toEqual([["exit", "queued"]])
-        expect(history[0]!.detail).toMatch(/^2 messages queued for the next session of this project or `pm extract`: extract\.lock was held by pm forget/)
+        expect(history[0]!.detail).toMatch(/^2 messages queued for the next interactive session of this project or `pm extract`: extract\.lock was held by pm forget/)
       })
     )
   })

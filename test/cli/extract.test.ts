@@ -49,10 +49,10 @@ describe("pm extract's report", () => {
     const stays = extractReport({ _tag: "Drained", runs: [{ entry: entry("a"), record: record("busy", "x"), removed: false }], left: 1, damaged: [] }, "/p")
     expect(stays).toEqual({
       code: 1,
-      lines: ["Ran 1 queued extraction for /p, oldest first:", "- skipped: another session was extracting; it stays queued", "1 extraction stays queued for the next session of this project or `pm extract`."]
+      lines: ["Ran 1 queued extraction for /p, oldest first:", "- skipped: another session was extracting; it stays queued", "1 extraction stays queued for the next interactive session of this project or `pm extract`."]
     })
     const stopped = extractReport({ _tag: "Drained", runs: [], left: 2, damaged: [], stoppedBecause: "project memory was turned off" }, "/p")
-    expect(stopped).toEqual({ code: 1, lines: ["The queue was not finished: project memory was turned off.", "2 extractions stay queued for the next session of this project or `pm extract`."] })
+    expect(stopped).toEqual({ code: 1, lines: ["The queue was not finished: project memory was turned off.", "2 extractions stay queued for the next interactive session of this project or `pm extract`."] })
     const damaged = extractReport({ _tag: "Drained", runs: [], left: 0, damaged: [{ name: "x.json", reason: "it is not JSON", movedTo: "/q/damaged/x.json" }] }, "/p")
     expect(damaged).toEqual({ code: 1, lines: ["A queue record that is not a job (x.json: it is not JSON) was set aside as /q/damaged/x.json; it is not run."] })
     expect(extractReport({ _tag: "Busy", holder: "a pi session, pid 7" }, "/p").code).toBe(1)
@@ -67,7 +67,7 @@ describe("/memory status's queue line", () => {
   it("how many wait and for how long; records set aside", () => {
     expect(queueLine({ count: 0, oldestAt: null, damaged: 0 }, 0)).toBe("Queued:           no extraction waits")
     expect(queueLine({ count: 2, oldestAt: 0, damaged: 1 }, 3 * 3_600_000)).toBe(
-      "Queued:           2 extractions handed over by ended sessions, the oldest for 3 h; the next session of this project runs them, pm extract now; 1 unreadable record was set aside in the queue's damaged/ folder"
+      "Queued:           2 extractions handed over by ended sessions, the oldest for 3 h; the next interactive session of this project runs them, pm extract now; 1 unreadable record was set aside in the queue's damaged/ folder"
     )
   })
 })

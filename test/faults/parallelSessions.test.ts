@@ -47,7 +47,7 @@ describe("parallel pi sessions", () => {
     const facts = Array.from({ length: SESSIONS }, (_, i) => `fact${i}-${Math.random().toString(36).slice(2, 8)}`)
     const results = await Promise.all(facts.map((f) => runPi(`Please remember this for later. The fact is ${f}.`, repo, env)))
     for (const r of results) expect(r.code, r.stderr).toBe(0)
-    const deferred = results.filter((r) => r.stderr.includes("was deferred; the next session of this project or `pm extract` completes it"))
+    const deferred = results.filter((r) => r.stderr.includes("was deferred; the next interactive session of this project or `pm extract` completes it"))
     // The first extraction holds the lock until every session has answered: at least the last to end found it held.
     expect(deferred.length).toBeGreaterThan(0)
     const drained = await runPm(["extract", "--cwd", repo], { agentDir, home: agentDir, env: { ...env, PM_EXTENSIONS: provider } })
