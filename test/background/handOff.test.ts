@@ -5,6 +5,7 @@
  * at the 60 s bound is stopped and handed over; a reload, an untrusted project or extraction switched off hand
  * nothing over; a job that cannot be written is told, and the cursor stays.
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
@@ -23,7 +24,8 @@ import { FileSystem } from "../../layers/storage/FileSystem.ts"
 import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
 import { LockService } from "../../layers/storage/LockService.ts"
 import { locksDirOf, queueDirOf } from "../../src/storage/layout.ts"
-import { decodeJob } from "../../src/background/queue.ts"
+import { decodeJob, makeJob } from "../../src/background/queue.ts"
+import { makeQueueStore } from "../../layers/background/queueStore.ts"
 import { Context, extensionGraph, hostLayer } from "../support/extensionGraph.ts"
 import { tempDir } from "../support/tmp.ts"
 
@@ -175,6 +177,49 @@ describe("the hand-off at a session's end", () => {
         })
       )
     }
+  })
+
+  it("the session's own drain holding extract.lock is stopped first: the session's waiting extraction then runs and nothing is queued", async () => {
+    const started = Effect.runSync(Queue.unbounded<string>())
+    const gate = Effect.runSync(Deferred.make<void>())
+    let ownInterrupted = false
+    const extractor: ExtractorShape = {
+      extract: (request) =>
+        request.sessionId !== "s1"
+          // The drain's job: holds extract.lock until it is stopped.
+          ? Queue.offer(started, "drain").pipe(Effect.zipRight(Effect.never))
+          // The session's own: finds the lock held by its own drain, then gets it once the drain stops.
+          : Effect.gen(function*() {
+            yield* request.onLockWait!("a pi session's run of the queue")
+            yield* Queue.offer(started, "own")
+            yield* Deferred.await(gate).pipe(Effect.onInterrupt(() => Effect.sync(() => void (ownInterrupted = true))))
+            return { status: "ran", stop: "done", turns: 1, mode: "fork", filesChanged: [], finalText: "", errorMessage: undefined, advanceTo: request.branch.at(-1)!.id } as const
+          })
+    }
+    const ctx = setup({ extractor })
+    await run(
+      ctx,
+      Effect.gen(function*() {
+        const bg = yield* BackgroundSession
+        const rootDir = yield* rootOf(ctx.cwd)
+        const made = makeJob({ session: "ended", cwd: ctx.cwd, queuedAt: 1, reason: "r", model: null, cursor: undefined, branch: ctx.branch })
+        if (made._tag !== "Job") throw new Error("no job")
+        yield* makeQueueStore(real).enqueue(rootDir, made.job, made.text)
+        yield* bg.start
+        yield* bg.drainQueued
+        expect(yield* Queue.take(started)).toBe("drain")
+        yield* bg.settled(false)
+        expect(yield* Queue.take(started)).toBe("own")
+        const shutdown = yield* Effect.fork(bg.shutdown("quit"))
+        yield* Effect.repeatN(Effect.yieldNow(), 50)
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(shutdown)
+        expect(ownInterrupted).toBe(false)
+        expect(ctx.cursors()).toEqual(["a1"])
+        // Only the drained job is there: the session's own messages were extracted, not queued.
+        expect(queued(rootDir).map((j: any) => j.session)).toEqual(["ended"])
+      })
+    )
   })
 
   it("a job that cannot be written is told as a warning, recorded as failed, and the cursor stays", async () => {
