@@ -2,9 +2,11 @@
  * The session's end with the extension's own graph (test/support/extensionGraph.ts) and Effect's TestClock: what the
  * extraction did not cover is handed to the project's queue and the cursor moves past it. An extraction waiting for
  * extract.lock held elsewhere is not waited for (the shutdown ends with the clock never moved); one still running
- * at the 60 s bound is stopped and handed over; a reload, an untrusted project or extraction switched off hand
+ * at the 60 s bound is stopped and handed over; the session's own drain is stopped first, so its hold on the lock
+ * does not hand the session's own extraction over; a reload, an untrusted project or extraction switched off hand
  * nothing over; a job that cannot be written is told, and the cursor stays.
  */
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -16,6 +18,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { BackgroundSession } from "../../layers/background/BackgroundSession.ts"
+import { SHUTDOWN_WAIT_MS } from "../../layers/background/lifecycle.ts"
 import { Extractor } from "../../layers/background/Extractor.ts"
 import type { ExtractorShape } from "../../layers/background/extractorInterface.ts"
 import { ProjectLocator } from "../../layers/project/ProjectLocator.ts"
@@ -211,7 +214,12 @@ describe("the hand-off at a session's end", () => {
         yield* bg.settled(false)
         expect(yield* Queue.take(started)).toBe("own")
         const shutdown = yield* Effect.fork(bg.shutdown("quit"))
-        yield* Effect.repeatN(Effect.yieldNow(), 50)
+        // Until the shutdown waits for the session's work (its 60 s bound is on the clock), or has ended.
+        for (;;) {
+          const deadlines = [...(yield* TestClock.sleeps())]
+          if (deadlines.includes((yield* Clock.currentTimeMillis) + SHUTDOWN_WAIT_MS) || shutdown.unsafePoll() !== null) break
+          yield* Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void)))
+        }
         yield* Deferred.succeed(gate, undefined)
         yield* Fiber.join(shutdown)
         expect(ownInterrupted).toBe(false)
