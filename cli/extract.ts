@@ -13,8 +13,7 @@ import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { formatOutcome } from "../src/background/runs.ts"
 import { trustLine } from "../src/project/projectTrust.ts"
-import { switchesFor } from "../src/project/config.ts"
-import { queueBlockedBy } from "../src/background/queue.ts"
+import { extractionBlockedBy, switchesFor } from "../src/project/config.ts"
 import type { DrainNowResult } from "../layers/background/sessionDrain.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 import type { extractOptions, Parsed } from "./commandOptions.ts"
@@ -65,7 +64,7 @@ export const extract = ({ cwd, json, wait }: Parsed<typeof extractOptions>) =>
     const location = yield* inspect(dir)
     const summary = yield* makeQueueStore(yield* FileSystem).summary(location.memoryRootDir)
     const trust = readProjectTrust(agentDir, dir)
-    const blocked = queueBlockedBy(switchesFor((yield* config.load).config, location.projectRoot), trust.state)
+    const blocked = extractionBlockedBy(switchesFor((yield* config.load).config, location.projectRoot), trust.state)
     if (summary.count === 0 || blocked !== null) {
       const reason = trust.state === "trusted" ? blocked : trustLine(trust)
       const report = extractReport(

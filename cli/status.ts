@@ -6,7 +6,7 @@ import { join, resolve } from "node:path"
 import type { LockJudgement } from "../src/storage/lockFile.ts"
 import { locksDirOf } from "../src/storage/layout.ts"
 import { decodeBackgroundConfig } from "../src/background/config.ts"
-import { describeSwitches, offReason, switchesFor } from "../src/project/config.ts"
+import { describeSwitches, extractionBlockedBy, offReason, switchesFor } from "../src/project/config.ts"
 import { eligibleAt } from "../src/background/dreamSchedule.ts"
 import { formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
 import { latestRuns, parseRunHistory, type RunHistory } from "../src/background/runHistory.ts"
@@ -18,7 +18,6 @@ import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { StateStore } from "../layers/storage/StateStore.ts"
 import { FileSystem } from "../layers/storage/FileSystem.ts"
 import { makeQueueStore, type QueueSummary } from "../layers/background/queueStore.ts"
-import { queueBlockedBy } from "../src/background/queue.ts"
 import type { Parsed, statusOptions } from "./commandOptions.ts"
 import { withMemoryDir } from "./locate.ts"
 import { findPi } from "./piHost.ts"
@@ -153,7 +152,7 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
       },
       stateSource: state._tag === "Right" ? state.right.source : "unreadable",
       /** Extractions handed over by sessions that ended first, and why they cannot run now (null: they can). */
-      queue: { ...queue, blockedBy: queueBlockedBy(switches, trust.state) },
+      queue: { ...queue, blockedBy: extractionBlockedBy(switches, trust.state) },
       locks,
       background: backgroundRuns(location.projectDir),
       versions: { node: process.versions.node, pi: piVersion() },

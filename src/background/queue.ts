@@ -10,7 +10,6 @@
  * the messages it left out; one whose newest entry alone does not fit is not made.
  */
 import { QUEUE_JOB_MAX_BYTES } from "../limits.ts"
-import { type Effective, offReason } from "../project/config.ts"
 import { type BranchEntry, isModelVisible } from "./cursor.ts"
 
 export const QUEUE_DIR = "queue"
@@ -134,16 +133,3 @@ export const isJobFileName = (name: string): boolean => /^\d{13}-[A-Za-z0-9_-]*-
 
 /** The time a job's name says it was queued. */
 export const queuedAtOfName = (name: string): number => Number(name.slice(0, 13))
-
-/** Why queued extractions cannot run in a project now (its switches, Pi's trust), or null when they can. */
-export const queueBlockedBy = (
-  switches: { readonly memory: Effective; readonly extraction: Effective },
-  trust: "trusted" | "untrusted" | "asks"
-): string | null =>
-  !switches.memory.on
-    ? offReason("memory", switches.memory)
-    : !switches.extraction.on
-    ? offReason("extraction", switches.extraction)
-    : trust !== "trusted"
-    ? "Pi does not trust the project"
-    : null
