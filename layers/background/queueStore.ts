@@ -1,6 +1,7 @@
 /**
  * The queue's files in `memory-roots/<hash>/queue/` (the format is src/background/queue.ts): a job is published whole
- * (a temp file, flushed, hard-linked under its name, the folder flushed), listed oldest first, and removed once run.
+ * (a temp file, flushed, hard-linked under its name, the folder flushed; mode 0600, since it holds the session's
+ * messages), listed oldest first, and removed once run.
  * A file that cannot be read as a job is moved into `queue/damaged/` when a drain meets it, and reported: never
  * deleted, never run. Who may run or remove a job is the drain's (queue.lock); nothing here takes a lock.
  */
@@ -71,7 +72,8 @@ export const makeQueueStore = (fs: FileSystemShape) => {
     const dir = queueDirOf(rootDir)
     const attempt: Effect.Effect<string, QueueFailed> = Effect.gen(function*() {
       const name = jobFileName(job, randomBytes(6).toString("hex"))
-      const outcome = yield* publishFile(fs, { dir, name, content: text, mode: "create", durable: true }).pipe(
+      // The job holds the session's messages: readable by its owner only, as Pi's session files are.
+      const outcome = yield* publishFile(fs, { dir, name, content: text, mode: "create", durable: true, fileMode: 0o600 }).pipe(
         Effect.mapError(failed("write the job", join(dir, name)))
       )
       // A name taken already (the same millisecond, session and random part): another name.

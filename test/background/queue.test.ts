@@ -1,11 +1,11 @@
 /**
  * The queue of handed-over extractions: what a job holds (the extraction reads the same entries after the same
  * cursor as the session would have), its size bound at, below and above QUEUE_JOB_MAX_BYTES, its file format read
- * back, and its files (written whole, listed oldest first, a record that is not a job set aside and reported, never
- * lost, a job that cannot be written said so).
+ * back, and its files (written whole and private to their owner, listed oldest first, a record that is not a job set
+ * aside and reported, never lost, a job that cannot be written said so).
  */
 import * as Effect from "effect/Effect"
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { FsError } from "../../layers/storage/FsError.ts"
@@ -124,6 +124,7 @@ describe("the queue's files", () => {
       await run(store.enqueue(root, j, encodeJob(j)))
     }
     expect(readdirSync(join(root, "queue")).filter((n) => n.startsWith(".pm-"))).toEqual([])
+    for (const n of readdirSync(join(root, "queue"))) expect(statSync(join(root, "queue", n)).mode & 0o777, n).toBe(0o600)
     const listed = await run(store.list(root))
     expect(listed.jobs.map((e) => e.job.queuedAt)).toEqual([1_000, 2_000, 3_000])
     expect(listed.damaged).toEqual([])
