@@ -6,6 +6,8 @@
  *   model request (so `--select`, a query the selector would skip and every other subcommand never load them);
  * - `bash-check`: BashGuard, which loads the bash parser;
  * - `list`, `show`, `search`, `forget`: MemoryBrowse.
+ * - `extract`: the extension's own background graph (layers/app/ExtensionApp.ts) with pm's pieces, built by its
+ *   handler (cli/extract.ts) from a dynamic import, so no other subcommand loads the background agents.
  *
  * Every layer here is imported when its subcommand runs, as the handlers are: parsing, `--help` and `--version`
  * load and build no service.
@@ -23,6 +25,7 @@ import {
   onCommand,
   rememberCommand,
   doctorCommand,
+  extractCommand,
   forgetCommand,
   lintCommand,
   listCommand,
@@ -87,7 +90,8 @@ export const pmCommand = Command.make("pm").pipe(
     onCommand,
     offCommand,
     rememberCommand.pipe(Command.provide(browse)),
-    contextCommand
+    contextCommand,
+    extractCommand
   ]),
   aroundCore
 )

@@ -1,7 +1,7 @@
 /**
  * What `pm` accepts: every subcommand's name and help over its options and arguments (cli/commandOptions.ts), and
  * nothing of what they do. Each handler lives in a module imported when its subcommand runs (cli/inspect.ts, recall.ts, status.ts, journal.ts,
- * memoryCommands.ts), so parsing a command line, `--help` and `--version` evaluate none of the services, and
+ * memoryCommands.ts, extract.ts), so parsing a command line, `--help` and `--version` evaluate none of the services, and
  * `pm scan` none of the writer, the recall services or the model runtime.
  */
 import * as Command from "@effect/cli/Command"
@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import {
   bashCheckOptions,
   contextOptions,
+  extractOptions,
   forgetOptions,
   lintOptions,
   listOptions,
@@ -34,6 +35,7 @@ const recall = () => import("./recall.ts")
 const status = () => import("./status.ts")
 const journal = () => import("./journal.ts")
 const browse = () => import("./memoryCommands.ts")
+const extract = () => import("./extract.ts")
 
 export const projectCommand = Command.make("project", projectOptions, (o) => handledBy(inspect, (m) => m.project(o))).pipe(
   Command.withDescription("Show where the project's memory lives")
@@ -87,4 +89,9 @@ export const rememberCommand = Command.make("remember", rememberOptions, (o) => 
 )
 export const contextCommand = Command.make("context", contextOptions, (o) => handledBy(settings, (m) => m.context(o))).pipe(
   Command.withDescription("Show what memory adds to a request of this project, with its size in characters and tokens")
+)
+export const extractCommand = Command.make("extract", extractOptions, (o) => handledBy(extract, (m) => m.extract(o))).pipe(
+  Command.withDescription(
+    "Run the extractions that ended sessions handed over to this project's queue, oldest first, and wait for them (exit 1 when one fails or stays queued)"
+  )
 )

@@ -133,3 +133,10 @@ export const rememberOptions = {
   text: Args.text({ name: "TEXT" }).pipe(Args.withDescription("What to remember, as one line or several words"), Args.atLeast(1))
 }
 export const contextOptions = { ...commonOptions }
+export const extractOptions = {
+  ...commonOptions,
+  wait: Options.integer("wait").pipe(
+    Options.withDescription("Seconds to wait while another process runs the queue (default 120); progress goes to stderr"),
+    Options.optional
+  )
+}

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path"
 import type { LockJudgement } from "../src/storage/lockFile.ts"
 import { locksDirOf } from "../src/storage/layout.ts"
 import { decodeBackgroundConfig } from "../src/background/config.ts"
-import { describeSwitches, offReason, switchesFor } from "../src/project/config.ts"
+import { describeSwitches, extractionBlockedBy, offReason, switchesFor } from "../src/project/config.ts"
 import { eligibleAt } from "../src/background/dreamSchedule.ts"
 import { formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
 import { latestRuns, parseRunHistory, type RunHistory } from "../src/background/runHistory.ts"
@@ -16,6 +16,8 @@ import { LockService } from "../layers/storage/LockService.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { StateStore } from "../layers/storage/StateStore.ts"
+import { FileSystem } from "../layers/storage/FileSystem.ts"
+import { makeQueueStore, type QueueSummary } from "../layers/background/queueStore.ts"
 import type { Parsed, statusOptions } from "./commandOptions.ts"
 import { withMemoryDir } from "./locate.ts"
 import { findPi } from "./piHost.ts"
@@ -57,6 +59,16 @@ const backgroundRuns = (projectDir: string) => {
     // No run yet (or an unreadable file): nothing to show.
   }
   return { ...latestRuns(recent), recent }
+}
+
+/** The queue's line: how many extractions wait, since when, and what holds them back. */
+export const queueStatusLine = (q: QueueSummary & { readonly blockedBy: string | null }, now: number): string => {
+  const damaged = q.damaged === 0 ? "" : `; ${q.damaged} unreadable record${q.damaged === 1 ? "" : "s"} set aside in queue/damaged/`
+  if (q.count === 0) return `none waiting${damaged}`
+  const waiting = `${q.count} extraction${q.count === 1 ? "" : "s"} handed over by ended sessions, the oldest queued ${age(q.oldestAt!, now) === "now" ? "just now" : `${age(q.oldestAt!, now)} ago`}`
+  return q.blockedBy === null
+    ? `${waiting}; the next interactive session of this project runs them, pm extract now${damaged}`
+    : `${waiting}; they wait: ${q.blockedBy}${damaged}`
 }
 
 const gather = (cwd: string, memoryDir: Option.Option<string>) =>
@@ -118,12 +130,14 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
     // Whether the background shell runs in the OS sandbox here (the runtime is started and stopped for the answer).
     const availability = yield* sandboxAvailability(defaultSandbox())
     const whenUnavailable = cfg.sandbox.whenUnavailable
+    const queue = yield* makeQueueStore(yield* FileSystem).summary(location.memoryRootDir)
+    const trust = readProjectTrust(config.agentDir, cwd)
     return {
       enabled: switches.memory.on,
       /** Each switch in force for this project and the level it comes from. */
       switches,
       /** Whether Pi trusts a session started in this directory: without trust, memory injects and recalls nothing. */
-      trust: readProjectTrust(config.agentDir, cwd),
+      trust,
       configPath: config.configPath,
       configWarnings: [...warnings.map((w) => w.message), ...(decodedBackground?.warnings ?? [])],
       location,
@@ -137,6 +151,8 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
         minSessions: (thresholds ?? { minSessions: 5 }).minSessions
       },
       stateSource: state._tag === "Right" ? state.right.source : "unreadable",
+      /** Extractions handed over by sessions that ended first, and why they cannot run now (null: they can). */
+      queue: { ...queue, blockedBy: extractionBlockedBy(switches, trust.state) },
       locks,
       background: backgroundRuns(location.projectDir),
       versions: { node: process.versions.node, pi: piVersion() },
@@ -177,6 +193,7 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
           for (const r of [...s.background.recent].reverse()) yield* printLine(formatHistoryLine(r))
         }
         yield* printLine(`Next dream: ${nextDreamText(s.dream.eligibleAt, now, s.dream.minSessions)}`)
+        yield* printLine(`Queued:     ${queueStatusLine(s.queue, now)}`)
         if (s.locks.length === 0) yield* printLine("Locks:      none held")
         else {
           yield* printLine("Locks:")
@@ -216,6 +233,12 @@ export const doctor = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
             problems.push({ code: "lock-overdue", message: `${l.name}: held by ${l.holder}, past its timeout and still alive; it is never taken from a live process. Stop that process (kill ${l.pid}) to free it, or, if it is not one of ours, remove ${l.path}.` })
           }
           if (l.judgement === "unreadable") problems.push({ code: "lock-unreadable", message: `${l.path}: ${l.holder}.` })
+        }
+        if (s.queue.damaged > 0) {
+          problems.push({ code: "queue-damaged", message: `${s.queue.damaged} queue record${s.queue.damaged === 1 ? " is" : "s are"} not readable as extraction jobs and were set aside in ${s.location.memoryRootDir}/queue/damaged/; look at them, then remove them.` })
+        }
+        if (s.queue.count > 0 && s.queue.blockedBy !== null) {
+          problems.push({ code: "queue-waiting", message: `${s.queue.count} queued extraction${s.queue.count === 1 ? "" : "s"} cannot run: ${s.queue.blockedBy}.` })
         }
         for (const sk of s.skipped) problems.push({ code: "topic-skipped", message: `${sk.filename}: ${sk.reason}` })
         if (s.index.truncated) problems.push({ code: "index-truncated", message: "MEMORY.md is over 200 lines or 25,000 characters: only its start is loaded." })

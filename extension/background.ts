@@ -8,12 +8,26 @@ import { nextDreamText } from "../src/session/nextDream.ts"
 export const nextDreamLine = (d: NonNullable<BackgroundStatus["dream"]>, now: number): string =>
   `Next dream:       ${nextDreamText(d.eligibleAt, now, d.minSessions)}`
 
+/** The project's queue: how many extractions wait and since when, and records set aside. */
+export const queueLine = (q: NonNullable<BackgroundStatus["queue"]>, now: number): string =>
+  `Queued:           ${
+    q.count === 0
+      ? "no extraction waits"
+      : `${q.count} extraction${q.count === 1 ? "" : "s"} handed over by ended sessions, the oldest for ${waitedFor(q.oldestAt!, now)}; the next interactive session of this project runs them, pm extract now`
+  }${q.damaged === 0 ? "" : `; ${q.damaged} unreadable record${q.damaged === 1 ? " was" : "s were"} set aside in the queue's damaged/ folder`}`
+
+const waitedFor = (at: number, now: number): string => {
+  const minutes = Math.max(0, Math.round((now - at) / 60_000))
+  return minutes < 120 ? `${minutes} min` : minutes < 2880 ? `${Math.round(minutes / 60)} h` : `${Math.round(minutes / 1440)} days`
+}
+
 export const backgroundStatusLines = (s: BackgroundStatus, now: number = Date.now()): ReadonlyArray<string> => [
   `Background:       ${[s.running ? "extracting now" : undefined, s.dreaming === true ? "dreaming now" : undefined].filter((x) => x !== undefined).join(", ") || "idle"}; session usage ${formatUsage(s.totals)}`,
   formatRun("extract", s.runs.extract),
   // The attempt time has its own "Last dream" line above; the run's details join once a dream has run here.
   ...(s.runs.dream === undefined ? [] : [formatRun("dream", s.runs.dream).replace(/^Last dream:\s*/, "Dream run:        ")]),
   ...(s.dream === undefined ? [] : [nextDreamLine(s.dream, now)]),
+  ...(s.queue === undefined ? [] : [queueLine(s.queue, now)]),
   ...(s.history.length === 0 ? [] : ["Recent background runs (newest first):", ...[...s.history].reverse().map(formatHistoryLine)])
 ]
 

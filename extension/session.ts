@@ -21,6 +21,12 @@ import { toolCallWithoutSession } from "../layers/safety/ToolGuard.ts"
 import { memoryCommand, say } from "./command.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 
+/**
+ * Whether a session in `mode` runs its project's queued extractions. Not a one-shot run (print or json mode): it ends
+ * before a job does, so it would only start and stop one, and hold up its own extraction meanwhile.
+ */
+export const drainsQueue = (mode: ExtensionContext["mode"]): boolean => mode !== "print" && mode !== "json"
+
 /** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
 interface ContextHolder {
   current: ExtensionContext | undefined
@@ -132,6 +138,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     hold(ctx)
     // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
+    // Extractions handed over by sessions that ended first: run in the background, never before a prompt.
+    if (drainsQueue(ctx.mode)) void background((b) => b.drainQueued)
   })
   // Change notices: the branch's records of background changes, placed as hidden messages where they happened.
   pi.on("context", (event, ctx) => {

@@ -83,7 +83,9 @@ export const LOCK_TIMEOUTS_MS = {
   // Appends to and prunes of the change journal: short critical sections.
   "journal.lock": 60_000,
   // A change of config.json (one key read, set and published): a short critical section under the storage root.
-  "config.lock": 60_000
+  "config.lock": 60_000,
+  // Held by whoever runs the queued extractions (a session's drain, `pm extract`), for the whole drain.
+  "queue.lock": 15 * 60_000
 } as const
 export type LockName = keyof typeof LOCK_TIMEOUTS_MS
 /**
@@ -104,3 +106,10 @@ export const BACKGROUND_READ_MAX_BYTES = 51_200
  * the journal's copy), so a larger file is refused with a reason before anything changes, never cut.
  */
 export const MEMORY_REWRITE_MAX_BYTES = 64 * 1024 * 1024
+
+/**
+ * Ours, not the spec's: the most one queued extraction (memory-roots/<hash>/queue/, src/background/queue.ts) may
+ * hold, its file as written. A session's messages past it are left out oldest first (the job says how many); a
+ * job whose newest message alone is larger is not queued, and the session says so.
+ */
+export const QUEUE_JOB_MAX_BYTES = 8 * 1024 * 1024

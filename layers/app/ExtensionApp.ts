@@ -40,6 +40,8 @@ export interface HostPieces {
   readonly toolkit: Layer.Layer<PiToolkit>
   /** Where background tasks show that they run; none by default. */
   readonly background?: Layer.Layer<BackgroundHost>
+  /** What this process's locks say holds them (`pm status`, a waiting `pm forget`); default "a pi session". */
+  readonly holderKind?: string
 }
 
 /** Services a caller may put in place of the graph's own (tests: a scripted extractor or dream). */
@@ -73,10 +75,10 @@ export type ExtensionServices = Context.Tag.Identifier<(typeof EXTENSION_SERVICE
  * here: a session that never runs a task never loads them; a parser that cannot load refuses every command instead
  * of taking the extension down.
  */
-const makeExtension = (env: ConfigEnvironment, replace: ExtensionReplacements) =>
+const makeExtension = (env: ConfigEnvironment, replace: ExtensionReplacements, holderKind: string) =>
   Effect.gen(function* () {
     // What this process's locks say holds them (pm status, a waiting pm forget).
-    setLockHolderKind("a pi session")
+    setLockHolderKind(holderKind)
     const replacements = replace.services ?? Context.empty()
     /** `ctx` with the service of `tag`: the replacement when there is one, else made by `make` from `ctx`. */
     const add = <Have, I, S, R extends Have | Scope.Scope>(ctx: Context.Context<Have>, tag: Context.Tag<I, S>, make: Effect.Effect<S, never, R>) =>
@@ -108,6 +110,6 @@ export const extensionLayer = (
   env: ConfigEnvironment = {},
   replace: ExtensionReplacements = {}
 ): Layer.Layer<ExtensionServices> =>
-  Layer.scopedContext(makeExtension(env, replace)).pipe(
+  Layer.scopedContext(makeExtension(env, replace, pieces.holderKind ?? "a pi session")).pipe(
     Layer.provideMerge(Layer.mergeAll(pieces.host, pieces.models, pieces.toolkit, pieces.background ?? BackgroundHost.layerNoop))
   )

@@ -11,8 +11,9 @@
  * This module holds the service's interface, its Tag and the dispatch of the host's events; its parts are siblings:
  * sessionState.ts (the state they share), branchCursor.ts (the captured request and the cursor), taskValidity.ts
  * (validity and invalidation), extractionRun.ts and dreamRun.ts (one run of each task), runRecords.ts (a run's
- * record), runLog.ts (the run history), sessionNotices.ts (what a person is told), scheduling.ts (when tasks run) and
- * lifecycle.ts (start and shutdown).
+ * record), runLog.ts (the run history), sessionNotices.ts (what a person is told), scheduling.ts (when tasks run),
+ * lifecycle.ts (start and shutdown), handOff.ts (what is left at the end goes to the project's queue) and
+ * sessionDrain.ts (the queue's jobs run by a later session, or by `pm extract`).
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -28,15 +29,19 @@ import { FileSystem } from "../storage/FileSystem.ts"
 import { Host } from "../session/Host.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { ProjectLocator } from "../project/ProjectLocator.ts"
+import { LockService } from "../storage/LockService.ts"
+import type { QueueSummary } from "./queueStore.ts"
 import { Extractor } from "./Extractor.ts"
 import { Dream } from "./Dream.ts"
 import { DreamAttempt } from "./DreamAttempt.ts"
 import { makeBranchCursor } from "./branchCursor.ts"
 import { makeDreamRun } from "./dreamRun.ts"
 import { makeExtractionRun } from "./extractionRun.ts"
+import { makeHandOff } from "./handOff.ts"
 import { makeLifecycle } from "./lifecycle.ts"
 import { makeRunLog } from "./runLog.ts"
 import { makeScheduling } from "./scheduling.ts"
+import { type DrainNowOptions, type DrainNowResult, makeSessionDrain } from "./sessionDrain.ts"
 import { makeSessionNotices } from "./sessionNotices.ts"
 import { type BackgroundHostShape, makeSessionState, type ModelIdentity } from "./sessionState.ts"
 import { makeTaskValidity } from "./taskValidity.ts"
@@ -67,6 +72,8 @@ export interface BackgroundStatus {
   readonly dreaming?: boolean
   /** The last dream attempt (epoch ms, null: never) and when the time condition is met again. */
   readonly dream?: { readonly lastDreamAt: number | null; readonly eligibleAt: number; readonly minSessions: number } | undefined
+  /** The project's queued extractions (handed over by sessions that ended first). */
+  readonly queue?: QueueSummary | undefined
 }
 
 export interface BackgroundSessionShape {
@@ -94,8 +101,15 @@ export interface BackgroundSessionShape {
   readonly beforeCompact: (signal?: AbortSignal) => Effect.Effect<void>
   /** `/memory off|on`, revoked trust: running tasks stop at once. */
   readonly invalidate: (reason: string) => Effect.Effect<void>
-  /** `session_shutdown`: up to 60 s for background work, then interruption; a reload stops it at once. */
+  /**
+   * `session_shutdown`: up to 60 s for background work (not for an extraction waiting for extract.lock, nor for a
+   * drain of the queue), then interruption, and what is left to extract is queued; a reload stops it at once.
+   */
   readonly shutdown: (reason: string) => Effect.Effect<void>
+  /** After `start`: the project's queued extractions run in the background (returns at once). */
+  readonly drainQueued: Effect.Effect<void>
+  /** `pm extract`: the project's queued extractions, run now and waited for. */
+  readonly drainNow: (options: DrainNowOptions) => Effect.Effect<DrainNowResult>
   readonly status: Effect.Effect<BackgroundStatus>
   /** Resolves when no background task of this session runs (tests, print mode). */
   readonly idle: Effect.Effect<void>
@@ -120,7 +134,9 @@ export const makeBackgroundSession = Effect.gen(function*() {
   const extraction = yield* makeExtractionRun(state, bgHost, { validity, branch, runLog })
   const dream = yield* makeDreamRun(state, bgHost, { validity, runLog })
   const scheduling = yield* makeScheduling(state, { extraction, dream })
-  const { start, shutdown } = yield* makeLifecycle(state, { notices, runLog, branch, validity, scheduling })
+  const drain = yield* makeSessionDrain(state, { validity, runLog })
+  const handOff = yield* makeHandOff(state, { branch, runLog, validity })
+  const { start, shutdown } = yield* makeLifecycle(state, { notices, runLog, branch, validity, scheduling, drain, handOff })
   const { switchedOn, invalidate } = validity
   const { dispatch, runDeferred, extractAfterCurrent, interruptCurrent, dispatchDream, dreamNow, idle } = scheduling
 
@@ -151,6 +167,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
     branchChanged: branch.branchChanged,
     invalidate,
     shutdown,
+    drainQueued: drain.drainQueued,
+    drainNow: drain.drainNow,
     status: Effect.gen(function*() {
       return {
         running: (yield* Ref.get(state.current)) !== undefined,
@@ -158,7 +176,8 @@ export const makeBackgroundSession = Effect.gen(function*() {
         history: yield* Ref.get(state.history),
         totals: yield* Ref.get(state.totals),
         dreaming: (yield* Ref.get(state.dreamCurrent)) !== undefined,
-        dream: yield* dream.dreamStatus
+        dream: yield* dream.dreamStatus,
+        queue: yield* drain.queueSummary
       } satisfies BackgroundStatus
     }),
     idle
@@ -171,6 +190,6 @@ export class BackgroundSession extends Context.Tag("pm/BackgroundSession")<Backg
   static readonly layer: Layer.Layer<
     BackgroundSession,
     never,
-    Host | BackgroundHost | FileSystem | ConfigService | ProjectLocator | ModelRegistry | Extractor | Dream | DreamAttempt
+    Host | BackgroundHost | FileSystem | ConfigService | ProjectLocator | LockService | ModelRegistry | Extractor | Dream | DreamAttempt
   > = Layer.scoped(BackgroundSession, BackgroundSession.make)
 }

@@ -198,20 +198,28 @@ export const makeExtractor = Effect.gen(function*() {
       return { status: "skipped", reason: decision.reason, advanceTo: decision.advanceTo } satisfies ExtractionOutcome
     }
     const locksDir = locksDirOf(request.location.memoryRootDir)
-    const outcome = yield* locks.withLock(locksDir, "extract.lock", (lock) =>
-      runLocked(
-        request,
-        decision.entries,
-        decision.advanceTo,
-        request.check.pipe(
-          Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
-        ),
-        decision.messageCount
-      ), {
-      maxWaitMs: request.lockWaitMs ?? 0,
-      kind: "extraction in a pi session",
-      ...(request.onLockWait === undefined ? {} : { onWaiting: (busy) => request.onLockWait!(busy.description) })
-    })
+    const kind = request.lockKind ?? "extraction in a pi session"
+    const underLock = (maxWaitMs: number) =>
+      locks.withLock(locksDir, "extract.lock", (lock) =>
+        runLocked(
+          request,
+          decision.entries,
+          decision.advanceTo,
+          request.check.pipe(
+            Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
+          ),
+          decision.messageCount
+        ), {
+        maxWaitMs,
+        kind,
+        ...(request.onLockWait === undefined ? {} : { onWaiting: (busy) => request.onLockWait!(busy.description) })
+      })
+    // One attempt first, so that a caller hears at once that it waits (a session's end hands such work over).
+    let outcome = yield* underLock(0)
+    if (outcome._tag === "Busy" && (request.lockWaitMs ?? 0) > 0) {
+      if (request.onLockWait !== undefined) yield* request.onLockWait(outcome.description)
+      outcome = yield* underLock(request.lockWaitMs!)
+    }
     return outcome._tag === "Busy"
       ? ({ status: "busy", holder: outcome.description, waitedMs: request.lockWaitMs ?? 0 } satisfies ExtractionOutcome)
       : outcome.value

@@ -25,15 +25,24 @@ import { relative } from "node:path"
 import { isWithin } from "../../src/safety/toolPath.ts"
 import { extractionRecord, stoppedRecord } from "./runRecords.ts"
 import type { RunLog } from "./runLog.ts"
-import { type BackgroundHostShape, safe, type SessionState } from "./sessionState.ts"
+import { type Active, type BackgroundHostShape, safe, type SessionState } from "./sessionState.ts"
 import type { TaskValidity } from "./taskValidity.ts"
 
 /**
  * How long an extraction waits for `extract.lock` held by another process before giving up (its messages then stay
- * after the cursor for the next run). At `session_shutdown` the shorter SHUTDOWN_WAIT_MS bounds it, as it bounds a
- * running extraction.
+ * after the cursor for the next run). At `session_shutdown` a wait for the lock is not waited for: the session hands
+ * its messages to the project's queue (handOff.ts).
  */
 export const EXTRACT_LOCK_WAIT_MS = 10 * 60_000
+
+/** Whether a raw tool path, as the main agent wrote it in `cwd`, lands inside the active project's memory. */
+export const memoryPathTest = (a: Active, cwd: string) => {
+  const home = homedir()
+  return (raw: string): boolean => {
+    const abs = resolveToolPath(raw, cwd, home)
+    return abs !== undefined && [a.location.memoryDir, a.canonicalMemoryDir].some((dir) => isWithin(dir, abs) && relative(dir, abs) !== "")
+  }
+}
 
 export const makeExtractionRun = (
   state: SessionState,
@@ -59,11 +68,7 @@ export const makeExtractionRun = (
         if (Option.isSome(invalid)) return { ...base, at: Date.now(), outcome: "skipped", detail: invalid.value.reason } satisfies RunRecord
         const usage = yield* Ref.make(zeroUsage)
         const cwd = yield* host.cwd
-        const home = homedir()
-        const isMemoryPath = (raw: string) => {
-          const abs = resolveToolPath(raw, cwd, home)
-          return abs !== undefined && [a.location.memoryDir, a.canonicalMemoryDir].some((dir) => isWithin(dir, abs) && relative(dir, abs) !== "")
-        }
+        const isMemoryPath = memoryPathTest(a, cwd)
         const sessionId = yield* safe(host.sessionId, "no-session")
         const parent = yield* Ref.get(state.captured)
         const onUsage = (u: Usage | undefined) =>
@@ -91,27 +96,32 @@ export const makeExtractionRun = (
             onUsage,
             codemode: yield* safe(bgHost.codemode, undefined),
             lockWaitMs: EXTRACT_LOCK_WAIT_MS,
-            onLockWait: () => Ref.set(waited, true),
-            onStart: Effect.zipRight(Ref.set(waited, false), bgHost.setStatus("extract", "memory: extracting"))
+            onLockWait: (holder) => Effect.all([Ref.set(waited, true), Ref.set(state.holder, holder), state.lockWaiting.open]),
+            onStart: Effect.all([Ref.set(waited, false), state.lockWaiting.close, bgHost.setStatus("extract", "memory: extracting")])
           })
         })
         const waited = yield* Ref.make(false)
         // Interrupted from outside (invalidation, shutdown): the record is written on the way out, the cursor stays.
-        const recordStopped = Effect.all([Ref.get(usage), Ref.get(waited)]).pipe(
-          Effect.flatMap(([spent, waiting]) =>
-            saveRun(
+        // Stopped at the session's end while it waited for the lock: the hand-off records what became of it.
+        const recordStopped = Effect.all([Ref.get(usage), Ref.get(waited), Ref.get(state.ending)]).pipe(
+          Effect.flatMap(([spent, waiting, ending]) =>
+            waiting && ending ? Effect.void : saveRun(
               a,
               stoppedRecord(
                 base,
                 !waiting
                   ? "interrupted"
-                  : "interrupted while waiting for extract.lock (another process held it); these messages are extracted by the next run in this session",
+                  : "interrupted while waiting for extract.lock (another process held it); its messages stay after the cursor for a later run",
                 spent
               )
             )
           )
         )
-        const exit = yield* run.pipe(Effect.ensuring(bgHost.setStatus("extract", undefined)), Effect.onInterrupt(() => recordStopped), Effect.exit)
+        const exit = yield* run.pipe(
+          Effect.ensuring(Effect.zipRight(state.lockWaiting.close, bgHost.setStatus("extract", undefined))),
+          Effect.onInterrupt(() => recordStopped),
+          Effect.exit
+        )
         const spent = yield* Ref.get(usage)
         const record = extractionRecord(exit, base, spent, a.canonicalMemoryDir)
         // Returned outcomes advance the cursor (skips, API errors and the turn limit included); a throw, an

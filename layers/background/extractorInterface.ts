@@ -36,8 +36,10 @@ export interface ExtractionRequest extends BackgroundTaskRequest {
   readonly codemode?: CodemodeSettings | undefined
   /** How long to wait for `extract.lock` held by another process (another session's extraction, a pm forget). */
   readonly lockWaitMs?: number
-  /** Called while it waits for `extract.lock`, every few seconds, with who holds it. */
+  /** Called when it starts to wait for `extract.lock`, then every few seconds while it waits, with who holds it. */
   readonly onLockWait?: (holder: string) => Effect.Effect<void>
+  /** What the lock file says holds it (default: "extraction in a pi session"). */
+  readonly lockKind?: string
 }
 
 export type ExtractionOutcome =

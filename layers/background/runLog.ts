@@ -32,9 +32,9 @@ export const makeRunLog = (state: SessionState, notices: SessionNotices) =>
     /**
      * Adds the run to the project's history (re-read first: other sessions of the project add theirs) and writes it
      * under a temporary name of its own, then renames it into place; then tells the person when a failure starts or
-     * ends (a run asked for by hand reports itself, so it only moves the state).
+     * ends (a run asked for by hand reports itself, so it only moves the state). Not `announce`: the caller tells.
      */
-    const saveRun = (a: Active, record: RunRecord) =>
+    const saveRun = (a: Active, record: RunRecord, announce = true) =>
       Effect.gen(function*() {
         yield* saving.withPermits(1)(Effect.gen(function*() {
           const next = addRun(mergeRunHistories(yield* readHistory(a), yield* Ref.get(state.history)), record)
@@ -46,7 +46,7 @@ export const makeRunLog = (state: SessionState, notices: SessionNotices) =>
             Effect.catchAll(() => fs.unlink(temp).pipe(Effect.ignore))
           )
         }))
-        yield* notices.afterSave(record)
+        if (announce) yield* notices.afterSave(record)
       })
 
     return { readHistory, saveRun }

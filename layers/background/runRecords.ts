@@ -128,12 +128,17 @@ const skipText: Record<string, string> = {
   "too-few-words": "no user message of at least 3 words"
 }
 
-/** The record of one extraction. */
+/** What becomes of an extraction's messages when extract.lock stayed busy for the whole wait, in a session. */
+export const BUSY_LATER_IN_SESSION =
+  "these messages are extracted by the next run in this session, or queued for the next interactive session of this project or `pm extract` when this one ends first"
+
+/** The record of one extraction; `later` says what becomes of its messages when extract.lock stayed busy. */
 export const extractionRecord = (
   exit: Exit.Exit<ExtractionOutcome, TaskFailure>,
   base: RecordBase,
   spent: UsageTotals,
-  canonicalMemoryDir: string
+  canonicalMemoryDir: string,
+  later: string = BUSY_LATER_IN_SESSION
 ): RunRecord =>
   Exit.match(exit, {
     onSuccess: (o): RunRecord =>
@@ -144,7 +149,7 @@ export const extractionRecord = (
           ...base,
           at: Date.now(),
           outcome: "busy",
-          detail: `extract.lock was held by ${o.holder} for all of the ${Math.round(o.waitedMs / 1000)} s waited; these messages are extracted by the next run in this session`
+          detail: `extract.lock was held by ${o.holder} for all of the ${Math.round(o.waitedMs / 1000)} s waited; ${later}`
         }
         : o.stop === "too-large" && o.turns === 0
         ? { ...base, at: Date.now(), outcome: "skipped", detail: o.errorMessage ?? "the request does not fit the model's context window" }

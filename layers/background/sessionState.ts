@@ -3,6 +3,7 @@
  * the generation tasks are valid in, the active project, the extractor's cursor, the parent's captured request, the
  * project's run history, this session's usage totals and the tasks in flight. It holds values only; what changes
  * them, and when, is each part's. Also the host side only the background needs, and the guard against a stale host.
+ * The drain of the project's queue has a fiber set of its own.
  */
 import type { Message } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
@@ -65,6 +66,13 @@ export interface SessionState {
   readonly fibers: FiberSet.FiberSet<void, never>
   /** The dream in flight in this session (at most one; turns that settle meanwhile do not queue another). */
   readonly dreamCurrent: Ref.Ref<Fiber.RuntimeFiber<void, never> | undefined>
+  /** Open while this session's extraction waits for extract.lock held by another process; `holder` says who. */
+  readonly lockWaiting: Effect.Latch
+  readonly holder: Ref.Ref<string | undefined>
+  /** Set by shutdown: what is stopped now is handed over (and recorded) by the hand-off. */
+  readonly ending: Ref.Ref<boolean>
+  /** The run of the project's queued jobs (queueDrain.ts), apart from `fibers`: shutdown never waits for it. */
+  readonly drains: FiberSet.FiberSet<void, never>
 }
 
 export const makeSessionState = (scope: Scope.Scope): Effect.Effect<SessionState> =>
@@ -79,7 +87,11 @@ export const makeSessionState = (scope: Scope.Scope): Effect.Effect<SessionState
     const trailing = yield* Ref.make(false)
     const fibers = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
     const dreamCurrent = yield* Ref.make<Fiber.RuntimeFiber<void, never> | undefined>(undefined)
-    return { generation, active, cursor, captured, history, totals, current, trailing, fibers, dreamCurrent }
+    const lockWaiting = yield* Effect.makeLatch(false)
+    const holder = yield* Ref.make<string | undefined>(undefined)
+    const ending = yield* Ref.make(false)
+    const drains = yield* FiberSet.make<void, never>().pipe(Scope.extend(scope))
+    return { generation, active, cursor, captured, history, totals, current, trailing, fibers, dreamCurrent, lockWaiting, holder, ending, drains }
   })
 
 export const safe = <A>(effect: Effect.Effect<A>, fallback: A): Effect.Effect<A> =>

@@ -2,7 +2,8 @@
  * The set-up and plumbing the extraction and the dream share, made once per task service: the status line when the
  * task starts, a validity check that stops with the task, a MemoryWriter task journaled under one task id (so `pm undo`
  * can reverse the task), the six restricted tools over it, and the tool loop on the registry with the request's limits.
- * Whatever way a task ends, its check stops before its tools close, so no write of it lands afterwards. What the task
+ * Whatever way a task ends, its check stops before its tools close, so no write of it lands afterwards, and tools still
+ * being made when it ends are closed once made (`toolsFor`). What the task
  * asks and what its result means stay with each task (ExtractorTask.ts, DreamTask.ts).
  */
 import * as Effect from "effect/Effect"
@@ -33,6 +34,21 @@ export interface TaskToolsSpec<P, EP, EF> {
   /** The task's own error when the tools cannot be set up. */
   readonly setupFailed: (error: unknown) => EF
 }
+
+/**
+ * The task's tools, made by a promise that an interruption cannot stop (the sandbox's runtime may be starting its
+ * processes). A task interrupted meanwhile (its session ended) does not wait for them: they are closed once made, so
+ * the sandbox's runtime, whose bridge process would keep the host alive after its session ended, is stopped.
+ */
+const toolsFor = <EF>(options: TaskToolsOptions, setupFailed: (error: unknown) => EF): Effect.Effect<TaskToolSet, EF> =>
+  Effect.async<TaskToolSet, EF>((resume) => {
+    let abandoned = false
+    makeTaskTools(options).then(
+      (tools) => (abandoned ? void tools.close("the task ended before its tools were ready").catch(() => undefined) : resume(Effect.succeed(tools))),
+      (e: unknown) => void (abandoned ? undefined : resume(Effect.fail(setupFailed(e))))
+    )
+    return Effect.sync(() => void (abandoned = true))
+  })
 
 export const makeTaskSetup = Effect.gen(function*() {
   const registry = yield* ModelRegistry
@@ -69,22 +85,19 @@ export const makeTaskSetup = Effect.gen(function*() {
       const runtime = yield* Effect.runtime<never>()
       const task = yield* writer.openTask({ memoryDir, cwd: request.cwd, check, journal: spec.journal() })
       const prepared = yield* spec.before
-      const tools = yield* Effect.tryPromise({
-        try: () =>
-          makeTaskTools({
-            pi,
-            cwd: request.cwd,
-            memoryDir,
-            projectRoot: request.location.projectRoot,
-            writer: task,
-            guard,
-            check,
-            runtime,
-            ...spec.toolOptions(prepared),
-            onChange: recordingChanges(spec.filesChanged, request.onChange)
-          }),
-        catch: spec.setupFailed
-      })
+      const options: TaskToolsOptions = {
+        pi,
+        cwd: request.cwd,
+        memoryDir,
+        projectRoot: request.location.projectRoot,
+        writer: task,
+        guard,
+        check,
+        runtime,
+        ...spec.toolOptions(prepared),
+        onChange: recordingChanges(spec.filesChanged, request.onChange)
+      }
+      const tools = yield* toolsFor(options, spec.setupFailed)
       return yield* body(tools, check, prepared).pipe(
         Effect.ensuring(stop("the task ended").pipe(Effect.zipRight(Effect.promise(() => tools.close("the task ended")))))
       )

@@ -42,11 +42,15 @@ export const makeTaskValidity = (state: SessionState) =>
         return switchesFor((yield* config.load).config, a.location.projectRoot)[kind].on
       })
 
-    /** A new generation: every task in flight is interrupted, and no trailing extraction is left marked. */
+    /**
+     * A new generation: every task in flight (a drain of the queue too) is interrupted, and no trailing extraction is
+     * left marked.
+     */
     const invalidate = (_reason: string) =>
       Effect.gen(function*() {
         yield* Ref.update(state.generation, (g) => g + 1)
         yield* FiberSet.clear(state.fibers)
+        yield* FiberSet.clear(state.drains)
         yield* Ref.set(state.current, undefined)
         yield* Ref.set(state.dreamCurrent, undefined)
         yield* Ref.set(state.trailing, false)

@@ -51,7 +51,7 @@ export const isSubstantialUserMessage = (message: BranchEntry["message"]): boole
 }
 
 /** A message the model reads: Pi's own system entries (the prompt and its patches, often empty) are not. */
-const isModelVisible = (e: BranchEntry): boolean =>
+export const isModelVisible = (e: BranchEntry): boolean =>
   (e.type === "message" && e.message?.role !== "system") || e.type === "custom_message"
 
 /** The entries after the cursor; when the cursor is not on this branch, everything after the last compaction. */

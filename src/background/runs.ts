@@ -10,11 +10,12 @@ export type BackgroundKind = "extract" | "dream"
 /**
  * How a run ended. `saved`: it changed memory files; `nothing`: it ran and had nothing to save; `failed`: the model,
  * the provider, the configuration or a change it tried failed (the detail says which); `skipped`: it did not run
- * (the detail says why); `busy`: another session held the lock; `stopped`: interrupted (memory off, reload, exit).
+ * (the detail says why); `busy`: another session held the lock; `stopped`: interrupted (memory off, reload, exit);
+ * `queued`: the session ended first and handed its messages to the project's queue (src/background/queue.ts).
  */
-export type RunOutcome = "saved" | "nothing" | "failed" | "skipped" | "busy" | "stopped"
+export type RunOutcome = "saved" | "nothing" | "failed" | "skipped" | "busy" | "stopped" | "queued"
 
-export const RUN_OUTCOMES: ReadonlyArray<RunOutcome> = ["saved", "nothing", "failed", "skipped", "busy", "stopped"]
+export const RUN_OUTCOMES: ReadonlyArray<RunOutcome> = ["saved", "nothing", "failed", "skipped", "busy", "stopped", "queued"]
 
 /** A memory change the task tried and could not make (its last attempt at that file failed). */
 export interface UnsavedChange {
@@ -26,7 +27,8 @@ export interface RunRecord {
   readonly kind: BackgroundKind
   /** Epoch ms when the run ended. */
   readonly at: number
-  readonly trigger: "turn" | "trailing" | "manual" | "compaction"
+  /** `exit`: the hand-off at the session's end; `queue`: a job of the queue, run by a later session or `pm extract`. */
+  readonly trigger: "turn" | "trailing" | "manual" | "compaction" | "exit" | "queue"
   readonly outcome: RunOutcome
   /** Why it was skipped or failed, or how the task ended (request kind, turn limit...). */
   readonly detail: string
@@ -65,6 +67,7 @@ export const formatOutcome = (kind: BackgroundKind, r: RunRecord): string => {
       return `skipped: another session was ${kind === "dream" ? "dreaming" : "extracting"}`
     case "skipped":
     case "stopped":
+    case "queued":
       return `${r.outcome}: ${r.detail}`
   }
 }

@@ -324,3 +324,16 @@ export const offReason = (what: "memory" | Feature, e: Effective): string => {
     ? `${name} is switched off for this project (${on} --project)`
     : `${name} is switched off${what === "memory" ? " for every project" : ""} (${on})`
 }
+
+/** Why extraction cannot run in a project now (its switches, Pi's trust), or null when it can: what holds queued work. */
+export const extractionBlockedBy = (
+  switches: { readonly memory: Effective; readonly extraction: Effective },
+  trust: "trusted" | "untrusted" | "asks"
+): string | null =>
+  !switches.memory.on
+    ? offReason("memory", switches.memory)
+    : !switches.extraction.on
+    ? offReason("extraction", switches.extraction)
+    : trust !== "trusted"
+    ? "Pi does not trust the project"
+    : null

@@ -7,6 +7,8 @@ export const projectsDirOf = (storageRoot: string): string => join(storageRoot, 
 export const memoryRootDirOf = (storageRoot: string, memoryRootHash: string): string =>
   join(storageRoot, "memory-roots", memoryRootHash)
 export const locksDirOf = (memoryRootDir: string): string => join(memoryRootDir, "locks")
+/** Where handed-over extractions wait (src/background/queue.ts). */
+export const queueDirOf = (memoryRootDir: string): string => join(memoryRootDir, "queue")
 export const PROJECT_ROOT_MARKER = ".project-root"
 export const INDEX_FILE = "MEMORY.md"
 

@@ -91,6 +91,8 @@ export interface HarnessOptions {
   readonly base?: string
   /** Persist sessions as `.jsonl` files in this directory (in memory when not given). */
   readonly sessionDir?: string
+  /** The mode the extension sees (`ctx.mode`); Pi's default without one is "print". */
+  readonly mode?: "tui" | "print"
 }
 
 export interface Harness {
@@ -251,7 +253,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const bind = async (current: any) => {
     const currentRunner = current.extensionRunner
     currentRunner.onError((e: any) => notifications.push({ message: `EXTENSION ERROR ${e.event}: ${e.error}`, level: "error" }))
-    await current.bindExtensions({ uiContext })
+    await current.bindExtensions({ uiContext, ...(options.mode === undefined ? {} : { mode: options.mode }) })
     // Trust as Pi reports it through ctx.isProjectTrusted(), read at each check: the test can revoke it mid-task.
     const hostTrust = currentRunner.isProjectTrustedFn
     currentRunner.isProjectTrustedFn = () => h.trusted && hostTrust()

@@ -125,7 +125,12 @@ describe("a hung provider", () => {
     await t.adjust(60_000)
     await disposed
     expect(h.strict!.openHangs()).toBe(0)
-    expect(runsOf(h).extract).toMatchObject({ outcome: "stopped", detail: "interrupted" })
+    // Stopped at the bound, then handed to the project's queue (the newest record).
+    const extracts = parseRunHistory(readFileSync(join(h.memoryDir, "..", "background-runs.json"), "utf8")).filter((r) => r.kind === "extract")
+    expect(extracts.slice(-2)).toMatchObject([
+      { outcome: "stopped", detail: "interrupted" },
+      { outcome: "queued", trigger: "exit", detail: expect.stringContaining("the session ended before its extraction finished (exit waits at most 60 s)") }
+    ])
     const x = h
     h = undefined
     await x.dispose().catch(() => undefined)

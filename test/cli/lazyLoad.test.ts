@@ -3,12 +3,13 @@
  * `scan`, and the browse, recall or guard services only for their own subcommands. Observed through Node's module
  * hooks in the child process and the bundle's source maps, not by timing.
  */
-import { writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { loadedBy, recordLoadsOption, sourcesOf } from "../support/moduleLoads.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
-import { tempDir } from "../support/tmp.ts"
+import { gitRepo, tempAgent, tempDir } from "../support/tmp.ts"
+import { jobFileName, makeJob } from "../../src/background/queue.ts"
 
 const SERVICES_OUTSIDE_THE_CORE = [
   "layers/writes/MemoryWriter.ts",
@@ -29,8 +30,8 @@ describe("pm loads what the command needs", () => {
     memoryDir = tempDir("pm-lazy-")
     writeFileSync(join(memoryDir, "alpha.md"), "---\nname: alpha\ndescription: The alpha topic\ntype: project\n---\nBody.\n")
   })
-  const sourcesLoadedBy = async (args: ReadonlyArray<string>, expectedCode = 0) => {
-    const r = await runPm(args, { env: { NODE_OPTIONS: record } })
+  const sourcesLoadedBy = async (args: ReadonlyArray<string>, expectedCode = 0, options: { agentDir?: string; home?: string } = {}) => {
+    const r = await runPm(args, { ...options, env: { NODE_OPTIONS: record } })
     expect(r.code, r.stderr).toBe(expectedCode)
     const loaded = loadedBy(r.stderr)
     expect(loaded).toContain("pm-main.js")
@@ -62,5 +63,26 @@ describe("pm loads what the command needs", () => {
     const check = await sourcesLoadedBy(["bash-check", "--json", "--memory-dir", memoryDir, "ls -la"])
     expect(check.has("layers/safety/BashGuard.ts")).toBe(true)
     expect(check.has("layers/memory/MemoryBrowse.ts")).toBe(false)
+  })
+
+  it("extract loads the background agents' graph when a job waits, and no other command loads it", async () => {
+    const graph = ["layers/app/ExtensionApp.ts", "layers/background/BackgroundSession.ts", "cli/extract.ts"]
+    const { agentDir, home } = tempAgent()
+    const repo = gitRepo()
+    const project = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { agentDir, home })).stdout)
+    const status = await sourcesLoadedBy(["status", "--json", "--cwd", repo], 0, { agentDir, home })
+    for (const s of graph) expect(status.has(s), s).toBe(false)
+    // Nothing queued: said without the graph.
+    const empty = await sourcesLoadedBy(["extract", "--cwd", repo], 0, { agentDir, home })
+    expect(empty.has("cli/extract.ts")).toBe(true)
+    expect(empty.has("layers/app/ExtensionApp.ts")).toBe(false)
+    const made = makeJob({ session: "s", cwd: repo, queuedAt: 1_000, reason: "test", model: null, cursor: undefined, branch: [] })
+    if (made._tag !== "Job") throw new Error("no job")
+    const queue = join(project.storageRoot, "memory-roots", project.memoryRootHash, "queue")
+    mkdirSync(queue, { recursive: true })
+    writeFileSync(join(queue, jobFileName(made.job, "aa")), made.text)
+    // No model is configured here: the job stays queued (exit 1), after the graph was built.
+    const one = await sourcesLoadedBy(["extract", "--cwd", repo], 1, { agentDir, home })
+    for (const s of graph) expect(one.has(s), s).toBe(true)
   })
 })

@@ -1,7 +1,9 @@
 /**
  * Parallel sessions drop no memory: 4 real `pi -p` sessions in one project, each stating its own fact, with a
  * scripted model (test/fixtures/providers/extractingFaux.mjs) that answers all four before any extraction ends, so
- * three of the four extractions find extract.lock held. Each waits its turn; all four topics land.
+ * the extractions after the first find extract.lock held. A session whose extraction waits for the lock when it ends
+ * does not wait: it hands the extraction to the project's queue and says so on stderr; `pm extract` (with the same
+ * scripted model, PM_EXTENSIONS) completes them. All four topics land, each extracted once.
  */
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -31,7 +33,7 @@ const runPi = (prompt: string, cwd: string, env: Record<string, string>) =>
   })
 
 describe("parallel pi sessions", () => {
-  it(`${SESSIONS} concurrent pi -p sessions each state a fact: every extraction runs, all ${SESSIONS} topics land`, async () => {
+  it(`${SESSIONS} concurrent pi -p sessions each state a fact: the extractions that find the lock held are queued, pm extract runs them, all ${SESSIONS} topics land`, async () => {
     const agentDir = tempDir("pm-pi-agent-")
     const repo = gitRepo()
     const log = join(agentDir, "faux.log")
@@ -45,6 +47,12 @@ describe("parallel pi sessions", () => {
     const facts = Array.from({ length: SESSIONS }, (_, i) => `fact${i}-${Math.random().toString(36).slice(2, 8)}`)
     const results = await Promise.all(facts.map((f) => runPi(`Please remember this for later. The fact is ${f}.`, repo, env)))
     for (const r of results) expect(r.code, r.stderr).toBe(0)
+    const deferred = results.filter((r) => r.stderr.includes("was deferred; the next interactive session of this project or `pm extract` completes it"))
+    // The first extraction holds the lock until every session has answered: at least the last to end found it held.
+    expect(deferred.length).toBeGreaterThan(0)
+    const drained = await runPm(["extract", "--cwd", repo], { agentDir, home: agentDir, env: { ...env, PM_EXTENSIONS: provider } })
+    expect(drained.code, `${drained.stdout}\n${drained.stderr}`).toBe(0)
+    expect(drained.stdout).toContain(`Ran ${deferred.length} queued extraction`)
     const events = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { event: string; at: number; fact?: string })
     // Contention happened: every session had answered (and so dispatched its extraction) before the first ended.
     const firstEnd = Math.min(...events.filter((e) => e.event === "extract-end").map((e) => e.at))

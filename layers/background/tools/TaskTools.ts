@@ -159,37 +159,38 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     whenUnavailable: options.whenUnavailable ?? await loadWhenUnavailable()
   })
   sandboxed = sandboxedTools
-  const deletes = makeDeletePath(context, options.deleteCap)
-  const bash = makeBashTool(context, { guard: options.guard, protection, sandboxed: sandboxedTools, deletes, tempDir, logs })
+  // From here on the sandbox is held: a step that throws releases it, or its runtime would outlive the task.
+  try {
+    const deletes = makeDeletePath(context, options.deleteCap)
+    const bash = makeBashTool(context, { guard: options.guard, protection, sandboxed: sandboxedTools, deletes, tempDir, logs })
 
-  const guarded = makeGuarded({ runtime, check: options.check, records, prepareOf: { edit: edit.prepareArguments } })
-  const six: ReadonlyArray<TaskTool> = [
-    { name: "read", declaration: declare(read.definition), execute: guarded("read", read.execute) },
-    { name: "find", declaration: declare(find.definition), execute: guarded("find", find.execute) },
-    { name: "grep", declaration: declare(grep.definition), execute: guarded("grep", grep.execute) },
-    { name: "write", declaration: declare(write.definition), execute: guarded("write", write.execute) },
-    { name: "edit", declaration: declare(edit.definition), execute: guarded("edit", edit.execute) },
-    { name: "bash", declaration: declare(bash.definition), execute: guarded("bash", bash.execute) }
-  ]
-  const exposed = options.codemode === undefined
-    ? six
-    : await withCodemode(pi, cwd, six, options.codemode).catch(async (e: unknown) => {
+    const guarded = makeGuarded({ runtime, check: options.check, records, prepareOf: { edit: edit.prepareArguments } })
+    const six: ReadonlyArray<TaskTool> = [
+      { name: "read", declaration: declare(read.definition), execute: guarded("read", read.execute) },
+      { name: "find", declaration: declare(find.definition), execute: guarded("find", find.execute) },
+      { name: "grep", declaration: declare(grep.definition), execute: guarded("grep", grep.execute) },
+      { name: "write", declaration: declare(write.definition), execute: guarded("write", write.execute) },
+      { name: "edit", declaration: declare(edit.definition), execute: guarded("edit", edit.execute) },
+      { name: "bash", declaration: declare(bash.definition), execute: guarded("bash", bash.execute) }
+    ]
+    const exposed = options.codemode === undefined ? six : await withCodemode(pi, cwd, six, options.codemode)
+    return {
+      tools: exposed,
+      byName: (name) => exposed.find((t) => t.name === name),
+      unsaved: records.unsaved,
+      writeFailures: records.writeFailures,
+      deleteCapStatus: deletes.status,
+      close: async (reason) => {
+        runtime.dead ??= reason
+        // A change under way fails at its last check (the task's check was stopped first); the rest is interrupted.
+        await runtime.settle()
         await sandboxedTools.close()
-        throw e
-      })
-  return {
-    tools: exposed,
-    byName: (name) => exposed.find((t) => t.name === name),
-    unsaved: records.unsaved,
-    writeFailures: records.writeFailures,
-    deleteCapStatus: deletes.status,
-    close: async (reason) => {
-      runtime.dead ??= reason
-      // A change under way fails at its last check (the task's check was stopped first); the rest is interrupted.
-      await runtime.settle()
-      await sandboxedTools.close()
-      for (const log of logs) await rm(log, { force: true }).catch(() => undefined)
-      await rm(tempDir, { recursive: true, force: true }).catch(() => undefined)
+        for (const log of logs) await rm(log, { force: true }).catch(() => undefined)
+        await rm(tempDir, { recursive: true, force: true }).catch(() => undefined)
+      }
     }
+  } catch (e) {
+    await sandboxedTools.close()
+    throw e
   }
 }

@@ -186,7 +186,11 @@ export const makeSandboxedTools = async (options: SandboxedToolsOptions): Promis
     }
   }
   // The `rg` the grep tool runs, found as Pi finds it (its own in the agent folder's bin/ first), and shown to the sandbox.
-  const rg = await programPath("rg", protection.agentDir)
+  // A failure here lets the sandbox go again: a session held would keep its runtime (and the process) alive.
+  const rg = await programPath("rg", protection.agentDir).catch(async (e: unknown) => {
+    await close()
+    throw e
+  })
   const programs = rg === undefined ? [] : [dirname(rg)]
   /**
    * The policy of one command: the protected files are looked for again each time (a file may have appeared); with a

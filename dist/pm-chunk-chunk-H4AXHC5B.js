@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{Ad as a,Db as l,Eb as m,b as o,ce as f,de as i,ee as x,fe as c,ge as t,he as b,ie as g,je as s,ke as y,le as R,me as S,ne as h,oe as p,rc as u,ud as d,wd as n}from"./pm-chunk-chunk-LTQHKAXY.js";var Y=o(2,(e,r)=>u(d,r)(e)),v=e=>t(a(n,l(e)));var F=e=>t(a(n,m(e))),H=o(2,(e,r)=>i(F(e),()=>v(r)));var _e=f;var Ge=x;var Ze=y;var Je=c;var Ke=b;var Ne=g,Qe=s;var Xe=R;var $e=S,et=h;var tt=p;export{Y as a,H as b,_e as c,Ge as d,Ze as e,Je as f,Ke as g,Ne as h,Qe as i,Xe as j,$e as k,et as l,tt as m};
-//# sourceMappingURL=pm-chunk-chunk-H4AXHC5B.js.map
