@@ -113,3 +113,9 @@ export const MEMORY_REWRITE_MAX_BYTES = 64 * 1024 * 1024
  * job whose newest message alone is larger is not queued, and the session says so.
  */
 export const QUEUE_JOB_MAX_BYTES = 8 * 1024 * 1024
+
+/**
+ * Ours: how many drains may end a queued extraction on its model's error (a provider refusing, failing or out of
+ * reach) before it is given up as a session's own run gives it up. Below it the job stays queued for the next drain.
+ */
+export const QUEUE_JOB_MAX_ATTEMPTS = 3

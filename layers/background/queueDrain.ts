@@ -3,10 +3,13 @@
  * normal extraction (the same Extractor, tools, sandbox, extract.lock and journal) over the job's branch and cursor,
  * with the drainer's model and settings. The whole drain holds `queue.lock`, so two drainers never run the same job:
  * a session tries it once, `pm extract` waits for it, bounded. A job is removed only once its extraction returned an
- * outcome that advances a cursor (run, skipped, or ended by its model's error or its limits); a busy lock, a failure
- * or an interruption keeps it for a later drain. The drain stops when its check fails (memory off, trust lost, a new
- * generation), or when no model can be had; records that are not jobs are set aside and reported.
+ * outcome that advances a cursor (run, skipped, or ended by its limits); a busy lock, a failure or an interruption
+ * keeps it for a later drain. An end on the model's error keeps it too, counted in the job, until QUEUE_JOB_MAX_ATTEMPTS
+ * drains ended so (then it is given up, as a session's own run gives it up), and stops the drain. The drain stops when
+ * its check fails (memory off, trust lost, a new generation), or when no model can be had; records that are not jobs
+ * are set aside and reported.
  */
+import { QUEUE_JOB_MAX_ATTEMPTS } from "../../src/limits.ts"
 import type { Api, Model, Usage } from "@earendil-works/pi-ai"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -136,14 +139,30 @@ export const makeQueueDrain = Effect.gen(function*() {
       )
       const spent = yield* Ref.get(usage)
       const made = extractionRecord(exit, base, spent, a.canonicalMemoryDir, "the job stays queued")
-      const advances = Exit.isSuccess(exit) && exit.value.status !== "busy" && !(exit.value.status === "ran" && exit.value.stop === "aborted")
+      // The model's error (a provider refusing, failing or out of reach) is not the job's fault: it stays queued for
+      // the next drain, up to QUEUE_JOB_MAX_ATTEMPTS, and this drain stops, since the next job would meet it too.
+      const modelFailed = Exit.isSuccess(exit) && exit.value.status === "ran" && exit.value.stop === "api-error"
+      const attempts = (job.attempts ?? 0) + (modelFailed ? 1 : 0)
+      const retry = modelFailed && attempts < QUEUE_JOB_MAX_ATTEMPTS
+      const advances = !retry && Exit.isSuccess(exit) && exit.value.status !== "busy" && !(exit.value.status === "ran" && exit.value.stop === "aborted")
       const removed = advances &&
         (yield* ensureHeld.pipe(Effect.zipRight(store.remove(entry)), Effect.as(true), Effect.orElseSucceed(() => false)))
-      const kept = advances && !removed ? "; it could not be removed from the queue and runs again" : ""
+      if (retry) yield* ensureHeld.pipe(Effect.zipRight(store.countAttempt(entry, attempts)), Effect.ignore)
+      const kept = advances && !removed
+        ? "; it could not be removed from the queue and runs again"
+        : retry
+        ? `; the job stays queued (attempt ${attempts} of ${QUEUE_JOB_MAX_ATTEMPTS})`
+        : modelFailed
+        ? `; given up after ${attempts} attempts`
+        : ""
       const record: RunRecord = { ...made, detail: `${made.detail}; ${origin}${kept}` }
       yield* spec.onRun(entry, record, removed)
       const failure = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
-      const stop = failure?._tag === "TaskInvalid" ? failure.reason : undefined
+      const stop = failure?._tag === "TaskInvalid"
+        ? failure.reason
+        : retry
+        ? "the model failed; the queued jobs wait for the next drain"
+        : undefined
       return { run: { entry, record, removed } satisfies JobRun, stop }
     })
 

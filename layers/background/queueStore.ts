@@ -8,9 +8,9 @@
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { QUEUE_JOB_MAX_BYTES } from "../../src/limits.ts"
-import { decodeJob, isJobFileName, jobFileName, QUEUE_DAMAGED_DIR, type QueuedJob, queuedAtOfName } from "../../src/background/queue.ts"
+import { decodeJob, encodeJob, isJobFileName, jobFileName, QUEUE_DAMAGED_DIR, type QueuedJob, queuedAtOfName } from "../../src/background/queue.ts"
 import { queueDirOf } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
@@ -124,6 +124,17 @@ export const makeQueueStore = (fs: FileSystemShape) => {
       return { jobs, damaged }
     })
 
+  /** Rewrites a job in place with `attempts` drains ended by its model's error (its bytes otherwise the same). */
+  const countAttempt = (entry: QueueEntry, attempts: number): Effect.Effect<void, QueueFailed> =>
+    publishFile(fs, {
+      dir: dirname(entry.path),
+      name: entry.name,
+      content: encodeJob({ ...entry.job, attempts }),
+      mode: "replace",
+      durable: true,
+      fileMode: 0o600
+    }).pipe(Effect.asVoid, Effect.mapError(failed("count an attempt of the job", entry.path)))
+
   /** Removes a job that has run; one already gone is fine. */
   const remove = (entry: QueueEntry): Effect.Effect<void, QueueFailed> =>
     fs.unlink(entry.path).pipe(
@@ -140,7 +151,7 @@ export const makeQueueStore = (fs: FileSystemShape) => {
       return { count: names.length, oldestAt: names.length === 0 ? null : queuedAtOfName(names[0]!), damaged }
     })
 
-  return { enqueue, list, remove, summary }
+  return { enqueue, list, remove, countAttempt, summary }
 }
 
 export type QueueStore = ReturnType<typeof makeQueueStore>

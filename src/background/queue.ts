@@ -38,6 +38,8 @@ export interface QueuedJob {
   readonly messages: number
   /** Messages left out, oldest first, to keep the job within QUEUE_JOB_MAX_BYTES. */
   readonly omitted: number
+  /** Drains whose extraction ended on the model's error so far (absent: none). */
+  readonly attempts?: number
 }
 
 export type JobInput = Pick<QueuedJob, "session" | "cwd" | "queuedAt" | "reason" | "model"> & {
@@ -118,6 +120,9 @@ export const decodeJob = (text: string): QueuedJob | string => {
   for (const key of ["session", "cwd", "reason"]) if (typeof o[key] !== "string") return `its ${key} is not a string`
   for (const key of ["queuedAt", "messages", "omitted"]) {
     if (typeof o[key] !== "number" || !Number.isFinite(o[key])) return `its ${key} is not a number`
+  }
+  if (o["attempts"] !== undefined && (typeof o["attempts"] !== "number" || !Number.isInteger(o["attempts"]) || o["attempts"] < 0)) {
+    return "its attempts is not a count"
   }
   if (o["cursor"] !== null && typeof o["cursor"] !== "string") return "its cursor is neither a string nor null"
   if (o["model"] !== null && typeof o["model"] !== "string") return "its model is neither a string nor null"

@@ -21,6 +21,7 @@ import { LockService } from "../../layers/storage/LockService.ts"
 import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
 import { TaskInvalid } from "../../layers/writes/writeErrors.ts"
 import { makeJob } from "../../src/background/queue.ts"
+import { QUEUE_JOB_MAX_ATTEMPTS } from "../../src/limits.ts"
 import { locksDirOf } from "../../src/storage/layout.ts"
 import { Context, extensionGraph, hostLayer } from "../support/extensionGraph.ts"
 import { tempDir } from "../support/tmp.ts"
@@ -117,6 +118,32 @@ describe("the drain of the queue", () => {
         expect(result.left).toBe(2)
         expect(yield* waiting(rootDir)).toEqual(["b", "c"])
         expect((yield* bg.status).history.map((r) => r.trigger)).toEqual(["queue", "queue", "queue", "queue", "queue"])
+      })
+    )
+  })
+
+  it("a job ended by its model's error stays queued, counted, and stops the drain, until QUEUE_JOB_MAX_ATTEMPTS such ends give it up", async () => {
+    const modelError = (advanceTo: string): ExtractionOutcome => ({ status: "ran", stop: "api-error", turns: 1, mode: "independent", filesChanged: [], finalText: "", errorMessage: "503 upstream unavailable", advanceTo })
+    const ctx = setup({ steps: Array.from({ length: QUEUE_JOB_MAX_ATTEMPTS }, () => modelError("a-a")) })
+    await run(
+      ctx,
+      Effect.gen(function*() {
+        yield* enqueue(ctx.cwd, "a", 1_000)
+        const rootDir = yield* enqueue(ctx.cwd, "b", 2_000)
+        const bg = yield* BackgroundSession
+        yield* bg.start
+        for (let attempt = 1; attempt < QUEUE_JOB_MAX_ATTEMPTS; attempt++) {
+          const result = yield* bg.drainNow({ waitMs: 0, lockKind: "pm extract" })
+          expect(result).toMatchObject({ _tag: "Drained", left: 2, stoppedBecause: "the model failed; the queued jobs wait for the next drain" })
+          if (result._tag === "Drained") expect(result.runs[0]!.record.detail).toContain(`the job stays queued (attempt ${attempt} of ${QUEUE_JOB_MAX_ATTEMPTS})`)
+          expect(yield* waiting(rootDir)).toEqual(["a", "b"])
+          expect((yield* store.list(rootDir)).jobs[0]!.job.attempts).toBe(attempt)
+        }
+        // The last attempt gives the job up (as a session's run gives up its messages) and the drain goes on.
+        const last = yield* bg.drainNow({ waitMs: 0, lockKind: "pm extract" })
+        expect(last).toMatchObject({ _tag: "Drained", left: 0 })
+        if (last._tag === "Drained") expect(last.runs[0]!.record.detail).toContain(`given up after ${QUEUE_JOB_MAX_ATTEMPTS} attempts`)
+        expect(ctx.script.requests.map((r) => r.sessionId)).toEqual([...Array.from({ length: QUEUE_JOB_MAX_ATTEMPTS }, () => "a"), "b"])
       })
     )
   })

@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-W2SKODUH.js";import"./pm-chunk-chunk-RXU4BZVA.js";import"./pm-chunk-chunk-YNXWSZ3O.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-EPR6NCCK.js";import"./pm-chunk-chunk-K6WQIZB6.js";import"./pm-chunk-chunk-K5QWENCI.js";import"./pm-chunk-chunk-O36US4J4.js";import"./pm-chunk-chunk-2FRS23N3.js";import"./pm-chunk-chunk-L7NBDRYT.js";import"./pm-chunk-chunk-U6ESOK43.js";import{af as t,ef as o,fg as e}from"./pm-chunk-chunk-AEMJYHSR.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-ERPSCC3O.js.map
