@@ -2,20 +2,26 @@
  * Remember: a person's explicit save. One new topic file from the given text (src/writes/remember.ts names and
  * formats it) and its MEMORY.md line, written through the writer with the checks a background write passes
  * (credentials, size, header) and journaled like one, so `pm undo` takes it back. The file is named under the
- * locks of both background writers. Refused text (a credential, too large, nothing given) is RememberRefused and
- * writes nothing; a busy lock or a failed write is ForgetFailed, saying what was saved.
+ * locks of both background writers. The topic and its index line are one whole task (journalRecover.ts): kept
+ * together or rolled back together, also when the process is killed in between (the next command that changes memory
+ * rolls it back), so a retry never finds a half-saved copy. Refused text (a credential, too large, nothing given) is
+ * RememberRefused and writes nothing; a busy lock or a failed write is ForgetFailed, saying what was saved.
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { randomUUID } from "node:crypto"
 import type { MemoryType } from "../../src/memory/frontmatter.ts"
 import { buildBackfillIndex, indexLine } from "../../src/memory/memoryIndex.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
 import { rememberedTopic } from "../../src/writes/remember.ts"
 import { LockService } from "../storage/LockService.ts"
+import { Journal } from "../writes/Journal.ts"
+import { BACKGROUND_LOCKS } from "../writes/journalRecover.ts"
 import { holdingBackgroundLocks, type PersonWait } from "../writes/MemoryUndo.ts"
+import type { WriteJournal } from "../writes/writeJournal.ts"
 import { checkDir, rawIndex } from "./browseReads.ts"
-import { ForgetFailed, lockFailureAsForgetFailed, type MemoryChangeServices } from "./topicForget.ts"
+import { ForgetFailed, lockFailureAsForgetFailed, type MemoryChangeServices, wholeFailureAsForgetFailed } from "./topicForget.ts"
 
 /** `remember` refused the text (a credential, too large, nothing given): nothing was written. */
 export class RememberRefused extends Data.TaggedError("RememberRefused")<{
@@ -50,14 +56,13 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
     const { memoryDir } = request
     yield* checkDir(fs, memoryDir)
     const failed = (outcome: string) => (e: Error) => new ForgetFailed({ outcome, cause: e })
-    const body = Effect.gen(function*() {
+    const task = `remember-${randomUUID()}`
+    const body = (journaled: WriteJournal) => Effect.gen(function*() {
       // Named under the lock: a background writer may have added a file of the same name meanwhile.
       const present = yield* fs.readDirectory(memoryDir).pipe(Effect.orElseSucceed(() => []))
       const made = rememberedTopic(request.text, request.type ?? "project", new Set(present.map((e) => e.name.toLowerCase())))
       if (made._tag === "Refused") return yield* new RememberRefused({ reason: made.reason })
       const { topic } = made
-      const task = `remember-${randomUUID()}`
-      const journaled = journal.forWriter({ rootDir: request.rootDir }, { task, kind: "remember", session: request.session, model: null })
       const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
       yield* writeTask.write(topic.filename, topic.content).pipe(Effect.mapError(failed("nothing was saved")))
       const index = yield* rawIndex(fs, memoryDir)
@@ -72,11 +77,17 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
         const others = topics.filter((t) => t.filename !== topic.filename)
         next = `${line}\n${buildBackfillIndex(others.map((t) => ({ filename: t.filename, title: t.name ?? t.filename, description: t.description })))}`
       }
-      yield* writeTask.write(INDEX_FILE, next).pipe(Effect.mapError(failed(`${topic.filename} was saved but the index was not updated`)))
+      yield* writeTask.write(INDEX_FILE, next).pipe(Effect.mapError(failed("nothing was saved")))
       return { file: topic.filename, files: [topic.filename, INDEX_FILE], task } satisfies RememberResult
     })
-    return yield* holdingBackgroundLocks(request.rootDir, body, request).pipe(
+    // Whole or absent: the topic and its index line are kept together or rolled back together.
+    const meta = { task, kind: "remember", session: request.session, model: null }
+    const whole = journal.whole({ paths: { rootDir: request.rootDir, memoryDir }, meta, locks: BACKGROUND_LOCKS }, body, Exit.isSuccess).pipe(
+      Effect.mapError(wholeFailureAsForgetFailed("nothing was saved"))
+    )
+    return yield* holdingBackgroundLocks({ rootDir: request.rootDir, memoryDir }, whole, request).pipe(
       Effect.provideService(LockService, locks),
+      Effect.provideService(Journal, journal),
       Effect.mapError(lockFailureAsForgetFailed)
     )
   })
