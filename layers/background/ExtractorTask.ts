@@ -1,6 +1,7 @@
 /** The extraction task behind Extractor (Extractor.ts, its interface extractorInterface.ts): imported at the first extraction. */
 import type { Message } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
 import { forkTools, forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
 import { backgroundToolsSection } from "../../src/background/prompts/backgroundTools.ts"
@@ -74,13 +75,16 @@ export const makeExtractor = Effect.gen(function*() {
   ): Effect.Effect<RanOutcome, ExtractionError> => {
     const { memoryDir } = request.location
     const filesChanged: Array<string> = []
-    return setup.withTaskTools({
+    // Kept when the cursor moves past these messages; otherwise rolled back, so trying them again saves nothing twice.
+    return setup.whole(request, {
+      kind: "extract",
+      session: request.sessionId ?? request.parent?.sessionId ?? null,
+      lock: "extract.lock",
+      range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
+    }, (journal) => setup.withTaskTools({
       request,
       check: taskCheck,
-      journal: () =>
-        setup.journalOf(request, "extract", request.sessionId ?? request.parent?.sessionId ?? null, {
-          range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
-        }),
+      journal: () => journal,
       filesChanged,
       before: Effect.void,
       toolOptions: () => ({ codemode: request.codemode }),
@@ -182,7 +186,9 @@ export const makeExtractor = Effect.gen(function*() {
           writeFailures: tools.writeFailures(),
           ...(shortened === undefined ? {} : { shortened })
         }
-      }))
+      })), (exit) => Exit.isSuccess(exit) && exit.value.stop !== "aborted").pipe(
+      Effect.catchTag("TaskUnfinished", (e) => Effect.fail(new ExtractionFailed({ reason: e.message })))
+    )
   }
 
   const extract = Effect.fn("Extractor.extract")(function*(request: ExtractionRequest) {
@@ -192,7 +198,11 @@ export const makeExtractor = Effect.gen(function*() {
     }
     const locksDir = locksDirOf(request.location.memoryRootDir)
     const outcome = yield* locks.withLock(locksDir, "extract.lock", (lock) =>
-      runLocked(
+      Effect.zipRight(
+        setup.recover(request, "extract.lock").pipe(
+          Effect.mapError((e) => new ExtractionFailed({ reason: `a change interrupted earlier could not be rolled back first: ${e.message}` }))
+        ),
+        runLocked(
         request,
         decision.entries,
         decision.advanceTo,
@@ -200,7 +210,7 @@ export const makeExtractor = Effect.gen(function*() {
           Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
         ),
         decision.messageCount
-      ), {
+      )), {
       maxWaitMs: request.lockWaitMs ?? 0,
       kind: "extraction in a pi session",
       ...(request.onLockWait === undefined ? {} : { onWaiting: (busy) => request.onLockWait!(busy.description) })
