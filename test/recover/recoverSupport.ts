@@ -41,7 +41,7 @@ interface WorkerRun {
   readonly stderr: string
 }
 
-const runWorker = (worker: string, config: object): Promise<WorkerRun> =>
+export const runWorker = (worker: string, config: object): Promise<WorkerRun> =>
   new Promise((resolve) => {
     execFile(process.execPath, [worker, JSON.stringify(config)], { encoding: "utf8" }, (error, stdout, stderr) =>
       resolve({ signal: (error as { signal?: NodeJS.Signals } | null)?.signal ?? null, stdout, stderr })
@@ -113,7 +113,8 @@ export const expectConsistent = (memoryDir: string, before: Readonly<Record<stri
 }
 
 const fs = makeNodeFileSystem()
-const run = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+/** Runs `effect` in this process over the real file system and the scenarios' services. */
+export const run = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.runPromise(effect.pipe(Effect.provide(scenarioLayer(fs))) as Effect.Effect<A, E, never>)
 
 export const journalParses = (rootDir: string): boolean => {
@@ -184,15 +185,21 @@ export const runTrials = async (worker: string, scenario: Scenario, part: number
   return counts
 }
 
-/** The test of one crash file: part `part` of `parts` of a scenario's kill points (the files run in parallel). */
-export const describeRecoverPart = (scenario: Scenario, part: number, parts: number): void => {
+/** Bundles the worker before the tests of the calling file; the result gives the bundle's path. */
+export const useBundledWorker = (): (() => string) => {
   let worker = ""
   beforeAll(async () => {
     worker = await bundleWorker()
   })
+  return () => worker
+}
+
+/** The test of one crash file: part `part` of `parts` of a scenario's kill points (the files run in parallel). */
+export const describeRecoverPart = (scenario: Scenario, part: number, parts: number): void => {
+  const bundled = useBundledWorker()
   describe(`${scenario} killed at every file-system call, then the next start (part ${part + 1} of ${parts})`, () => {
     it("consistent, before or after byte for byte, no temp file, no marker left, and a retry reaches the state after", async () => {
-      const counts = await runTrials(worker, scenario, part, parts)
+      const counts = await runTrials(bundled(), scenario, part, parts)
       console.log(`${scenario} part ${part + 1}/${parts}: ${JSON.stringify(counts)}`)
       expect(counts.trials).toBeGreaterThan(5)
       // Some kills land before the first change (the state before, nothing to recover) and some after it.

@@ -7,7 +7,8 @@
  * dream: fact-b merged into fact-a and deleted, its index line removed) and `extract` (the write path of an extraction:
  * a new topic, its index line, and an edit of fact-a), each through the product's own code: MemoryBrowse's forget and
  * remember, undoUnderLocks, and for the tasks `journal.whole` under the task's lock with a MemoryWriter task, as
- * layers/background/taskSetup.ts runs them. Prints `ops N` when it runs to its end.
+ * layers/background/taskSetup.ts runs them. Prints `ops N` when it runs to its end. `"killAt":"unmark"` kills it
+ * right before it removes its open-task marker: every change made, none kept.
  */
 import { Effect } from "effect"
 import { type FileSystemShape } from "../../layers/storage/fileSystemShape.ts"
@@ -18,7 +19,8 @@ const config = JSON.parse(process.argv[2]!) as {
   rootDir: string
   memoryDir: string
   scenario: Scenario
-  killAt: number | null
+  /** A call's number, or "unmark": right before the open-task marker is removed (every change made, none closed). */
+  killAt: number | "unmark" | null
 }
 
 let ops = 0
@@ -32,6 +34,7 @@ const counted = Object.fromEntries(
         if (counting) {
           ops++
           if (ops === config.killAt) process.kill(process.pid, "SIGKILL")
+          if (config.killAt === "unmark" && name === "unlink" && String(args[0]).includes("/open/")) process.kill(process.pid, "SIGKILL")
         }
         return (op as (...a: Array<unknown>) => Effect.Effect<unknown, unknown>)(...args)
       })
