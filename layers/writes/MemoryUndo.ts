@@ -51,11 +51,21 @@ export interface PersonWait {
   readonly onRecovered?: (line: string) => Effect.Effect<void>
 }
 
+const KIND_WORDS: Record<string, string> = {
+  forget: "a forget",
+  remember: "a remember",
+  undo: "an undo",
+  extract: "an extraction",
+  dream: "a dream",
+  recover: "a recovery",
+  unknown: "a change"
+}
+
 /** A line for a person about one interrupted change rolled back (or settled by the index). */
 export const describeRecovered = (r: RecoveredTask): string => {
   const back = r.files.filter((f) => f.outcome === "restored" || f.outcome === "deleted").length
   const left = r.files.filter((f) => f.outcome === "left")
-  const what = r.kind === "unknown" ? "a change" : `a ${r.kind}`
+  const what = KIND_WORDS[r.kind] ?? "a change"
   return r.mode === "rollback"
     ? `${what} (${r.task}) was interrupted earlier; it was rolled back (${back} file${back === 1 ? "" : "s"} put back).` +
       (left.length > 0 ? ` Left as they are: ${left.map((f) => `${f.file} (${f.reason ?? ""})`).join(", ")}.` : "")

@@ -15,6 +15,7 @@ import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import type { LockName } from "../../src/limits.ts"
@@ -252,7 +253,9 @@ export const makeJournalRecovery = (
           if (Exit.isSuccess(closed)) return yield* exit
           unclosed = closed.cause
         }
-        const rolled = yield* Effect.exit(recoverTask(paths, meta.task))
+        // In a fiber of its own, interruptible inside: the locks it takes race their own loss, and a race's loser must
+        // be interruptible. This fiber waits for it uninterruptibly, so an interruption of the task never cuts it short.
+        const rolled = yield* Effect.fork(Effect.interruptible(recoverTask(paths, meta.task))).pipe(Effect.flatMap(Fiber.await))
         if (Exit.isSuccess(rolled)) {
           // Rolled back: a marker that cannot be removed now only makes the next holder find nothing left to do.
           yield* openTasks.unmark(paths, meta.task).pipe(Effect.ignore)
