@@ -16,6 +16,8 @@ import { LockService } from "../layers/storage/LockService.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { StateStore } from "../layers/storage/StateStore.ts"
+import { Journal } from "../layers/writes/Journal.ts"
+import { markerOwnerAlive } from "../layers/writes/openTasks.ts"
 import type { Parsed, statusOptions } from "./commandOptions.ts"
 import { withMemoryDir } from "./locate.ts"
 import { findPi } from "./piHost.ts"
@@ -38,6 +40,11 @@ const lockLine = (l: { name: string; holder: string; ageMs: number; judgement: s
     : "unreadable"
   return `${l.name}: ${l.holder}; last heartbeat ${Math.round(l.ageMs / 1000)} s ago (${state})`
 }
+/** A change under way or interrupted, as `pm status` and `pm doctor` say it. */
+const openLine = (o: { task: string; kind: string | null; pid: number | null; interrupted: boolean }): string =>
+  o.interrupted
+    ? `${o.kind ?? "a change"} ${o.task} was interrupted (its process${o.pid === null ? "" : `, pid ${o.pid},`} is gone); the next change of memory rolls it back`
+    : `${o.kind ?? "a change"} ${o.task}, by pid ${o.pid ?? "?"}, under way`
 const CLEAR_HINT = "To clear a lock: let its holder finish, or stop it (kill PID); a lock whose holder is gone is taken over by the next task, or remove its file (pm doctor names it)."
 
 /** The version of the Pi that `pm` would use (cli/piHost.ts); never loads it. */
@@ -102,6 +109,14 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
         holder: "the locks directory cannot be read"
       }])
     )
+    // Changes under way, or interrupted (their process gone) and waiting for the next change of memory to roll them back.
+    const open = (yield* (yield* Journal).openTasks({ rootDir: location.memoryRootDir })).map((m) => ({
+      task: m.task,
+      kind: m.marker?.kind ?? null,
+      pid: m.marker?.pid ?? null,
+      since: m.marker?.at ?? null,
+      interrupted: !markerOwnerAlive(m)
+    }))
     const readText = (path: string): string | undefined => {
       try {
         return readFileSync(path, "utf8")
@@ -138,6 +153,7 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
       },
       stateSource: state._tag === "Right" ? state.right.source : "unreadable",
       locks,
+      open,
       background: backgroundRuns(location.projectDir),
       versions: { node: process.versions.node, pi: piVersion() },
       sandbox: {
@@ -183,6 +199,7 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
           for (const l of s.locks) yield* printLine(`  ${lockLine(l)}`)
           if (s.locks.some((l) => l.judgement !== "fresh")) yield* printLine(`  ${CLEAR_HINT}`)
         }
+        for (const o of s.open) yield* printLine(`Changing:   ${openLine(o)}`)
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
         yield* printLine(`Versions:   node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
         yield* printLine(`Sandbox:    ${s.sandbox.line.replace(/^sandbox: /, "")}`)
@@ -217,6 +234,7 @@ export const doctor = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
           }
           if (l.judgement === "unreadable") problems.push({ code: "lock-unreadable", message: `${l.path}: ${l.holder}.` })
         }
+        for (const o of s.open) if (o.interrupted) problems.push({ code: "change-interrupted", message: `${openLine(o)} (pm undo does it now).` })
         for (const sk of s.skipped) problems.push({ code: "topic-skipped", message: `${sk.filename}: ${sk.reason}` })
         if (s.index.truncated) problems.push({ code: "index-truncated", message: "MEMORY.md is over 200 lines or 25,000 characters: only its start is loaded." })
         const lints = yield* (yield* MemoryStore).lint(s.location.memoryDir)

@@ -22,11 +22,9 @@ import type { LockName } from "../../src/limits.ts"
 import { indexLinkedFiles } from "../../src/memory/topicNames.ts"
 import { INDEX_FILE, locksDirOf } from "../../src/storage/layout.ts"
 import { encodeEntry, fileNets, groupByTask } from "../../src/writes/journal.ts"
-import { ownerAlive } from "../../src/writes/openTask.ts"
 import { planRecovery, type RecoveryMode } from "../../src/writes/recovery.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import type { LockFailed, LockServiceShape } from "../storage/lockInterface.ts"
-import { machineOf, pidIsAlive, processStartOf } from "../storage/lockProcess.ts"
 import type { PublishFailed } from "../storage/PublishFailed.ts"
 import { TEMP_STALE_MS, sweepTemps } from "../storage/AtomicPublish.ts"
 import type { JournalWriteError } from "./journalErrors.ts"
@@ -34,7 +32,7 @@ import { entryOf, type JournalRecording, type TaskMeta } from "./journalRecord.t
 import { makeJournalSettling, type UndoneFile } from "./journalSettle.ts"
 import type { JournalPaths, JournalStore } from "./journalStore.ts"
 import type { MemoryWriterShape } from "./MemoryWriter.ts"
-import { markerOf, marking, type OpenTasks, runningTasks } from "./openTasks.ts"
+import { markerOf, markerOwnerAlive, marking, type OpenTasks, runningTasks } from "./openTasks.ts"
 import type { WriteJournal } from "./writeJournal.ts"
 
 /** The locks a person's command (forget, remember, undo) holds: both background writers'. */
@@ -200,16 +198,9 @@ export const makeJournalRecovery = (
     const listed = yield* openTasks.list(paths)
     const recovered: Array<RecoveredTask> = []
     if (listed.length > 0) {
-      const us = {
-        pid: process.pid,
-        machine: machineOf(),
-        runningHere: (task: string) => runningTasks.has(task),
-        pidAlive: pidIsAlive,
-        startOf: processStartOf,
-        now: Date.now()
-      }
-      for (const { task, marker } of listed) {
-        if (marker !== undefined && ownerAlive(marker, us)) continue
+      for (const found of listed) {
+        const { task, marker } = found
+        if (markerOwnerAlive(found)) continue
         // A marker that cannot be read names no locks: the strictest set, both background writers'.
         const need = (marker?.locks ?? BACKGROUND_LOCKS).filter((l) => !held.includes(l))
         const one = Effect.scoped(Effect.gen(function*() {

@@ -11,10 +11,10 @@ import * as Effect from "effect/Effect"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import type { LockName } from "../../src/limits.ts"
-import { decodeMarker, encodeMarker, markerFileOf, OPEN_DIR, type OpenTaskMarker, taskOfMarkerFile } from "../../src/writes/openTask.ts"
+import { decodeMarker, encodeMarker, markerFileOf, OPEN_DIR, type OpenTaskMarker, ownerAlive, taskOfMarkerFile } from "../../src/writes/openTask.ts"
 import { publishFile, sweepTemps } from "../storage/AtomicPublish.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
-import { machineOf, ourStartTime } from "../storage/lockProcess.ts"
+import { machineOf, ourStartTime, pidIsAlive, processStartOf } from "../storage/lockProcess.ts"
 import { PublishFailed } from "../storage/PublishFailed.ts"
 import { JournalFailed } from "./journalErrors.ts"
 import type { TaskMeta } from "./journalRecord.ts"
@@ -40,6 +40,18 @@ export interface OpenTasks {
   /** Removes temp files left in `open/` by processes that are gone. */
   readonly sweep: (paths: JournalPaths) => Effect.Effect<number>
 }
+
+/** Whether a listed marker's owner may still be running its task (an unreadable marker's cannot be judged: gone). */
+export const markerOwnerAlive = (listed: ListedMarker): boolean =>
+  listed.marker !== undefined &&
+  ownerAlive(listed.marker, {
+    pid: process.pid,
+    machine: machineOf(),
+    runningHere: (task) => runningTasks.has(task),
+    pidAlive: pidIsAlive,
+    startOf: processStartOf,
+    now: Date.now()
+  })
 
 /** This process's marker for `meta`'s task, holding `locks`. */
 export const markerOf = (meta: TaskMeta, locks: ReadonlyArray<LockName>): OpenTaskMarker => {

@@ -3,7 +3,7 @@
  * an event: the Nth change the kernel reports in the memory folder (a temp file staged, a topic linked or moved
  * away, the index replaced...). Then the command is run again, as a person would, and `pm log`: the folder is
  * consistent, the fact is saved exactly once (or forgotten), no temp file and no open-task marker is left, and an
- * interrupted change that was rolled back says so.
+ * interrupted change that was rolled back says so; before that, `pm status` and `pm doctor` name it.
  */
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, watch } from "node:fs"
@@ -56,6 +56,7 @@ describe("pm remember and pm forget killed part way, then run again", () => {
     const p = await project(join(tempDir("pm-agent-"), "agent"), NAMES)
     const rolledBack: Array<string> = []
     const killed: Array<number> = []
+    let doctorSaw = false
     for (let nth = 1; nth <= 8; nth++) {
       const fact = `the release train number ${nth} leaves on Tuesdays`
       const at = `remember killed at change ${nth}`
@@ -65,6 +66,15 @@ describe("pm remember and pm forget killed part way, then run again", () => {
       const indexed = indexLinkedFiles(readFileSync(join(p.memoryDir, "MEMORY.md"), "utf8"))
       const committed = [...indexed].some((n) => existsSync(join(p.memoryDir, n)) && readFileSync(join(p.memoryDir, n), "utf8").includes(fact)) &&
         !(existsSync(join(p.rootDir, "open")) && readdirSync(join(p.rootDir, "open")).length > 0)
+      if (!doctorSaw && !committed && existsSync(join(p.rootDir, "open")) && readdirSync(join(p.rootDir, "open")).length > 0) {
+        // Before anything changes memory again, status and doctor name the interrupted change (and change nothing).
+        const status = await runPm(["status", "--cwd", p.repo], p)
+        expect(status.stdout).toMatch(/^Changing: +remember remember-\S+ was interrupted \(its process, pid \d+, is gone\); the next change of memory rolls it back$/m)
+        const doctor = await runPm(["doctor", "--cwd", p.repo], p)
+        expect(doctor.stdout).toMatch(/^change-interrupted: remember remember-\S+ was interrupted/m)
+        expect(readdirSync(join(p.rootDir, "open"))).toHaveLength(1)
+        doctorSaw = true
+      }
       const again = await runPm(["remember", fact, "--cwd", p.repo], p)
       expect(again.code, `${at}: ${again.stderr}`).toBe(0)
       if (/was interrupted earlier; it was rolled back/.test(again.stderr)) rolledBack.push(at)
@@ -87,6 +97,7 @@ describe("pm remember and pm forget killed part way, then run again", () => {
     // Some kills landed in the middle of a change and were rolled back by the next command, which said so.
     expect(killed.length).toBeGreaterThan(0)
     expect(rolledBack.length, rolledBack.join("; ")).toBeGreaterThan(0)
+    expect(doctorSaw).toBe(true)
     const log = await runPm(["log", "--cwd", p.repo], p)
     expect(log.stdout).toContain("interrupted, and rolled back when found")
     console.log(`killed at: ${killed.join(",")}; rolled back: ${rolledBack.length}`)
