@@ -13,6 +13,7 @@ import { LockService } from "../../layers/storage/LockService.ts"
 import { Journal } from "../../layers/writes/Journal.ts"
 import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import { locksDirOf } from "../../src/storage/layout.ts"
+import { undoTarget } from "../../src/writes/journalUndo.ts"
 import { type Env, expectConsistent, freshMemory, memoryFiles, run, runWorker, tempFiles, useBundledWorker } from "./recoverSupport.ts"
 import { INITIAL, topic } from "./recoverScenarios.ts"
 
@@ -79,6 +80,9 @@ describe("an extraction killed in its process while a dream writes on", () => {
     expectConsistent(env.memoryDir, INITIAL, "after recovery")
     expect(tempFiles(env)).toEqual([])
     expect(readdirSync(join(env.rootDir, "open"))).toEqual([])
+    // Kept in part, the extraction stays what pm undo would pick; the recovery itself never is.
+    const listing = await run(Effect.flatMap(Journal, (j) => j.read(env)))
+    expect(undoTarget(listing.entries)?.task).toBe(recovered[0]!.task)
   })
 
   it("the dream removed the new topic's line: the topic goes too, so nothing is left unindexed", async () => {
