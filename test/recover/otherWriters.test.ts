@@ -80,9 +80,10 @@ describe("an extraction killed in its process while a dream writes on", () => {
     expectConsistent(env.memoryDir, INITIAL, "after recovery")
     expect(tempFiles(env)).toEqual([])
     expect(readdirSync(join(env.rootDir, "open"))).toEqual([])
-    // Kept in part, the extraction stays what pm undo would pick; the recovery itself never is.
+    // The recovery (the newest task, with changes of its own) is never what pm undo picks: the dream before it is.
     const listing = await run(Effect.flatMap(Journal, (j) => j.read(env)))
-    expect(undoTarget(listing.entries)?.task).toBe(recovered[0]!.task)
+    expect(listing.entries[0]).toMatchObject({ kind: "recover", recovers: recovered[0]!.task })
+    expect(undoTarget([...listing.entries].reverse())?.task).toBe("dream-live")
   })
 
   it("the dream removed the new topic's line: the topic goes too, so nothing is left unindexed", async () => {
