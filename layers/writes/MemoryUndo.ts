@@ -105,7 +105,7 @@ export const holdingBackgroundLocksAfter = <A, E, R>(
           o._tag === "Done" ? Effect.succeed(o.value) : Effect.fail(new MemoryBusy({ lock: name, waitedMs: maxWaitMs, holder: o.description }))
         )
       )
-    const recovered = journal.recoverOpen(paths, BACKGROUND_LOCKS).pipe(
+    const recovered = journal.recoverOpen(paths, BACKGROUND_LOCKS, { sweepAlways: true }).pipe(
       Effect.mapError((e) => new RecoveryFailed({ cause: e })),
       Effect.tap((found) => (wait.onRecovered === undefined ? Effect.void : Effect.forEach(found, (r) => wait.onRecovered!(describeRecovered(r)))))
     )

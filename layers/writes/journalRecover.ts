@@ -72,6 +72,15 @@ export class TaskUnfinished extends Data.TaggedError("TaskUnfinished")<{
   }
 }
 
+export interface RecoverOptions {
+  /**
+   * Sweep the memory folder's temp files even when no task was recovered (a person's command: a process killed while
+   * staging, before its first change, leaves a temp file and no marker). A background task's writer sweeps it anyway
+   * when the task opens, so by default it is swept only after a recovery.
+   */
+  readonly sweepAlways?: boolean
+}
+
 export interface WholeSpec {
   readonly paths: MemoryPaths
   readonly meta: TaskMeta
@@ -83,11 +92,13 @@ export interface JournalRecovery {
   readonly recoverTask: (paths: MemoryPaths, task: string) => Effect.Effect<RecoveredTask, JournalWriteError | PublishFailed>
   /**
    * Rolls back every open task whose owner is gone, holding `held` and taking the rest of the task's locks without
-   * waiting (a busy one leaves the task for its holder); then removes the temp files dead processes left in memory.
+   * waiting (a busy one leaves the task for its holder); then, after a recovery (or always, `sweepAlways`), removes the
+   * temp files dead processes left in memory and in `open/`.
    */
   readonly recoverOpen: (
     paths: MemoryPaths,
-    held: ReadonlyArray<LockName>
+    held: ReadonlyArray<LockName>,
+    options?: RecoverOptions
   ) => Effect.Effect<ReadonlyArray<RecoveredTask>, JournalWriteError | PublishFailed | LockFailed>
   /**
    * Runs `body` with its task's journal hook as one whole task: kept when `keep(exit)` (and its marker could be
@@ -191,10 +202,8 @@ export const makeJournalRecovery = (
     )
   })
 
-  const sweepMemory = (paths: MemoryPaths) =>
-    Effect.all([sweepTemps(fs, paths.memoryDir, { olderThanMs: TEMP_STALE_MS, recursive: true }), openTasks.sweep(paths)])
 
-  const recoverOpen = Effect.fn("Journal.recoverOpen")(function*(paths: MemoryPaths, held: ReadonlyArray<LockName>) {
+  const recoverOpen = Effect.fn("Journal.recoverOpen")(function*(paths: MemoryPaths, held: ReadonlyArray<LockName>, options?: RecoverOptions) {
     const listed = yield* openTasks.list(paths)
     const recovered: Array<RecoveredTask> = []
     if (listed.length > 0) {
@@ -216,7 +225,12 @@ export const makeJournalRecovery = (
         if (result !== undefined) recovered.push(result)
       }
     }
-    yield* sweepMemory(paths)
+    // `open/` always (a process killed while writing its marker leaves a temp file and no marker; one readdir of a
+    // folder that is empty or missing); the memory folder after a recovery, or when asked.
+    yield* openTasks.sweep(paths)
+    if (recovered.length > 0 || options?.sweepAlways === true) {
+      yield* sweepTemps(fs, paths.memoryDir, { olderThanMs: TEMP_STALE_MS, recursive: true })
+    }
     return recovered as ReadonlyArray<RecoveredTask>
   })
 

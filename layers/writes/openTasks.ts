@@ -12,7 +12,7 @@ import { hostname } from "node:os"
 import { join } from "node:path"
 import type { LockName } from "../../src/limits.ts"
 import { decodeMarker, encodeMarker, markerFileOf, OPEN_DIR, type OpenTaskMarker, ownerAlive, taskOfMarkerFile } from "../../src/writes/openTask.ts"
-import { publishFile, sweepTemps } from "../storage/AtomicPublish.ts"
+import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import { machineOf, ourStartTime, pidIsAlive, processStartOf } from "../storage/lockProcess.ts"
 import { PublishFailed } from "../storage/PublishFailed.ts"
@@ -93,7 +93,7 @@ export const makeOpenTasks = (fs: FileSystemShape): OpenTasks => {
       for (const entry of entries) {
         const task = taskOfMarkerFile(entry.name)
         if (task === undefined || entry.kind !== "file") continue
-        const read = yield* fs.readRegularFile(join(dir, entry.name), 64 * 1024).pipe(Effect.option)
+        const read = yield* fs.readRegularFile(join(dir, entry.name)).pipe(Effect.option)
         if (read._tag === "None") continue // removed meanwhile: that task ended
         const marker = decodeMarker(new TextDecoder().decode(read.value.bytes))
         out.push({ task, marker: marker?.task === task ? marker : undefined, at: marker?.at ?? "" })
@@ -131,7 +131,7 @@ export const makeOpenTasks = (fs: FileSystemShape): OpenTasks => {
     )
   }
 
-  const sweep = (paths: JournalPaths) => sweepTemps(fs, dirOf(paths), { olderThanMs: 60_000, recursive: false })
+  const sweep = (paths: JournalPaths) => sweepTemps(fs, dirOf(paths), { olderThanMs: TEMP_STALE_MS, recursive: false })
 
   return { dirOf, list, mark, unmark, sweep }
 }

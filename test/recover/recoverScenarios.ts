@@ -109,14 +109,19 @@ export const REMEMBERED = "deploys go out on Fridays only"
 
 /**
  * What the next start does: a person's command takes both background locks and recovers first; a task takes its own
- * lock (the extraction's, for both tasks: a dead dream is then recovered by an extraction, taking dream.lock at once).
+ * lock (the extraction's, for both tasks: a dead dream is then recovered by an extraction, taking dream.lock at once),
+ * recovers, and opens its writer task (which sweeps old and orphaned temp files).
  */
 export const recoverNext = (scenario: Scenario, paths: MemoryPaths) =>
   Effect.gen(function*() {
     if (scenario === "dream" || scenario === "extract") {
       const locks = yield* LockService
       const journal = yield* Journal
-      const outcome = yield* locks.withLock(locksDirOf(paths.rootDir), "extract.lock", () => journal.recoverOpen(paths, ["extract.lock"]))
+      const writer = yield* MemoryWriter
+      const outcome = yield* locks.withLock(locksDirOf(paths.rootDir), "extract.lock", () =>
+        journal.recoverOpen(paths, ["extract.lock"]).pipe(
+          Effect.tap(() => writer.openTask({ memoryDir: paths.memoryDir, cwd: paths.memoryDir }))
+        ))
       if (outcome._tag === "Busy") return yield* Effect.dieMessage("extract.lock busy")
       return outcome.value
     }
