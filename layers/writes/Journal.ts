@@ -23,7 +23,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { randomUUID } from "node:crypto"
 import type { JournalEntry } from "../../src/writes/journal.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { type FileSystemShape } from "../storage/fileSystemShape.ts"
@@ -114,14 +113,4 @@ export class Journal extends Context.Tag("pm/Journal")<Journal, JournalShape>() 
     Journal,
     Effect.zipWith(FileSystem, LockService, makeJournal)
   )
-}
-
-/** A journal hook for tests and tasks: `journal.forWriter` for a new task id `kind-uuid`. */
-export const taskJournalOf = (
-  journal: JournalShape,
-  rootDir: string,
-  meta: Omit<TaskMeta, "task">
-): WriteJournal & { readonly task: string } => {
-  const task = `${meta.kind}-${randomUUID()}`
-  return { task, ...journal.forWriter({ rootDir }, { task, ...meta }) }
 }
