@@ -107,7 +107,10 @@ export const holdingBackgroundLocksAfter = <A, E, R>(
       )
     const recovered = journal.recoverOpen(paths, BACKGROUND_LOCKS, { sweepAlways: true }).pipe(
       Effect.mapError((e) => new RecoveryFailed({ cause: e })),
-      Effect.tap((found) => (wait.onRecovered === undefined ? Effect.void : Effect.forEach(found, (r) => wait.onRecovered!(describeRecovered(r)))))
+      // A task killed before its first change left only its marker: nothing to tell.
+      Effect.tap((found) =>
+        wait.onRecovered === undefined ? Effect.void : Effect.forEach(found.filter((r) => r.files.length > 0), (r) => wait.onRecovered!(describeRecovered(r)))
+      )
     )
     return yield* holding("extract.lock", holding("dream.lock", Effect.flatMap(recovered, body)))
   })
@@ -122,7 +125,7 @@ export interface UndoOptions extends PersonWait {
 /** What an undo did, a line per file, then the totals; for a file left alone, how to get its previous bytes. */
 export const describeUndo = (r: UndoResult, command = "pm undo"): Array<string> => {
   const count = (o: UndoneFile["outcome"]) => r.files.filter((f) => f.outcome === o).length
-  const recovered = r.recovered ?? []
+  const recovered = (r.recovered ?? []).filter((t) => t.files.length > 0)
   if (recovered.length > 0 && r.undoTask === undefined && recovered.some((t) => t.task === r.task)) {
     return [
       ...recovered.map(describeRecovered),

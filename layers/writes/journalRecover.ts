@@ -129,7 +129,6 @@ export const makeJournalRecovery = (
 
   const recoverTask = Effect.fn("Journal.recoverTask")(function*(paths: MemoryPaths, task: string) {
     const memoryDir = yield* fs.realpath(paths.memoryDir).pipe(Effect.mapError(store.failed("resolve", paths.memoryDir)))
-    const recoverId = `recover-${randomUUID()}`
     return yield* store.withJournalLock(
       paths,
       Effect.gen(function*() {
@@ -141,7 +140,7 @@ export const makeJournalRecovery = (
         const done = new Map<string, UndoneFile>()
         let forceIndex = false
         let mode: RecoveryMode = "rollback"
-        let meta: TaskMeta = { task: recoverId, kind: "recover", session: null, model: null, recovers: task }
+        let meta: TaskMeta | undefined
         for (let pass = 0; pass < 2; pass++) {
           done.clear()
           const early = new Map<string, string>()
@@ -161,7 +160,8 @@ export const makeJournalRecovery = (
           const hashOf = (file: string) => (early.has(file) ? "\0not a file" : hashes.get(file) ?? null)
           const plan = planRecovery(target, hashOf, (sha) => blobs.has(sha), yield* indexLinks(memoryDir), INDEX_FILE, forceIndex)
           mode = plan.mode
-          meta = { ...meta, ...(mode === "rollback" ? { undoes: task } : {}) }
+          // A task id of its own per pass: what a first pass journaled (an intent that failed) never says "undoes".
+          meta = { task: `recover-${randomUUID()}`, kind: "recover", session: null, model: null, recovers: task, ...(mode === "rollback" ? { undoes: task } : {}) }
           const journal = recording.forWriter(paths, meta, { lockHeld: true })
           for (const l of plan.left) done.set(l.file, { file: l.file, outcome: "left", reason: early.get(l.file) ?? l.reason })
           let replan = false
@@ -192,7 +192,7 @@ export const makeJournalRecovery = (
           }
           if (!replan) break
         }
-        yield* store.appendLine(paths, encodeEntry(entryOf(meta, [], { finished: true })))
+        yield* store.appendLine(paths, encodeEntry(entryOf(meta!, [], { finished: true })))
         const files = fileNets(target).flatMap((n) => {
           const f = done.get(n.file)
           return f === undefined ? [] : [f]

@@ -6,16 +6,20 @@
  * that process.
  */
 import { Effect, Exit } from "effect"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { withOverrides } from "../../layers/storage/fileSystemOverrides.ts"
 import { LockService } from "../../layers/storage/LockService.ts"
+import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
 import { Journal } from "../../layers/writes/Journal.ts"
 import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import { locksDirOf } from "../../src/storage/layout.ts"
 import { undoTarget } from "../../src/writes/journalUndo.ts"
 import { type Env, expectConsistent, freshMemory, memoryFiles, run, runWorker, tempFiles, useBundledWorker } from "./recoverSupport.ts"
-import { INITIAL, topic } from "./recoverScenarios.ts"
+import { INITIAL, scenarioLayer, topic } from "./recoverScenarios.ts"
+
+const real = makeNodeFileSystem()
 
 const worker = useBundledWorker()
 
@@ -107,6 +111,35 @@ describe("an extraction killed in its process while a dream writes on", () => {
     expect(memoryFiles(env.memoryDir)).toEqual(INITIAL)
     const undone = await run(Effect.flatMap(Journal, (j) => j.undo(env, { session: null, model: null })).pipe(Effect.flip))
     expect(undone._tag).toBe("NothingToUndo")
+  })
+})
+
+describe("MEMORY.md written in place just before recovery puts it back (the main agent takes no lock)", () => {
+  it("the other writer's index wins, and the rest follows it", async () => {
+    const env = await killedExtraction()
+    const byHand = `# Memory, edited by hand\n${INITIAL["MEMORY.md"]!.split("\n").slice(1).join("\n")}- [fact d](fact-d.md) - about fact d\n`
+    let wrote = false
+    const fs = withOverrides(real, {
+      rename: (from, to) => {
+        if (!wrote && to.endsWith("/MEMORY.md")) {
+          wrote = true
+          // Into the very file about to be replaced, as a write in place does: same inode, new bytes.
+          writeFileSync(to, byHand)
+        }
+        return real.rename(from, to)
+      }
+    })
+    const recovered = await Effect.runPromise(nextExtraction(env).pipe(Effect.provide(scenarioLayer(fs))))
+    expect(wrote).toBe(true)
+    expect(recovered.map((r) => r.mode)).toEqual(["index"])
+    const files = memoryFiles(env.memoryDir)
+    expect(files["MEMORY.md"]).toBe(byHand)
+    expect(files["fact-d.md"]).toBe(topic("fact d", "The fourth fact."))
+    expect(files["fact-c.md"]).toBe(INITIAL["fact-c.md"])
+    expectConsistent(env.memoryDir, INITIAL, "after recovery")
+    // Not rolled back whole: the extraction is not counted as undone.
+    const listing = await run(Effect.flatMap(Journal, (j) => j.read(env)))
+    expect(listing.entries.filter((e) => e.recovers !== undefined && e.finished === true).map((e) => e.undoes)).toEqual([undefined])
   })
 })
 
