@@ -80,6 +80,8 @@ export const orFail = <A, E extends { readonly message: string }, R>(effect: Eff
 /** Progress while a person's command waits for a lock someone else holds. */
 const waitingOnStderr = (line: string) => Effect.sync(() => void process.stderr.write(`pm: ${line}\n`))
 
-/** `--wait SECONDS` (forget, undo) as the services take it, with progress on stderr. */
+/** `--wait SECONDS` (forget, undo, remember) as the services take it, with progress, and changes rolled back first, on stderr. */
 export const waitOf = (wait: Option.Option<number>) =>
-  Option.isSome(wait) ? { maxWaitMs: Math.max(0, wait.value) * 1000, onWaiting: waitingOnStderr } : { onWaiting: waitingOnStderr }
+  Option.isSome(wait)
+    ? { maxWaitMs: Math.max(0, wait.value) * 1000, onWaiting: waitingOnStderr, onRecovered: waitingOnStderr }
+    : { onWaiting: waitingOnStderr, onRecovered: waitingOnStderr }

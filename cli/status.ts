@@ -18,6 +18,8 @@ import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { StateStore } from "../layers/storage/StateStore.ts"
 import { FileSystem } from "../layers/storage/FileSystem.ts"
 import { makeQueueStore, type QueueSummary } from "../layers/background/queueStore.ts"
+import { Journal } from "../layers/writes/Journal.ts"
+import { markerOwnerAlive } from "../layers/writes/openTasks.ts"
 import type { Parsed, statusOptions } from "./commandOptions.ts"
 import { withMemoryDir } from "./locate.ts"
 import { findPi } from "./piHost.ts"
@@ -40,6 +42,11 @@ const lockLine = (l: { name: string; holder: string; ageMs: number; judgement: s
     : "unreadable"
   return `${l.name}: ${l.holder}; last heartbeat ${Math.round(l.ageMs / 1000)} s ago (${state})`
 }
+/** A change under way or interrupted, as `pm status` and `pm doctor` say it. */
+const openLine = (o: { task: string; kind: string | null; pid: number | null; interrupted: boolean }): string =>
+  o.interrupted
+    ? `${o.kind ?? "a change"} ${o.task} was interrupted (its process${o.pid === null ? "" : `, pid ${o.pid},`} is gone); the next change of memory rolls it back`
+    : `${o.kind ?? "a change"} ${o.task}, by pid ${o.pid ?? "?"}, under way`
 const CLEAR_HINT = "To clear a lock: let its holder finish, or stop it (kill PID); a lock whose holder is gone is taken over by the next task, or remove its file (pm doctor names it)."
 
 /** The version of the Pi that `pm` would use (cli/piHost.ts); never loads it. */
@@ -114,6 +121,14 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
         holder: "the locks directory cannot be read"
       }])
     )
+    // Changes under way, or interrupted (their process gone) and waiting for the next change of memory to roll them back.
+    const open = (yield* (yield* Journal).openTasks({ rootDir: location.memoryRootDir })).map((m) => ({
+      task: m.task,
+      kind: m.marker?.kind ?? null,
+      pid: m.marker?.pid ?? null,
+      since: m.marker?.at ?? null,
+      interrupted: !markerOwnerAlive(m)
+    }))
     const readText = (path: string): string | undefined => {
       try {
         return readFileSync(path, "utf8")
@@ -154,6 +169,7 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
       /** Extractions handed over by sessions that ended first, and why they cannot run now (null: they can). */
       queue: { ...queue, blockedBy: extractionBlockedBy(switches, trust.state) },
       locks,
+      open,
       background: backgroundRuns(location.projectDir),
       versions: { node: process.versions.node, pi: piVersion() },
       sandbox: {
@@ -200,6 +216,7 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
           for (const l of s.locks) yield* printLine(`  ${lockLine(l)}`)
           if (s.locks.some((l) => l.judgement !== "fresh")) yield* printLine(`  ${CLEAR_HINT}`)
         }
+        for (const o of s.open) yield* printLine(`Changing:   ${openLine(o)}`)
         yield* printLine(`Selector:   ${s.selectorModel ?? "the session's model (Pi) / Pi's default model (pm)"}`)
         yield* printLine(`Versions:   node ${s.versions.node}, pi ${s.versions.pi ?? "not found"}`)
         yield* printLine(`Sandbox:    ${s.sandbox.line.replace(/^sandbox: /, "")}`)
@@ -240,6 +257,7 @@ export const doctor = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
         if (s.queue.count > 0 && s.queue.blockedBy !== null) {
           problems.push({ code: "queue-waiting", message: `${s.queue.count} queued extraction${s.queue.count === 1 ? "" : "s"} cannot run: ${s.queue.blockedBy}.` })
         }
+        for (const o of s.open) if (o.interrupted) problems.push({ code: "change-interrupted", message: `${openLine(o)} (pm undo does it now).` })
         for (const sk of s.skipped) problems.push({ code: "topic-skipped", message: `${sk.filename}: ${sk.reason}` })
         if (s.index.truncated) problems.push({ code: "index-truncated", message: "MEMORY.md is over 200 lines or 25,000 characters: only its start is loaded." })
         const lints = yield* (yield* MemoryStore).lint(s.location.memoryDir)

@@ -1,5 +1,6 @@
 /** The consolidation task behind Dream (Dream.ts, its interface dreamInterface.ts): imported at the first dream. */
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { backgroundToolsSection } from "../../src/background/prompts/backgroundTools.ts"
 import { dreamTaskPrompt } from "../../src/background/prompts/dream.ts"
 import { BACKGROUND_SYSTEM_PROMPT } from "../../src/background/prompts/extractor.ts"
@@ -32,10 +33,12 @@ export const makeDream = Effect.gen(function*() {
 
   const agent = (request: DreamTaskRequest, filesChanged: Array<string>) => {
     const { memoryDir } = request.location
-    return setup.withTaskTools({
+    // Kept when the task returns (its model stopped, or its turn or time limit ended it); a dream that fails, is
+    // stopped or aborted, or loses its lock is rolled back whole, so it never leaves the index linking a topic it removed.
+    return setup.whole(request, { kind: "dream", session: request.sessionId ?? null, lock: "dream.lock" }, (journal) => setup.withTaskTools({
       request,
       check: request.check,
-      journal: () => setup.journalOf(request, "dream", request.sessionId ?? null),
+      journal: () => journal,
       filesChanged,
       // Every topic at the start: the base of the delete cap, and what the prompt's catalog is chosen from.
       before: store.scanTopics(memoryDir).pipe(Effect.map(({ topics }) => topics)),
@@ -68,10 +71,16 @@ export const makeDream = Effect.gen(function*() {
           unsaved: tools.unsaved?.() ?? [],
           writeFailures: tools.writeFailures()
         }
-      }))
+      })), (exit) => Exit.isSuccess(exit) && exit.value.result.stop !== "aborted").pipe(
+      Effect.catchTag("TaskUnfinished", (e) => Effect.fail(new DreamTaskFailed({ phase: "completion", reason: e.message })))
+    )
   }
 
   const consolidate = Effect.fn("Dream.consolidate")(function*(request: DreamTaskRequest) {
+    // Holding dream.lock: first the changes killed processes left half done.
+    yield* setup.recover(request, "dream.lock").pipe(
+      Effect.mapError((e) => new DreamTaskFailed({ phase: "fork", reason: `a change interrupted earlier could not be rolled back first: ${e.message}` }))
+    )
     const filesChanged: Array<string> = []
     const { result, deletesRefused, topicsAtStart, unsaved, writeFailures } = yield* agent(request, filesChanged).pipe(
       // An invalid task was stopped from outside, as an abort is: it keeps its attempt time.

@@ -2,6 +2,7 @@
 import type { Message } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
 import { conversationText } from "../../src/background/conversationText.ts"
+import * as Exit from "effect/Exit"
 import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
 import { SCAN_MAX_TOPICS } from "../../src/limits.ts"
 import { chooseCandidates } from "../../src/recall/candidates.ts"
@@ -77,13 +78,17 @@ export const makeExtractor = Effect.gen(function*() {
   ): Effect.Effect<RanOutcome, ExtractionError> => {
     const { memoryDir } = request.location
     const filesChanged: Array<string> = []
-    return setup.withTaskTools({
+    // Kept when the cursor moves past these messages (or a queued job leaves the queue); otherwise rolled back, so
+    // trying them again saves nothing twice.
+    return setup.whole(request, {
+      kind: "extract",
+      session: request.sessionId ?? request.parent?.sessionId ?? null,
+      lock: "extract.lock",
+      range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
+    }, (journal) => setup.withTaskTools({
       request,
       check: taskCheck,
-      journal: () =>
-        setup.journalOf(request, "extract", request.sessionId ?? request.parent?.sessionId ?? null, {
-          range: entries.length === 0 ? null : { from: entries[0]!.id, to: advanceTo }
-        }),
+      journal: () => journal,
       filesChanged,
       before: Effect.void,
       toolOptions: () => ({ codemode: request.codemode }),
@@ -189,7 +194,10 @@ export const makeExtractor = Effect.gen(function*() {
           writeFailures: tools.writeFailures(),
           ...(shortened === undefined ? {} : { shortened })
         }
-      }))
+      })), (exit) =>
+      Exit.isSuccess(exit) && exit.value.stop !== "aborted" && !(request.rollBackOnModelError === true && exit.value.stop === "api-error")).pipe(
+      Effect.catchTag("TaskUnfinished", (e) => Effect.fail(new ExtractionFailed({ reason: e.message })))
+    )
   }
 
   const extract = Effect.fn("Extractor.extract")(function*(request: ExtractionRequest) {
@@ -201,14 +209,20 @@ export const makeExtractor = Effect.gen(function*() {
     const kind = request.lockKind ?? "extraction in a pi session"
     const underLock = (maxWaitMs: number) =>
       locks.withLock(locksDir, "extract.lock", (lock) =>
-        runLocked(
-          request,
-          decision.entries,
-          decision.advanceTo,
-          request.check.pipe(
-            Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
+        Effect.zipRight(
+          // A change interrupted earlier under this lock is finished or rolled back before this one starts.
+          setup.recover(request, "extract.lock").pipe(
+            Effect.mapError((e) => new ExtractionFailed({ reason: `a change interrupted earlier could not be rolled back first: ${e.message}` }))
           ),
-          decision.messageCount
+          runLocked(
+            request,
+            decision.entries,
+            decision.advanceTo,
+            request.check.pipe(
+              Effect.zipRight(lock.ensureHeld.pipe(Effect.mapError(() => new TaskInvalid({ reason: "the extraction lock was lost" }))))
+            ),
+            decision.messageCount
+          )
         ), {
         maxWaitMs,
         kind,

@@ -40,6 +40,11 @@ export interface ExtractionRequest extends BackgroundTaskRequest {
   readonly onLockWait?: (holder: string) => Effect.Effect<void>
   /** What the lock file says holds it (default: "extraction in a pi session"). */
   readonly lockKind?: string
+  /**
+   * A run ended by the model's error takes back what it saved (default: keeps it, as the cursor moves on): for a
+   * queued job that will be tried again, so the retry saves nothing twice.
+   */
+  readonly rollBackOnModelError?: boolean
 }
 
 export type ExtractionOutcome =

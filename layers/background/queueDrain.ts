@@ -125,6 +125,8 @@ export const makeQueueDrain = Effect.gen(function*() {
         onUsage: (u) => Effect.zipRight(Ref.update(usage, (t) => addUsage(t, u)), spec.onUsage(u)),
         lockWaitMs: EXTRACT_LOCK_WAIT_MS,
         lockKind: spec.lockKind,
+        // A model's error before the last attempt keeps the job queued: what the run saved goes back with it.
+        rollBackOnModelError: (job.attempts ?? 0) + 1 < QUEUE_JOB_MAX_ATTEMPTS,
         onStart: Ref.set(started, true)
       }).pipe(
         // Interrupted once running (a session's end): recorded; the job stays queued.

@@ -5,10 +5,17 @@
  * Whatever way a task ends, its check stops before its tools close, so no write of it lands afterwards, and tools still
  * being made when it ends are closed once made (`toolsFor`). What the task
  * asks and what its result means stay with each task (ExtractorTask.ts, DreamTask.ts).
+ *
+ * Each task is one whole change (`whole`, layers/writes/journalRecover.ts): kept when it ends as its task says, else
+ * rolled back, and rolled back by the next holder of its lock when its process was killed. `recover` is what a task
+ * does first, holding its lock: roll back the changes of dead processes it can take the locks of.
  */
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import { randomUUID } from "node:crypto"
+import type { LockName } from "../../src/limits.ts"
 import { BashGuard } from "../safety/BashGuard.ts"
-import { Journal, taskJournalOf } from "../writes/Journal.ts"
+import { Journal } from "../writes/Journal.ts"
 import type { TaskMeta } from "../writes/journalRecord.ts"
 import { MemoryWriter } from "../writes/MemoryWriter.ts"
 import type { TaskInvalid } from "../writes/writeErrors.ts"
@@ -57,19 +64,32 @@ export const makeTaskSetup = Effect.gen(function*() {
   const journal = yield* Journal
   const pi = yield* PiToolkit
 
-  /** Every change of one task is recorded under one task id before it is published, so `pm undo` can reverse it. */
-  const journalOf = (
+  const pathsOf = (request: BackgroundTaskRequest) => ({ rootDir: request.location.memoryRootDir, memoryDir: request.location.memoryDir })
+
+  /**
+   * Every change of one task is recorded under one task id before it is published, so `pm undo` can reverse it, and
+   * the task is one whole: `keep` says from its end whether its changes stay; otherwise they are rolled back.
+   */
+  const whole = <A, E, R>(
     request: BackgroundTaskRequest,
-    kind: TaskMeta["kind"],
-    session: string | null,
-    extra: Pick<TaskMeta, "range"> = {}
-  ): WriteJournal =>
-    taskJournalOf(journal, request.location.memoryRootDir, {
-      kind,
-      session,
-      model: `${request.model.provider}/${request.model.id}`,
-      ...extra
-    })
+    spec: { readonly kind: TaskMeta["kind"]; readonly session: string | null; readonly lock: LockName } & Pick<TaskMeta, "range">,
+    body: (journal: WriteJournal) => Effect.Effect<A, E, R>,
+    keep: (exit: Exit.Exit<A, E>) => boolean
+  ) =>
+    journal.whole({
+      paths: pathsOf(request),
+      meta: {
+        task: `${spec.kind}-${randomUUID()}`,
+        kind: spec.kind,
+        session: spec.session,
+        model: `${request.model.provider}/${request.model.id}`,
+        ...(spec.range === undefined ? {} : { range: spec.range })
+      },
+      locks: [spec.lock]
+    }, body, keep)
+
+  /** Rolls back the changes killed processes left half done, holding `held` (journalRecover.ts). */
+  const recover = (request: BackgroundTaskRequest, held: LockName) => journal.recoverOpen(pathsOf(request), [held])
 
   /** Runs `body` over the task's tools and stopping check; closes both however `body` ends. */
   const withTaskTools = <P, EP, EF, A, E>(
@@ -123,5 +143,5 @@ export const makeTaskSetup = Effect.gen(function*() {
       onUsage: request.onUsage
     }).pipe(Effect.provideService(ModelRegistry, registry))
 
-  return { journalOf, withTaskTools, run }
+  return { whole, recover, withTaskTools, run }
 })

@@ -2,8 +2,10 @@
  * Remember: a person's explicit save. One new topic file from the given text (src/writes/remember.ts names and
  * formats it) and its MEMORY.md line, written through the writer with the checks a background write passes
  * (credentials, size, header) and journaled like one, so `pm undo` takes it back. The file is named under the
- * locks of both background writers. Refused text (a credential, too large, nothing given) is RememberRefused and
- * writes nothing; a busy lock or a failed write is ForgetFailed, saying what was saved.
+ * locks of both background writers. The topic and its index line are one whole task (journalRecover.ts): kept
+ * together or rolled back together, also when the process is killed in between (the next command that changes memory
+ * rolls it back), so a retry never finds a half-saved copy. Refused text (a credential, too large, nothing given) is
+ * RememberRefused and writes nothing; a busy lock or a failed write is ForgetFailed, saying what was saved.
  *
  * The index is read whole as bytes (indexRewrite.ts) before the topic is written, and the new line's bytes are
  * appended after its last byte (a line end first only when it does not end with one: src/memory/indexBytes.ts), so
@@ -12,6 +14,7 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { randomUUID } from "node:crypto"
 import type { MemoryType } from "../../src/memory/frontmatter.ts"
 import { appendIndexLine } from "../../src/memory/indexBytes.ts"
@@ -20,11 +23,14 @@ import { INDEX_FILE } from "../../src/storage/layout.ts"
 import { undoWindowNote } from "../../src/writes/journalPrune.ts"
 import { rememberedTopic } from "../../src/writes/remember.ts"
 import { LockService } from "../storage/LockService.ts"
+import { Journal } from "../writes/Journal.ts"
+import { BACKGROUND_LOCKS } from "../writes/journalRecover.ts"
 import { holdingBackgroundLocks, type PersonWait } from "../writes/MemoryUndo.ts"
+import type { WriteJournal } from "../writes/writeJournal.ts"
 import { checkDir } from "./browseReads.ts"
 import { indexForRewrite } from "./indexRewrite.ts"
 import { decode } from "./readText.ts"
-import { ForgetFailed, lockFailureAsForgetFailed, type MemoryChangeServices } from "./topicForget.ts"
+import { ForgetFailed, lockFailureAsForgetFailed, type MemoryChangeServices, wholeFailureAsForgetFailed } from "./topicForget.ts"
 
 /** `remember` refused the text (a credential, too large, nothing given): nothing was written. */
 export class RememberRefused extends Data.TaggedError("RememberRefused")<{
@@ -63,7 +69,8 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
     const { memoryDir } = request
     yield* checkDir(fs, memoryDir)
     const failed = (outcome: string) => (e: Error) => new ForgetFailed({ outcome, cause: e })
-    const body = Effect.gen(function*() {
+    const task = `remember-${randomUUID()}`
+    const body = (journaled: WriteJournal) => Effect.gen(function*() {
       // Named under the lock: a background writer may have added a file of the same name meanwhile.
       const present = yield* fs.readDirectory(memoryDir).pipe(Effect.orElseSucceed(() => []))
       const made = rememberedTopic(request.text, request.type ?? "project", new Set(present.map((e) => e.name.toLowerCase())))
@@ -71,8 +78,6 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
       const { topic } = made
       // Read whole before anything is written: an index too large to rewrite refuses the remember here.
       const index = yield* indexForRewrite(fs, memoryDir)
-      const task = `remember-${randomUUID()}`
-      const journaled = journal.forWriter({ rootDir: request.rootDir }, { task, kind: "remember", session: request.session, model: null })
       const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
       yield* writeTask.write(topic.filename, topic.content).pipe(Effect.mapError(failed("nothing was saved")))
       const line = indexLine({ filename: topic.filename, title: topic.name, description: topic.description })
@@ -86,7 +91,7 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
         const others = topics.filter((t) => t.filename !== topic.filename)
         next = `${line}\n${buildBackfillIndex(others.map((t) => ({ filename: t.filename, title: t.name ?? t.filename, description: t.description })))}`
       }
-      yield* writeTask.write(INDEX_FILE, next).pipe(Effect.mapError(failed(`${topic.filename} was saved but the index was not updated`)))
+      yield* writeTask.write(INDEX_FILE, next).pipe(Effect.mapError(failed("nothing was saved")))
       const note = undoWindowNote(INDEX_FILE, index.bytes.length)
       // Decoded only to measure the window; the bytes written above are the file's own.
       const windowNote = lineInWindow(typeof next === "string" ? next : decode(next), line) ? undefined : outsideWindowNote(topic.filename)
@@ -98,8 +103,14 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
         ...(windowNote === undefined ? {} : { windowNote })
       } satisfies RememberResult
     })
-    return yield* holdingBackgroundLocks(request.rootDir, body, request).pipe(
+    // Whole or absent: the topic and its index line are kept together or rolled back together.
+    const meta = { task, kind: "remember", session: request.session, model: null }
+    const whole = journal.whole({ paths: { rootDir: request.rootDir, memoryDir }, meta, locks: BACKGROUND_LOCKS }, body, Exit.isSuccess).pipe(
+      Effect.mapError(wholeFailureAsForgetFailed("nothing was saved"))
+    )
+    return yield* holdingBackgroundLocks({ rootDir: request.rootDir, memoryDir }, whole, request).pipe(
       Effect.provideService(LockService, locks),
+      Effect.provideService(Journal, journal),
       Effect.mapError(lockFailureAsForgetFailed)
     )
   })

@@ -6,22 +6,47 @@
  * O_NOFOLLOW`) in the target's own directory (flushed to disk when `durable`), then published: `rename` over the target to replace
  * it, or `link` under the target name to create it only if the name is free (readers never see a partial file and a
  * racing creator is never clobbered). The temp file is removed on every failure and interruption, and after a link.
- * Every temp file is named `.pm-<uuid>.tmp`, the one pattern `sweepTemps` removes when a killed process left one.
+ * Every temp file is named `.pm-<pid>-<table>-<uuid>.tmp` (its writer's pid and a tag of its process table), the one
+ * pattern `sweepTemps` removes when a killed process left one: at once when its writer is provably gone, else by age.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { LOCK_TIMEOUTS_MS } from "../../src/limits.ts"
 import { type FileInfo, type FileSystemShape } from "./fileSystemShape.ts"
 import { FsError } from "./FsError.ts"
+import { machineOf, pidIsAlive } from "./lockProcess.ts"
 
 const TEMP_PREFIX = ".pm-"
 const TEMP_SUFFIX = ".tmp"
 
-export const newTempName = (): string => `${TEMP_PREFIX}${randomUUID()}${TEMP_SUFFIX}`
+/** 8 hex digits naming this process table (boot id and PID namespace); "00000000" where it cannot be known. */
+let tableTag: string | undefined
+const ourTable = (): string => {
+  if (tableTag === undefined) {
+    const machine = machineOf()
+    tableTag = machine === undefined ? "00000000" : createHash("sha256").update(machine).digest("hex").slice(0, 8)
+  }
+  return tableTag
+}
+
+export const newTempName = (): string => `${TEMP_PREFIX}${process.pid}-${ourTable()}-${randomUUID()}${TEMP_SUFFIX}`
 export const isTempName = (name: string): boolean => name.startsWith(TEMP_PREFIX) && name.endsWith(TEMP_SUFFIX)
+
+const OWNED = /^\.pm-(\d+)-([0-9a-f]{8})-[0-9a-f-]{36}\.tmp$/
+
+/**
+ * Whether the process that made temp file `name` is provably gone: its name carries a pid of our process table that
+ * is not ours and names no living process. Older names (no pid), another table's, or a live pid: not provable.
+ */
+export const tempOwnerGone = (name: string, isAlive: (pid: number) => boolean = pidIsAlive): boolean => {
+  const m = OWNED.exec(name)
+  if (m === null || m[2] !== ourTable() || m[2] === "00000000") return false
+  const pid = Number(m[1])
+  return pid !== process.pid && pid > 0 && !isAlive(pid)
+}
 
 /**
  * A temp file lives for the milliseconds between staging and publishing. One older than the longest lock timeout
@@ -121,7 +146,7 @@ export const publishFile = <E = never, R = never>(
 }
 
 export interface SweepOptions {
-  /** Only temp files whose mtime is more than this far in the past. */
+  /** Temp files whose mtime is more than this far in the past; those whose writer is provably gone at any age. */
   readonly olderThanMs: number
   /** Also visit subdirectories (never dot-directories, never through links), at most 16 deep. */
   readonly recursive: boolean
@@ -141,7 +166,7 @@ export const sweepTemps = (fs: FileSystemShape, dir: string, options: SweepOptio
             if (options.recursive && !entry.name.startsWith(".") && depth < 16) yield* visit(path, depth + 1)
           } else if (entry.kind === "file" && isTempName(entry.name)) {
             const info = yield* fs.lstat(path).pipe(Effect.option)
-            if (info._tag === "Some" && info.value.kind === "file" && now - info.value.mtimeMs > options.olderThanMs) {
+            if (info._tag === "Some" && info.value.kind === "file" && (now - info.value.mtimeMs > options.olderThanMs || tempOwnerGone(entry.name))) {
               removed += yield* fs.unlink(path).pipe(Effect.as(1), Effect.orElseSucceed(() => 0))
             }
           }

@@ -23,7 +23,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { randomUUID } from "node:crypto"
 import type { JournalEntry } from "../../src/writes/journal.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { type FileSystemShape } from "../storage/fileSystemShape.ts"
@@ -34,8 +33,10 @@ import type { PublishFailed } from "../storage/PublishFailed.ts"
 import { JournalFailed, type JournalWriteError, type NothingToUndo } from "./journalErrors.ts"
 import { makeJournalPruning, type PruneResult } from "./journalPrune.ts"
 import { makeJournalRecording, type RecordInput, type TaskMeta } from "./journalRecord.ts"
+import { type JournalRecovery, makeJournalRecovery, type MemoryPaths, type TaskUnfinished } from "./journalRecover.ts"
 import { type JournalListing, type JournalPaths, makeJournalStore } from "./journalStore.ts"
 import { type ExportedFile, makeJournalUndo, type UndoRequest, type UndoResult } from "./journalUndo.ts"
+import { type ListedMarker, makeOpenTasks } from "./openTasks.ts"
 import type { WriteJournal } from "./writeJournal.ts"
 
 export interface JournalShape {
@@ -47,7 +48,7 @@ export interface JournalShape {
   readonly undo: (
     paths: JournalPaths & { readonly memoryDir: string },
     options: UndoRequest
-  ) => Effect.Effect<UndoResult, JournalWriteError | NothingToUndo | PublishFailed>
+  ) => Effect.Effect<UndoResult, JournalWriteError | NothingToUndo | PublishFailed | TaskUnfinished>
   readonly prune: (paths: JournalPaths, now?: number) => Effect.Effect<PruneResult, JournalWriteError>
   /** The stored previous content `sha`, verified against its hash. */
   readonly readBlob: (paths: JournalPaths, sha: string) => Effect.Effect<Uint8Array, JournalFailed>
@@ -56,13 +57,26 @@ export interface JournalShape {
     paths: JournalPaths,
     options: { readonly task?: string; readonly dir: string }
   ) => Effect.Effect<{ readonly task: string; readonly files: ReadonlyArray<ExportedFile> }, JournalFailed | NothingToUndo>
+  /** Runs a task that changes memory as one whole: kept, or rolled back (journalRecover.ts). */
+  readonly whole: JournalRecovery["whole"]
+  /** Rolls back the open tasks whose owner is gone, the caller holding `held` (journalRecover.ts). */
+  readonly recoverOpen: JournalRecovery["recoverOpen"]
+  /** The open-task markers (`open/`), oldest first: tasks under way, or interrupted ones not yet rolled back. */
+  readonly openTasks: (paths: JournalPaths) => Effect.Effect<ReadonlyArray<ListedMarker>>
 }
+
+export type { MemoryPaths }
 
 export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): JournalShape => {
   const store = makeJournalStore(fs, locks)
   const pruning = makeJournalPruning(fs, store)
   const recording = makeJournalRecording(store, pruning)
-  const { undo, exportTask } = makeJournalUndo(fs, store, recording)
+  const markers = makeOpenTasks(fs)
+  // The writer is loaded by the first undo or recovery only: the core makes the journal for every command.
+  let writerLoad: Promise<ReturnType<typeof import("./MemoryWriter.ts").makeMemoryWriter>> | undefined
+  const loadWriter = Effect.promise(() => (writerLoad ??= import("./MemoryWriter.ts").then((m) => m.makeMemoryWriter(fs))))
+  const recovery = makeJournalRecovery(fs, locks, store, recording, markers, loadWriter)
+  const { undo, exportTask } = makeJournalUndo(fs, store, recovery, loadWriter)
 
   const readBlob = (paths: JournalPaths, sha: string) =>
     store.verifiedBlob(paths, sha).pipe(
@@ -80,7 +94,18 @@ export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): Journ
       })
     )
 
-  return { record: recording.record, forWriter: recording.forWriter, read: store.read, undo, exportTask, prune: pruning.prune, readBlob }
+  return {
+    record: recording.record,
+    forWriter: recording.forWriter,
+    read: store.read,
+    undo,
+    exportTask,
+    prune: pruning.prune,
+    readBlob,
+    whole: recovery.whole,
+    recoverOpen: recovery.recoverOpen,
+    openTasks: markers.list
+  }
 }
 
 export class Journal extends Context.Tag("pm/Journal")<Journal, JournalShape>() {
@@ -88,14 +113,4 @@ export class Journal extends Context.Tag("pm/Journal")<Journal, JournalShape>() 
     Journal,
     Effect.zipWith(FileSystem, LockService, makeJournal)
   )
-}
-
-/** A journal hook for tests and tasks: `journal.forWriter` for a new task id `kind-uuid`. */
-export const taskJournalOf = (
-  journal: JournalShape,
-  rootDir: string,
-  meta: Omit<TaskMeta, "task">
-): WriteJournal & { readonly task: string } => {
-  const task = `${meta.kind}-${randomUUID()}`
-  return { task, ...journal.forWriter({ rootDir }, { task, ...meta }) }
 }

@@ -30,11 +30,16 @@ export class JournalBusy extends Data.TaggedError("JournalBusy")<{
   }
 }
 
-/** No task to undo: an empty journal, every task already undone, or an unknown task id. */
+/** No task to undo: an empty journal, every task already undone, an unknown task id, or a task rolled back already. */
 export class NothingToUndo extends Data.TaggedError("NothingToUndo")<{
   readonly task: string | null
+  /** The task was interrupted and rolled back when it was found, at this time (ISO 8601). */
+  readonly rolledBackAt?: string
 }> {
   override get message(): string {
+    if (this.rolledBackAt !== undefined) {
+      return `nothing to undo: ${this.task} was interrupted, and was rolled back when it was found (${this.rolledBackAt}); memory is as it was before it`
+    }
     return this.task === null ? "nothing to undo: no task in the journal changed memory and is left to undo" : `no task ${this.task} in the journal`
   }
 }

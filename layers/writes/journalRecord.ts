@@ -36,6 +36,7 @@ export interface TaskMeta {
   readonly model: string | null
   readonly range?: { readonly from: string; readonly to: string } | null
   readonly undoes?: string
+  readonly recovers?: string
 }
 
 /** One file's change, as bytes; null before = created, null after = deleted. */
@@ -55,8 +56,11 @@ export interface RecordInput extends TaskMeta {
 export interface JournalRecording {
   /** Journals one task's changes as done (no intent). */
   readonly record: (paths: JournalPaths, input: RecordInput) => Effect.Effect<JournalEntry, JournalWriteError>
-  /** MemoryWriter's hook: every change published through it is journaled under `meta.task`. */
-  readonly forWriter: (paths: JournalPaths, meta: TaskMeta) => WriteJournal
+  /**
+   * MemoryWriter's hook: every change published through it is journaled under `meta.task`. With `lockHeld` the caller
+   * already holds `journal.lock` for the whole time the hook is used (a recovery), and the hook does not take it.
+   */
+  readonly forWriter: (paths: JournalPaths, meta: TaskMeta, options?: { readonly lockHeld?: boolean }) => WriteJournal
 }
 
 const opOf = (before: Uint8Array | null, after: Uint8Array | null): ChangeOp =>
@@ -72,6 +76,7 @@ export const entryOf = (meta: TaskMeta, changes: ReadonlyArray<JournalChange>, e
   model: meta.model,
   ...(meta.range === undefined ? {} : { range: meta.range }),
   ...(meta.undoes === undefined ? {} : { undoes: meta.undoes }),
+  ...(meta.recovers === undefined ? {} : { recovers: meta.recovers }),
   ...extra,
   changes
 })
@@ -113,7 +118,7 @@ export const makeJournalRecording = (store: JournalStore, pruning: JournalPrunin
     return entry
   })
 
-  const forWriter = (paths: JournalPaths, meta: TaskMeta): WriteJournal => ({
+  const forWriter = (paths: JournalPaths, meta: TaskMeta, options?: { readonly lockHeld?: boolean }): WriteJournal => ({
     around: <A, E>(
       publish: (intend: (change: IntendedChange) => Effect.Effect<void, PublishFailed>) => Effect.Effect<A, E>,
       settle: (exit: Exit.Exit<A, E>) => "done" | "failed" | "unknown"
@@ -140,7 +145,7 @@ export const makeJournalRecording = (store: JournalStore, pruning: JournalPrunin
         }
         return yield* exit
       })
-      return withJournalLock(paths, body).pipe(
+      return (options?.lockHeld === true ? body : withJournalLock(paths, body)).pipe(
         Effect.catchIf(
           (e): e is JournalBusy | LockFailed | LockLost => typeof e === "object" && e !== null && "_tag" in e &&
             (e._tag === "JournalBusy" || e._tag === "LockFailed" || e._tag === "LockLost"),

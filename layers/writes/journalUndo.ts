@@ -10,24 +10,21 @@
  * and most never undo.
  */
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { randomUUID } from "node:crypto"
 import { dirname, join } from "node:path"
-import { checkFileName, checkSegments, segmentsInside } from "../../src/storage/containment.ts"
-import { type ChangeOutcome, type DecodedJournal, encodeEntry, encodeOutcome, fileNets, groupByTask, sha256Hex } from "../../src/writes/journal.ts"
-import { planUndo, undoTarget } from "../../src/writes/journalUndo.ts"
+import { encodeEntry, fileNets, groupByTask } from "../../src/writes/journal.ts"
+import { planUndo, rolledBackBy, undoTarget } from "../../src/writes/journalUndo.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import type { PublishFailed } from "../storage/PublishFailed.ts"
 import { type JournalFailed, type JournalWriteError, NothingToUndo } from "./journalErrors.ts"
-import { entryOf, type JournalRecording } from "./journalRecord.ts"
+import { entryOf } from "./journalRecord.ts"
+import { BACKGROUND_LOCKS, type JournalRecovery, type RecoveredTask, type TaskUnfinished } from "./journalRecover.ts"
+import { makeJournalSettling, memoryFile, type UndoneFile } from "./journalSettle.ts"
 import type { JournalPaths, JournalStore } from "./journalStore.ts"
+import type { MemoryWriterShape } from "./MemoryWriter.ts"
 
-/** What undo did with one file. */
-export interface UndoneFile {
-  readonly file: string
-  /** restored: previous bytes back; deleted: the task had created it; unchanged: already at its previous bytes; left: not touched. */
-  readonly outcome: "restored" | "deleted" | "unchanged" | "left"
-  readonly reason?: string
-}
+export type { UndoneFile }
 
 export interface ExportedFile {
   readonly file: string
@@ -46,6 +43,8 @@ export interface UndoResult {
   readonly refused: ReadonlyArray<{ readonly file: string; readonly reason: string }>
   /** Every file of the task, in the task's order, with what was done. */
   readonly files: ReadonlyArray<UndoneFile>
+  /** Interrupted changes rolled back before the undo (layers/writes/MemoryUndo.ts). */
+  readonly recovered?: ReadonlyArray<RecoveredTask>
 }
 
 export interface UndoRequest {
@@ -59,59 +58,21 @@ export interface JournalUndo {
   readonly undo: (
     paths: JournalPaths & { readonly memoryDir: string },
     options: UndoRequest
-  ) => Effect.Effect<UndoResult, JournalWriteError | NothingToUndo | PublishFailed>
+  ) => Effect.Effect<UndoResult, JournalWriteError | NothingToUndo | PublishFailed | TaskUnfinished>
   readonly exportTask: (
     paths: JournalPaths,
     options: { readonly task?: string; readonly dir: string }
   ) => Effect.Effect<{ readonly task: string; readonly files: ReadonlyArray<ExportedFile> }, JournalFailed | NothingToUndo>
 }
 
-/** The memory file for a journal path, or a reason it must not be touched. */
-const memoryFile = (memoryDir: string, file: string): { readonly path: string } | { readonly refused: string } => {
-  const path = join(memoryDir, file)
-  const segments = segmentsInside(memoryDir, path)
-  if (segments === undefined || segments.length === 0) return { refused: "it is not inside the memory directory" }
-  const violation = checkSegments(segments, file) ?? checkFileName(segments[segments.length - 1]!, file)
-  return violation === undefined ? { path } : { refused: violation.message }
-}
-
-export const makeJournalUndo = (fs: FileSystemShape, store: JournalStore, recording: JournalRecording): JournalUndo => {
-  const { appendLine, failed, readAll, readOptional, verifiedBlob, withJournalLock } = store
-  let writerLoad: Promise<ReturnType<typeof import("./MemoryWriter.ts").makeMemoryWriter>> | undefined
-  const loadWriter = Effect.promise(() => (writerLoad ??= import("./MemoryWriter.ts").then((m) => m.makeMemoryWriter(fs))))
-
-  /** The sha256 of a memory file now: null when missing; a reason when it is not a regular file inside memory. */
-  const currentOf = (memoryDir: string, file: string): Effect.Effect<{ readonly sha: string | null } | { readonly refused: string }, JournalFailed> =>
-    Effect.gen(function*() {
-      const where = memoryFile(memoryDir, file)
-      if ("refused" in where) return where
-      const info = yield* fs.lstat(where.path).pipe(Effect.option)
-      if (info._tag === "Some" && info.value.kind !== "file") return { refused: `it is now a ${info.value.kind}, not a regular file` }
-      const bytes = yield* readOptional(where.path, "read")
-      return { sha: bytes === null ? null : sha256Hex(bytes) }
-    })
-
-  /**
-   * Settles every pending intent from the file itself (the caller holds the background writers' locks, so no writer
-   * that journaled it is still running): `done` when the file holds its new bytes, `failed` when it holds its old ones,
-   * `unknown` otherwise. Recorded as outcome lines, so the answer does not change when the file does later.
-   */
-  const settlePending = (paths: JournalPaths, memoryDir: string, decoded: DecodedJournal) =>
-    Effect.gen(function*() {
-      const pending = decoded.entries.filter((e) => e.id !== undefined && !decoded.outcomes.has(e.id))
-      if (pending.length === 0) return decoded
-      const outcomes = new Map(decoded.outcomes)
-      for (const e of pending) {
-        let outcome: ChangeOutcome = "unknown"
-        for (const c of e.changes) {
-          const now = yield* currentOf(memoryDir, c.file)
-          outcome = "refused" in now ? "unknown" : now.sha === c.after ? "done" : now.sha === c.before ? "failed" : "unknown"
-        }
-        yield* appendLine(paths, encodeOutcome({ v: 1, id: e.id!, task: e.task, outcome, recovered: true }))
-        outcomes.set(e.id!, outcome)
-      }
-      return { ...decoded, outcomes } satisfies DecodedJournal
-    })
+export const makeJournalUndo = (
+  fs: FileSystemShape,
+  store: JournalStore,
+  recovery: JournalRecovery,
+  loadWriter: Effect.Effect<MemoryWriterShape>
+): JournalUndo => {
+  const { appendLine, failed, readAll, verifiedBlob, withJournalLock } = store
+  const { currentOf, settlePending } = makeJournalSettling(fs, store)
 
   const undo = Effect.fn("Journal.undo")(function*(paths: JournalPaths & { readonly memoryDir: string }, options: UndoRequest) {
     const memoryDir = yield* fs.realpath(paths.memoryDir).pipe(Effect.mapError(failed("resolve", paths.memoryDir)))
@@ -122,8 +83,11 @@ export const makeJournalUndo = (fs: FileSystemShape, store: JournalStore, record
         return yield* settlePending(paths, memoryDir, yield* readAll(paths))
       })
     )
-    const target = undoTarget(groupByTask(decoded.entries, decoded.outcomes), options.task)
+    const tasks = groupByTask(decoded.entries, decoded.outcomes)
+    const target = undoTarget(tasks, options.task)
     if (target === undefined) return yield* new NothingToUndo({ task: options.task ?? null })
+    const rolledBack = rolledBackBy(tasks, target.task)
+    if (rolledBack !== undefined) return yield* new NothingToUndo({ task: target.task, rolledBackAt: rolledBack.at })
 
     const order = fileNets(target).map((n) => n.file)
     const early: Array<{ file: string; reason: string }> = []
@@ -145,35 +109,40 @@ export const makeJournalUndo = (fs: FileSystemShape, store: JournalStore, record
       (sha) => blobs.has(sha)
     )
     const undoTask = `undo-${randomUUID()}`
-    const journal = recording.forWriter(paths, { task: undoTask, kind: "undo", session: options.session, model: options.model, undoes: target.task })
+    const meta = { task: undoTask, kind: "undo", session: options.session, model: options.model, undoes: target.task }
     const done = new Map<string, UndoneFile>()
     for (const r of [...early, ...planned.refused]) done.set(r.file, { file: r.file, outcome: "left", reason: r.reason })
-    for (const a of planned.actions) {
-      if (a.action === "none") {
-        done.set(a.file, { file: a.file, outcome: "unchanged" })
-        continue
-      }
-      const outcome = yield* (yield* loadWriter).restore(a.file, {
-        memoryDir,
-        expect: a.expect,
-        content: a.action === "remove" ? null : blobs.get(a.blob)!,
-        ...(a.action === "restore" && a.mode !== undefined ? { mode: a.mode } : {}),
-        journal
-      }).pipe(
-        Effect.catchTag("WriteRejected", (e) => Effect.succeed({ _tag: "Left" as const, reason: e.message }))
-      )
-      done.set(
-        a.file,
-        outcome._tag === "Left"
-          ? { file: a.file, outcome: "left", reason: outcome.reason }
-          : { file: a.file, outcome: outcome._tag === "Removed" ? "deleted" : "restored" }
-      )
-    }
-    // The undo ran to its end: its task no longer comes up as the one to undo.
+    const writer = yield* loadWriter
+    // Whole or absent: an undo that fails part way is rolled back, one killed part way is rolled back by the next holder
+    // of the background locks (journalRecover.ts).
+    yield* recovery.whole({ paths: { rootDir: paths.rootDir, memoryDir }, meta, locks: BACKGROUND_LOCKS }, (journal) =>
+      Effect.forEach(planned.actions, (a) =>
+        Effect.gen(function*() {
+          if (a.action === "none") {
+            done.set(a.file, { file: a.file, outcome: "unchanged" })
+            return
+          }
+          const outcome = yield* writer.restore(a.file, {
+            memoryDir,
+            expect: a.expect,
+            content: a.action === "remove" ? null : blobs.get(a.blob)!,
+            ...(a.action === "restore" && a.mode !== undefined ? { mode: a.mode } : {}),
+            journal
+          }).pipe(
+            Effect.catchTag("WriteRejected", (e) => Effect.succeed({ _tag: "Left" as const, reason: e.message }))
+          )
+          done.set(
+            a.file,
+            outcome._tag === "Left"
+              ? { file: a.file, outcome: "left", reason: outcome.reason }
+              : { file: a.file, outcome: outcome._tag === "Removed" ? "deleted" : "restored" }
+          )
+        }), { discard: true }), Exit.isSuccess)
+    // The undo ran to its end (and was closed): its task no longer comes up as the one to undo.
     const changed = [...done.values()].some((f) => f.outcome === "restored" || f.outcome === "deleted")
     yield* withJournalLock(
       paths,
-      appendLine(paths, encodeEntry(entryOf({ task: undoTask, kind: "undo", session: options.session, model: options.model, undoes: target.task }, [], { finished: true })))
+      appendLine(paths, encodeEntry(entryOf(meta, [], { finished: true })))
     )
     const files = order.map((file) => done.get(file)!).filter((f) => f !== undefined)
     return {

@@ -50,8 +50,10 @@ export const JournalEntry = Schema.Struct({
   model: Schema.NullOr(Schema.String),
   /** The message range an extractor read (entry ids or indexes as the host names them). */
   range: Schema.optional(Schema.NullOr(Schema.Struct({ from: Schema.String, to: Schema.String }))),
-  /** For an undo: the task it undid. */
+  /** For an undo: the task it undid. A recovery that rolled its task back sets it too. */
   undoes: Schema.optional(Schema.String),
+  /** For a recovery (kind `recover`): the interrupted task it rolled back, or settled by the index (no `undoes`). */
+  recovers: Schema.optional(Schema.String),
   /** An undo's last line: the undo ran to its end (a killed undo leaves its task to be undone again). */
   finished: Schema.optional(Schema.Boolean),
   /** An intent: the change was journaled before its publish; an outcome line with this id follows. Absent: done. */

@@ -11,15 +11,21 @@ export const undoneTasks = (tasks: ReadonlyArray<TaskRecord>): ReadonlySet<strin
 
 /**
  * The task `pm undo` acts on: `task` when given (any task, an undo included: undoing an undo redoes), else the newest
- * task that is not an undo, has not been undone, and changed bytes (a task whose changes were never published, or
- * net out, is passed over). Undefined when there is none.
+ * task that is not an undo or a recovery, has not been undone (or rolled back by a recovery), and changed bytes (a
+ * task whose changes were never published, or net out, is passed over). Undefined when there is none.
  */
 export const undoTarget = (records: ReadonlyArray<TaskRecord | JournalEntry>, task?: string): TaskRecord | undefined => {
   const tasks = records.map(asRecord)
   if (task !== undefined) return [...tasks].reverse().find((t) => t.task === task)
   const undone = undoneTasks(tasks)
-  return [...tasks].reverse().find((t) => t.undoes === undefined && !undone.has(t.task) && netChanges(t).length > 0)
+  return [...tasks].reverse().find((t) =>
+    t.undoes === undefined && t.recovers === undefined && !undone.has(t.task) && netChanges(t).length > 0
+  )
 }
+
+/** The recovery that rolled `task` back (ran to its end, and put the task's files back), if any. */
+export const rolledBackBy = (records: ReadonlyArray<TaskRecord | JournalEntry>, task: string): TaskRecord | undefined =>
+  records.map(asRecord).find((t) => t.recovers === task && t.undoes === task && t.finished === true)
 
 export type UndoAction =
   | { readonly file: string; readonly action: "restore"; readonly blob: string; readonly expect: string | null; readonly mode: number | undefined }

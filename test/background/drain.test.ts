@@ -144,6 +144,12 @@ describe("the drain of the queue", () => {
         expect(last).toMatchObject({ _tag: "Drained", left: 0 })
         if (last._tag === "Drained") expect(last.runs[0]!.record.detail).toContain(`given up after ${QUEUE_JOB_MAX_ATTEMPTS} attempts`)
         expect(ctx.script.requests.map((r) => r.sessionId)).toEqual([...Array.from({ length: QUEUE_JOB_MAX_ATTEMPTS }, () => "a"), "b"])
+        // Each attempt but the last takes back what it saved, so the retry saves nothing twice; the last keeps it.
+        expect(ctx.script.requests.map((r) => r.rollBackOnModelError)).toEqual([
+          ...Array.from({ length: QUEUE_JOB_MAX_ATTEMPTS - 1 }, () => true),
+          false,
+          true
+        ])
       })
     )
   })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { isTempName, newTempName, TEMP_STALE_MS } from "../../layers/storage/AtomicPublish.ts"
+import { isTempName, newTempName, TEMP_STALE_MS, tempOwnerGone } from "../../layers/storage/AtomicPublish.ts"
 import { MemoryWriter } from "../../layers/writes/MemoryWriter.ts"
 import { LOCK_TIMEOUTS_MS } from "../../src/limits.ts"
 import { sandbox, temps, withTask, writerLayer } from "./support.ts"
@@ -17,9 +17,9 @@ const aged = (path: string, ageMs: number, content = "x") => {
 }
 
 describe("temp file names", () => {
-  it("one pattern: .pm-<uuid>.tmp, and only that", () => {
+  it("one pattern: .pm-<pid>-<table>-<uuid>.tmp, and only that", () => {
     const name = newTempName()
-    expect(name).toMatch(/^\.pm-[0-9a-f-]{36}\.tmp$/)
+    expect(name).toMatch(new RegExp(`^\\.pm-${process.pid}-[0-9a-f]{8}-[0-9a-f-]{36}\\.tmp$`))
     expect(isTempName(name)).toBe(true)
     for (const other of ["a.md", ".pm-x.md", "pm-x.tmp", "state.json.tmp", ".MEMORY.md.1.tmp"]) {
       expect(isTempName(other), other).toBe(false)
@@ -80,5 +80,41 @@ describe("sweepTemps", () => {
     expect(existsSync(stale)).toBe(false)
     expect(existsSync(live)).toBe(true)
     expect(temps(s.memory)).toHaveLength(1)
+  })
+})
+
+/** A temp file name as process `pid` of this process table (or of another table: `table`) would make it. */
+const tempOf = (pid: number, table?: string) => {
+  const [, , ours, ...rest] = newTempName().split("-")
+  return [".pm", String(pid), table ?? ours, ...rest].join("-")
+}
+/** Above Linux's largest pid (2^22): no process has it. */
+const DEAD_PID = 2 ** 22 + 12_345
+
+describe("temp files of a writer that is gone", () => {
+  it("go at any age once their writer is provably gone; a live writer's, ours, another table's and unnamed ones wait for their age", async () => {
+    using s = sandbox()
+    const gone = aged(join(s.memory, tempOf(DEAD_PID)), 0)
+    const deep = (mkdirSync(join(s.memory, "a"), { recursive: true }), aged(join(s.memory, "a", tempOf(DEAD_PID)), 0))
+    const kept = [
+      aged(join(s.memory, tempOf(process.ppid)), 0), // a live process
+      aged(join(s.memory, newTempName()), 0), // ours: a write of this very process may be under way
+      aged(join(s.memory, tempOf(DEAD_PID, "0badf00d")), 0), // another process table: its pid means nothing here
+      aged(join(s.memory, `.pm-${"1".repeat(8)}-1111-1111-1111-111111111111.tmp`), 0) // an older name, no pid
+    ]
+    const swept = await Effect.runPromise(
+      Effect.flatMap(MemoryWriter, (w) => w.sweepTemps(s.memory, TEMP_STALE_MS)).pipe(Effect.provide(writerLayer()))
+    )
+    expect(swept).toBe(2)
+    for (const p of [gone, deep]) expect(existsSync(p), p).toBe(false)
+    for (const p of kept) expect(existsSync(p), p).toBe(true)
+  })
+
+  it("tempOwnerGone judges the name alone, with the liveness it is given", () => {
+    expect(tempOwnerGone(tempOf(4242), () => false)).toBe(true)
+    expect(tempOwnerGone(tempOf(4242), () => true)).toBe(false)
+    expect(tempOwnerGone(tempOf(process.pid), () => false)).toBe(false)
+    expect(tempOwnerGone(tempOf(4242, "0badf00d"), () => false)).toBe(false)
+    expect(tempOwnerGone(".pm-4242.tmp", () => false)).toBe(false)
   })
 })

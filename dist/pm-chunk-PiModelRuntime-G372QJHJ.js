@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./pm-chunk-chunk-26U4YP4R.js";import"./pm-chunk-chunk-5OP7Z2WH.js";import"./pm-chunk-chunk-J4JEEESF.js";import"./pm-chunk-chunk-3O353RX5.js";import"./pm-chunk-chunk-ITSF2SFI.js";import"./pm-chunk-chunk-4ZIV34XX.js";import"./pm-chunk-chunk-2FRS23N3.js";import"./pm-chunk-chunk-L7NBDRYT.js";import"./pm-chunk-chunk-U6ESOK43.js";import"./pm-chunk-chunk-AEMJYHSR.js";export{a as ModelRuntimeLoadError,b as ProviderExtensionRejected,c as extensionsFromEnv,d as loadPiModelBackend,e as piModelRegistry};
-//# sourceMappingURL=pm-chunk-PiModelRuntime-G372QJHJ.js.map

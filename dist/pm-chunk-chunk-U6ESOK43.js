@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{Ae as x,Be as b,Ce as c,De as t,Ee as g,Fe as y,Ge as s,Hc as u,He as R,Ie as S,Je as h,Ke as L,Ld as d,Le as p,Nd as n,Pb as l,Qb as m,Rd as a,b as o,ye as f,ze as i}from"./pm-chunk-chunk-AEMJYHSR.js";var H=o(2,(e,r)=>u(d,r)(e)),F=e=>t(a(n,l(e)));var M=e=>t(a(n,m(e))),j=o(2,(e,r)=>i(M(e),()=>F(r)));var _e=f;var Ge=x;var Ze=R;var Je=b;var Ke=c;var Ne=g;var Qe=y,Xe=s;var $e=S;var et=h,tt=L;var rt=p;export{H as a,j as b,_e as c,Ge as d,Ze as e,Je as f,Ke as g,Ne as h,Qe as i,Xe as j,$e as k,et as l,tt as m,rt as n};
-//# sourceMappingURL=pm-chunk-chunk-U6ESOK43.js.map

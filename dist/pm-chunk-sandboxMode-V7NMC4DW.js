@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-2QZDNYBA.js";import"./pm-chunk-chunk-RXU4BZVA.js";import"./pm-chunk-chunk-YNXWSZ3O.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-EPR6NCCK.js";import"./pm-chunk-chunk-ITSF2SFI.js";import"./pm-chunk-chunk-K5QWENCI.js";import"./pm-chunk-chunk-4ZIV34XX.js";import"./pm-chunk-chunk-2FRS23N3.js";import"./pm-chunk-chunk-L7NBDRYT.js";import"./pm-chunk-chunk-U6ESOK43.js";import{af as t,ef as o,fg as e}from"./pm-chunk-chunk-AEMJYHSR.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-V7NMC4DW.js.map
