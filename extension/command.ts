@@ -16,30 +16,11 @@ import type { SessionStatus } from "../layers/session/sessionShape.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/session/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
 import { MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"
+import { memoryCompletions } from "./completions.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 type RunBrowse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) => Promise<{ readonly ok: A } | { readonly error: string }>
 type RunBackground = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
-
-const SUBCOMMANDS = [
-  { value: "status", label: "status", description: "Memory directory, topics, recall budget, model usage" },
-  { value: "on", label: "on", description: "Turn memory on (all projects); on extraction|dream|recall [--project]: one part, or this project only" },
-  { value: "off", label: "off", description: "Turn memory off (all projects); off extraction|dream|recall [--project]: one part, or this project only" },
-  { value: "remember", label: "remember", description: "Save a memory now: /memory remember [--type user|feedback|project|reference] TEXT" },
-  { value: "context", label: "context", description: "What memory adds to the next request, with its size in characters and tokens" },
-  { value: "open", label: "open", description: "Show the memory directory's path" },
-  { value: "extract", label: "extract", description: "Extract memories from this conversation now" },
-  { value: "dream", label: "dream", description: "Consolidate the memory directory now, whatever the schedule says" },
-  { value: "undo", label: "undo", description: "Undo the newest change to memory (or: undo TASK; pm log lists them)" },
-  { value: "list", label: "list", description: "Topics with type, age, description and index link" },
-  { value: "show", label: "show", description: "Print one topic: /memory show NAME" },
-  { value: "search", label: "search", description: "Search topics: /memory search WORDS" },
-  { value: "forget", label: "forget", description: "Delete topics and their index lines: /memory forget NAME..." },
-  { value: "recalled", label: "recalled", description: "What recall injected on this branch, and the budget left" }
-]
-
-/** Subcommands whose argument is a topic name (completed from the memory directory). */
-const TAKES_NAME = new Set(["show", "forget"])
 
 /**
  * Where `/memory` output goes: the UI when there is one; in print mode (`pi -p`), where notify is a no-op, stdout for
@@ -182,29 +163,14 @@ export const undoReport = (r: UndoResult): string => describeUndo(r).join("\n")
 
 export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground, runBrowse?: RunBrowse) => ({
   description: MEMORY_COMMAND_DESCRIPTION,
-  getArgumentCompletions: async (prefix: string) => {
-    const name = /^(\S+)\s+(.*)$/.exec(prefix.trimStart())
-    if (name !== null) {
-      if (name[1] === "on" || name[1] === "off") {
-        const typed = name[2]!.split(/\s+/).at(-1) ?? ""
-        const before = name[2]!.slice(0, name[2]!.length - typed.length)
-        const items = [...FEATURES, "--project"].filter((w) => w.startsWith(typed)).map((w) => ({ value: `${name[1]} ${before}${w}`, label: w }))
-        return items.length > 0 ? items : null
-      }
-      if (!TAKES_NAME.has(name[1]!) || runBrowse === undefined) return null
+  getArgumentCompletions: (prefix: string) =>
+    memoryCompletions(prefix, async () => {
+      if (runBrowse === undefined) return undefined
       const status = await run((s) => s.status)
-      if (status?.location === undefined) return null
+      if (status?.location === undefined) return undefined
       const names = await runBrowse((b) => b.names(status.location!.memoryDir))
-      if (!("ok" in names)) return null
-      const typed = name[2]!
-      const items = names.ok
-        .filter((n) => n.startsWith(typed))
-        .map((n) => ({ value: `${name[1]} ${/\s/.test(n) ? `"${n}"` : n}`, label: n }))
-      return items.length > 0 ? items : null
-    }
-    const matches = SUBCOMMANDS.filter((c) => c.value.startsWith(prefix.trim()))
-    return matches.length > 0 ? matches : null
-  },
+      return "ok" in names ? names.ok : undefined
+    }),
   handler: async (args: string, ctx: ExtensionCommandContext) => {
     hold(ctx)
     const sub = args.trim().split(/\s+/)[0] || "status"

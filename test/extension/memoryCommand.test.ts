@@ -104,6 +104,11 @@ describe("/memory browsing", () => {
     expect((await values("show ")).sort()).toEqual(['show "my notes.md"', "show release.md"])
     expect(await values("forget re")).toEqual(["forget release.md"])
     expect(await values("search re")).toEqual([])
+    // What is typed in full is offered no more: Enter runs it at once instead of accepting the same text.
+    expect(await values("show release.md")).toEqual([])
+    expect(await values('forget "my notes.md"')).toEqual([])
+    expect(await values("list")).toEqual([])
+    expect(await values("show")).toEqual([])
   })
 })
 

@@ -106,5 +106,7 @@ describe("/memory on|off completions", () => {
     expect(await values("off re")).toEqual(["off recall"])
     expect(await values("on dream --p")).toEqual(["on dream --project"])
     expect(await values("rem")).toEqual(["remember"])
+    expect(await values("off recall")).toEqual([])
+    expect(await values("on dream --project")).toEqual([])
   })
 })
