@@ -20,6 +20,7 @@ import { PiToolkit, type PiToolkitShape } from "../layers/background/PiToolkit.t
 import { toolCallWithoutSession } from "../layers/safety/ToolGuard.ts"
 import { memoryCommand, say } from "./command.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
+import { ConfigService } from "../layers/project/ConfigService.ts"
 
 /** The latest handler context: Pi hands a fresh one to each handler, and old ones go stale after reload. */
 interface ContextHolder {
@@ -122,6 +123,17 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
   const hold = (ctx: ExtensionContext) => {
     holder.current = ctx
   }
+  /** One stderr line: memory, switched on here, is off for this run because Pi does not trust the project. */
+  const tellUntrusted = async (ctx: ExtensionContext) => {
+    const status = await session((s) => s.status)
+    if (status?.location === undefined) return
+    const agentDir = await runtime.runPromise(Effect.map(ConfigService, (c) => c.agentDir))
+    const [{ readProjectTrust }, { untrustedRunLine }] = await Promise.all([
+      import("../layers/project/projectTrustFiles.ts"),
+      import("../src/project/projectTrust.ts")
+    ])
+    notifyPerson(ctx, untrustedRunLine(readProjectTrust(agentDir, ctx.cwd)), "warning")
+  }
 
   // The hook sees Pi's session messages (custom notices, summaries, bash runs among them); what the provider gets is
   // their conversion, done by Pi's own `convertToLlm`. A background fork reuses that prefix, so it captures the
@@ -132,6 +144,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     hold(ctx)
     // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
+    // A print-mode run in a project Pi does not trust (or was never asked about) would otherwise save and say nothing.
+    if (ctx.mode === "print" && !ctx.isProjectTrusted()) await tellUntrusted(ctx)
   })
   // Change notices: the branch's records of background changes, placed as hidden messages where they happened.
   pi.on("context", (event, ctx) => {

@@ -1,8 +1,11 @@
-/** What `pm status` and `pm doctor` read to say whether Pi trusts a project (the rule is src/project/projectTrust.ts). */
+/**
+ * What `pm status`, `pm doctor` and the extension in print mode read to say why Pi trusts a project or not (the rule
+ * is src/project/projectTrust.ts): the project's resources that need trust, trust.json and settings.json.
+ */
 import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
-import { type DefaultProjectTrust, TRUST_REQUIRING_PI_ENTRIES, type TrustVerdict, trustVerdict } from "../src/project/projectTrust.ts"
+import { type DefaultProjectTrust, TRUST_REQUIRING_PI_ENTRIES, type TrustVerdict, trustVerdict } from "../../src/project/projectTrust.ts"
 
 const canonical = (path: string): string => {
   try {
