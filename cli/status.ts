@@ -8,7 +8,7 @@ import { locksDirOf } from "../src/storage/layout.ts"
 import { decodeBackgroundConfig } from "../src/background/config.ts"
 import { describeSwitches, offReason, switchesFor } from "../src/project/config.ts"
 import { eligibleAt } from "../src/background/dreamSchedule.ts"
-import { formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
+import { earlierRuns, formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
 import { latestRuns, parseRunHistory, type RunHistory } from "../src/background/runHistory.ts"
 import { configuredModelProblems } from "./modelCheck.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
@@ -172,9 +172,11 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
         yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
         yield* printLine(formatRun("extract", s.background.extract))
         if (s.background.dream !== undefined) yield* printLine(`Dream run:  ${formatRun("dream", s.background.dream).replace(/^Last dream:\s*/, "")}`)
-        if (s.background.recent.length > 0) {
-          yield* printLine("Recent background runs (newest first):")
-          for (const r of [...s.background.recent].reverse()) yield* printLine(formatHistoryLine(r))
+        // Each run once: the newest of each kind in full above, the ones before it in the list.
+        const earlier = earlierRuns(s.background.recent, s.background)
+        if (earlier.length > 0) {
+          yield* printLine("Earlier background runs (newest first):")
+          for (const r of [...earlier].reverse()) yield* printLine(formatHistoryLine(r))
         }
         yield* printLine(`Next dream: ${nextDreamText(s.dream.eligibleAt, now, s.dream.minSessions)}`)
         if (s.locks.length === 0) yield* printLine("Locks:      none held")

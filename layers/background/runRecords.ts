@@ -7,7 +7,7 @@ import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { relative } from "node:path"
-import type { RunRecord } from "../../src/background/runs.ts"
+import { type RunRecord, unsavedDetail } from "../../src/background/runs.ts"
 import type { UsageTotals } from "../../src/model/usage.ts"
 import { deleteCapNote } from "../../src/writes/deleteCap.ts"
 import type { DreamRunOutcome } from "./DreamAttempt.ts"
@@ -49,7 +49,7 @@ const ranOutcome = (
     : stop === "too-large"
     ? { outcome: "failed", detail: `stopped before a request that would not fit: ${errorMessage ?? "the model's context window"}` }
     : changed === 0 && unsaved.length > 0
-    ? { outcome: "failed", detail: `${unsaved.length} change(s) could not be made` }
+    ? { outcome: "failed", detail: unsavedDetail(unsaved.length) }
     : stop === "time-budget" && changed === 0
     ? { outcome: "stopped", detail }
     : { outcome: changed > 0 ? "saved" : "nothing", detail }
