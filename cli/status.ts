@@ -23,6 +23,7 @@ import { defaultSandbox, sandboxAvailability } from "../layers/safety/Sandbox.ts
 import { sandboxMode, sandboxModeLine } from "../src/safety/sandbox.ts"
 import { readProjectTrust } from "../layers/project/projectTrustFiles.ts"
 import { trustLine } from "../src/project/projectTrust.ts"
+import { piLoads, piLoadsLine } from "./piLoads.ts"
 import { nextDreamText } from "../src/session/nextDream.ts"
 import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
@@ -156,13 +157,22 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
     }
   })
 
+/** Whether Pi started here loads project memory (its own package manager, run beside the rest of the status). */
+const piLoadsHere = (cwd: string) =>
+  Effect.flatMap(ConfigService, (config) =>
+    Effect.promise(async () => {
+      const dir = resolve(cwd)
+      return { agentDir: config.agentDir, loads: await piLoads(config.agentDir, dir, readProjectTrust(config.agentDir, dir).state === "trusted") }
+    }))
+
 export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =>
-  gather(cwd, memoryDir).pipe(
-    Effect.flatMap((s) =>
+  Effect.all([gather(cwd, memoryDir), piLoadsHere(cwd)], { concurrency: 2 }).pipe(
+    Effect.flatMap(([s, pi]) =>
       Effect.gen(function* () {
-        if (json) return yield* printJson(s)
+        if (json) return yield* printJson({ ...s, piLoads: pi.loads })
         const now = Date.now()
         yield* printLine(`Project memory ${s.enabled ? "on" : "off"}  (${s.configPath})`)
+        yield* printLine(`Pi:         ${piLoadsLine(pi.loads, pi.agentDir)}`)
         yield* printLine(`Switches:   ${describeSwitches(s.switches)}`)
         yield* printLine(`Project:    ${s.location.projectRoot}`)
         yield* printLine(`Memory:     ${s.location.memoryDir}`)
