@@ -113,13 +113,15 @@ const pmConsoleOf = (c: Console.Console): Console.Console => ({
   error: (...args) => c.error(...errorWording(args))
 })
 
+// `pm help [SUBCOMMAND]` is `pm [SUBCOMMAND] --help`.
+const argv = process.argv[2] === "help" ? [...process.argv.slice(0, 2), ...process.argv.slice(3, 4), "--help"] : process.argv
 // An option a free-text subcommand would take as text is refused before anything runs (cli/strayOption.ts).
-const subcommandAt = process.argv.slice(2).findIndex((w) => !w.startsWith("-"))
-const stray = subcommandAt < 0 ? undefined : strayOption(process.argv[2 + subcommandAt]!, process.argv.slice(3 + subcommandAt))
+const subcommandAt = argv.slice(2).findIndex((w) => !w.startsWith("-"))
+const stray = subcommandAt < 0 ? undefined : strayOption(argv[2 + subcommandAt]!, argv.slice(3 + subcommandAt))
 // Log records are not for the person at the terminal (layers/app/logRecords.ts).
 const run = stray !== undefined
-  ? fail(strayOptionMessage(process.argv[2 + subcommandAt]!, stray))
-  : cli(process.argv).pipe(Effect.provide(cliContext), Effect.provide(logRecordsLayer()))
+  ? fail(strayOptionMessage(argv[2 + subcommandAt]!, stray))
+  : cli(argv).pipe(Effect.provide(cliContext), Effect.provide(logRecordsLayer()))
 const program = Effect.flatMap(Effect.console, (c) =>
   Effect.withConsole(run, pmConsoleOf(plain ? plainConsoleOf(c) : c))
 )

@@ -25,7 +25,7 @@ import { readProjectTrust } from "../layers/project/projectTrustFiles.ts"
 import { trustLine } from "../src/project/projectTrust.ts"
 import { piLoads, piLoadsLine } from "./piLoads.ts"
 import { nextDreamText } from "../src/session/nextDream.ts"
-import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
+import { ago, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 
 /** One lock as `pm status` shows it. */
@@ -178,8 +178,8 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
         yield* printLine(`Memory:     ${s.location.memoryDir}`)
         yield* printLine(`Trust:      ${trustLine(s.trust)}`)
         yield* printLine(`Topics:     ${s.topics}${s.skipped.length > 0 ? ` (${s.skipped.length} skipped: pm scan shows why)` : ""}`)
-        yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} lines, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
-        yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
+        yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} line${s.index.lines === 1 ? "" : "s"}, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
+        yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${ago(s.lastDreamAt, now)})`}`)
         yield* printLine(formatRun("extract", s.background.extract))
         if (s.background.dream !== undefined) yield* printLine(`Dream run:  ${formatRun("dream", s.background.dream).replace(/^Last dream:\s*/, "")}`)
         // Each run once: the newest of each kind in full above, the ones before it in the list.

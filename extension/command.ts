@@ -15,7 +15,7 @@ import type { MemorySession } from "../layers/session/MemorySession.ts"
 import type { SessionStatus } from "../layers/session/sessionShape.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/session/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
-import { MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"
+import { inShellWords, MEMORY_COMMAND_DESCRIPTION, memoryHelp } from "./commandInfo.ts"
 import { memoryCompletions } from "./completions.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
@@ -30,6 +30,8 @@ type RunBackground = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effe
  */
 export const say = (ctx: ExtensionContext, text: string, level: "info" | "warning" | "error" = "info"): void => {
   if (ctx.hasUI) return ctx.ui.notify(text, level)
+  // A print-mode run is started from a shell: the commands it names are pm's.
+  if (ctx.mode === "print") text = inShellWords(text)
   if (level === "info" && ctx.mode === "print") {
     try {
       writeSync(1, `${text}\n`)
@@ -64,7 +66,7 @@ export const formatList = (topics: ReadonlyArray<ListedTopic>): string => {
 export const formatRecalled = (s: SessionStatus): string => {
   const turns = (s.recalled ?? []).filter((t) => t.selected.length > 0)
   const left = Math.max(0, BRANCH_RECALL_BUDGET - s.budgetUsed)
-  const budget = `Budget: ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch, ${left.toLocaleString("en-US")} left.`
+  const budget = `Budget: ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} characters used on this branch, ${left.toLocaleString("en-US")} left.`
   if (turns.length === 0) return `Nothing recalled on this branch yet.\n${budget}`
   const oneLine = (q: string) => (q.length > 80 ? `${q.slice(0, 79)}…` : q).replace(/\s+/g, " ")
   return [...turns.map((t) => `"${oneLine(t.query)}" -> ${t.selected.join(", ")}`), budget].join("\n")
@@ -97,8 +99,8 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
     `Memory directory: ${s.location.memoryDir}`,
     `Project root:     ${s.location.projectRoot}`,
     `Topics:           ${s.topics}`,
-    `Index:            ${s.indexLines} lines, ${s.indexChars} characters`,
-    `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch`,
+    `Index:            ${s.indexLines} line${s.indexLines === 1 ? "" : "s"}, ${s.indexChars} characters`,
+    `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} characters used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
     ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
@@ -307,8 +309,11 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         if (result !== undefined) say(ctx, undoReport(result), result.refused.length === 0 ? "info" : "warning")
         return
       }
+      case "help":
+        say(ctx, memoryHelp())
+        return
       default:
-        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget, recalled, remember or context.`, "warning")
+        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget, recalled, remember, context or help.`, "warning")
     }
   }
 })

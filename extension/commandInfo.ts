@@ -1,9 +1,10 @@
 /**
  * What `/memory` is, before any of its code is loaded: the description the entry registers, and the subcommands with
- * what each does (the completion's popup).
+ * what each does (the completion's popup and `/memory help` show the same lines), and the same commands' words for a
+ * person at a shell.
  */
 export const MEMORY_COMMAND_DESCRIPTION =
-  "Project memory: status | on | off | open | extract | dream | undo | list | show | search | forget | recalled | remember | context"
+  "Project memory: status | on | off | open | extract | dream | undo | list | show | search | forget | recalled | remember | context | help"
 
 export interface Subcommand {
   readonly value: string
@@ -25,6 +26,26 @@ export const SUBCOMMANDS: ReadonlyArray<Subcommand> = [
   { value: "show", label: "show", description: "Print one topic: /memory show NAME" },
   { value: "search", label: "search", description: "Search topics: /memory search WORDS" },
   { value: "forget", label: "forget", description: "Delete topics and their index lines: /memory forget NAME..." },
-  { value: "recalled", label: "recalled", description: "What recall injected on this branch, and the budget left" }
+  { value: "recalled", label: "recalled", description: "What recall injected on this branch, and the budget left" },
+  { value: "help", label: "help", description: "These subcommands and what each does" }
 ]
+
+/** `/memory help`: one subcommand a line, its description beside it. */
+export const memoryHelp = (): string => {
+  const width = Math.max(...SUBCOMMANDS.map((c) => c.value.length))
+  return [
+    "/memory SUBCOMMAND (without one: status). In a shell, pm does the same (pm help lists its subcommands).",
+    ...SUBCOMMANDS.map((c) => `  ${c.value.padEnd(width)}  ${c.description}`)
+  ].join("\n")
+}
+
+/** The `/memory` commands `pm` has under the same name. */
+const IN_PM = ["undo", "status", "list", "show", "search", "forget", "remember", "context", "on", "off"]
+
+/**
+ * `text` for a person at a shell (print mode, `pi -p`): a `/memory` command that `pm` has too is named as `pm`'s
+ * ("/memory undo takes it back" becomes "pm undo takes it back").
+ */
+export const inShellWords = (text: string): string =>
+  text.replace(new RegExp(`/memory (${IN_PM.join("|")})\\b`, "g"), "pm $1")
 

@@ -19,6 +19,7 @@ import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
 import { PiToolkit, type PiToolkitShape } from "../layers/background/PiToolkit.ts"
 import { toolCallWithoutSession } from "../layers/safety/ToolGuard.ts"
 import { memoryCommand, say } from "./command.ts"
+import { inShellWords } from "./commandInfo.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 
@@ -34,7 +35,8 @@ interface ContextHolder {
 export const notifyPerson = (ctx: ExtensionContext | undefined, message: string, level: "info" | "warning" | "error"): void => {
   if (ctx === undefined) return
   if (ctx.hasUI) return ctx.ui.notify(message, level)
-  const line = message.replace(/\s*\n\s*/g, " ")
+  // Without a UI the person is at a shell (print mode): the commands a notice names are pm's.
+  const line = (ctx.mode === "print" ? inShellWords(message) : message).replace(/\s*\n\s*/g, " ")
   // A print-mode run is one script step: the same warning twice in it (each turn's failing selector) is told once.
   if (level !== "info" && ctx.mode === "print") {
     if (toldInPrintMode.has(line)) return

@@ -128,6 +128,12 @@ const skipText: Record<string, string> = {
   "too-few-words": "no user message of at least 3 words"
 }
 
+/** How an extraction read the conversation, in a person's words: a fork of its request, or a request of its own. */
+const MODE_TEXT: Record<"fork" | "independent", string> = {
+  fork: "read this conversation",
+  independent: "read the new messages in a request of its own"
+}
+
 /** The record of one extraction. */
 export const extractionRecord = (
   exit: Exit.Exit<ExtractionOutcome, TaskFailure>,
@@ -153,7 +159,7 @@ export const extractionRecord = (
         : ranRecord(
           base,
           o,
-          `${o.mode} request${stopNote(o.stop, o.errorMessage)}${o.shortened === undefined ? "" : ` (${o.shortened})`}`,
+          `${MODE_TEXT[o.mode]}${stopNote(o.stop, o.errorMessage)}${o.shortened === undefined ? "" : ` (${o.shortened})`}`,
           spent,
           canonicalMemoryDir
         ),

@@ -61,7 +61,7 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
       const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
       yield* writeTask.write(topic.filename, topic.content).pipe(Effect.mapError(failed("nothing was saved")))
       const index = yield* rawIndex(fs, memoryDir)
-      const line = indexLine({ filename: topic.filename, title: topic.name, description: topic.description })
+      const line = indexLine({ filename: topic.filename, title: topic.name, description: topic.hook })
       let next: string
       if (index.exists) {
         yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { content: index.text, mtimeMs: index.mtimeMs })

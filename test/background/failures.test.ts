@@ -51,12 +51,12 @@ describe("a failing extraction in the TUI", () => {
       ["failed", "model error: 500 Internal Server Error"],
       ["failed", "model error: 500 Internal Server Error"],
       ["failed", "model error: 500 Internal Server Error"],
-      ["nothing", "fork request"]
+      ["nothing", "read this conversation"]
     ])
     await h.prompt("/memory status")
     const status = h.notifications.at(-1)!.message
     // Each run once: the newest in full, the three before it in the list.
-    expect(status).toMatch(/^Last extraction: +\S+ turn: nothing to save: fork request; 1 turn, /m)
+    expect(status).toMatch(/^Last extraction: +\S+ turn: nothing to save: read this conversation; 1 turn, /m)
     const recent = status.slice(status.indexOf("Earlier background runs (newest first):")).split("\n").slice(1)
     expect(recent).toHaveLength(3)
     for (const line of recent) expect(line).toMatch(/^ {2}\S+ extraction turn +failed: model error: 500 Internal Server Error$/)
@@ -176,8 +176,9 @@ describe("print mode (pi -p, no UI)", () => {
     const r = await runPi(gitRepo(), agentDir, [{ text: "ok" }, { error: "500 Internal Server Error" }])
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe("ok")
+    // At a shell, the command named is pm's.
     expect(ours(r.stderr)).toEqual([
-      "Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs and why."
+      "Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; pm status lists the recent runs and why."
     ])
   })
 

@@ -11,7 +11,7 @@ const run = (kind: RunRecord["kind"], at: number, outcome: RunRecord["outcome"] 
   at,
   trigger: "turn",
   outcome,
-  detail: outcome === "failed" ? "model error: 500 Internal Server Error" : "fork request",
+  detail: outcome === "failed" ? "model error: 500 Internal Server Error" : "read this conversation",
   filesChanged: [],
   turns: 1,
   usage: zeroUsage,
@@ -47,7 +47,7 @@ describe("the run history", () => {
   })
 
   it("says what happened: saved files, nothing, a failure with its reason, and changes that could not be made", () => {
-    expect(formatRun("extract", run("extract", 0, "saved", { filesChanged: ["a.md", "MEMORY.md"] }))).toContain("saved 2 files (a.md, MEMORY.md): fork request; 1 turn")
+    expect(formatRun("extract", run("extract", 0, "saved", { filesChanged: ["a.md", "MEMORY.md"] }))).toContain("saved 2 files (a.md, MEMORY.md): read this conversation; 1 turn")
     expect(formatRun("extract", run("extract", 0, "failed"))).toContain("turn: failed: model error: 500 Internal Server Error")
     expect(formatHistoryLine(run("dream", 0, "failed", { unsaved: [{ file: "x.md", reason: "Refused: x.md is a topic file" }] })))
       .toMatch(/^ {2}1970-01-01T00:00:00\.000Z dream +turn +failed: model error: 500 Internal Server Error; could not save x\.md \(Refused: x\.md is a topic file\)$/)

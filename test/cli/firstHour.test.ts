@@ -72,6 +72,26 @@ describe("trust", () => {
   })
 })
 
+describe("words for a person", () => {
+  it("pm status: '1 line' and a dream '(just now)'; pm show: '(today)'; pm help and pm help SUBCOMMAND show help", async () => {
+    const p = await project()
+    const where = JSON.parse((await p.pm("project", "--json")).stdout)
+    const state = join(where.storageRoot, "memory-roots", where.memoryRootHash, "state.json")
+    mkdirSync(join(state, ".."), { recursive: true })
+    writeFileSync(state, JSON.stringify({ version: 1, lastDreamAt: Date.now() }))
+    const status = (await p.pm("status")).stdout
+    expect(status).toMatch(/^Index: +1 line, \d+ characters$/m)
+    expect(status).toMatch(/^Last dream: \S+ \(just now\)$/m)
+    expect((await p.pm("show", "pnpm")).stdout).toMatch(/^Changed: \S+ \(today\)$/m)
+    const help = await p.pm("help")
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toMatch(/^COMMANDS\n[\s\S]*^ *- list /m)
+    const listHelp = await p.pm("help", "list")
+    expect(listHelp.code, listHelp.stderr).toBe(0)
+    expect(listHelp.stdout).toMatch(/^\$ pm list /m)
+  })
+})
+
 describe("options a free-text subcommand does not take", () => {
   it("are refused, not saved or searched as text; after -- a word with a dash is text", async () => {
     const p = await project()
