@@ -1,6 +1,6 @@
 /**
- * The CLI's model backend: pi's own model runtime over `<agentDir>/auth.json` and `models.json`, and Pi's default
- * model from its settings, so `pm recall` works wherever `pi` works with no second place for keys.
+ * The CLI's model backend: pi's own model runtime over `<agentDir>/auth.json` and `models.json`, and the model Pi
+ * would start with (./piStartModel.ts), so `pm recall` works wherever `pi` works with no second place for keys.
  * Imported lazily: only a model-backed recall pays for loading the host packages.
  *
  * Provider extensions (docs/configuration.md): each module named in `PM_EXTENSIONS` (path-separated) is loaded and
@@ -17,7 +17,8 @@ import { delimiter, isAbsolute, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 import { importPiHost } from "./piHost.ts"
-import { ModelRegistry, parseModelRef, type ModelBackend } from "../layers/model/ModelRegistry.ts"
+import { piStartModel } from "./piStartModel.ts"
+import { ModelRegistry, type ModelBackend } from "../layers/model/ModelRegistry.ts"
 
 /** Pi's model runtime, or a provider extension, failed to load; `cause` is what was thrown. */
 export class ModelRuntimeLoadError extends Data.TaggedError("ModelRuntimeLoadError")<{
@@ -78,20 +79,11 @@ export const loadPiModelBackend = (options: PiRuntimeOptions): Effect.Effect<Mod
         await mod.default(shimFor(runtime as never))
       }
       const settings = pi.SettingsManager.create(options.cwd, options.agentDir)
-      const defaultRef = (): string | undefined => {
-        const provider = settings.getDefaultProvider()
-        const model = settings.getDefaultModel()
-        return provider !== undefined && model !== undefined ? `${provider}/${model}` : undefined
-      }
       const find = (provider: string, id: string): Model<Api> | undefined => runtime.getModel(provider, id)
       return {
         find,
-        // `--model` and `selector.model` arrive as the request's model ref; the fallback is Pi's default alone.
-        fallback: () => {
-          const ref = defaultRef()
-          const parsed = ref === undefined ? undefined : parseModelRef(ref)
-          return parsed === undefined ? undefined : find(parsed.provider, parsed.id)
-        },
+        // `--model` and `selector.model` arrive as the request's model ref; the fallback is the model Pi starts with.
+        fallback: () => piStartModel(pi, runtime, settings),
         complete: (model, context, requestOptions) => runtime.complete(model, context, requestOptions as never)
       } satisfies ModelBackend
     },

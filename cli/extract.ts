@@ -21,7 +21,7 @@ import { EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 import { inspect } from "./locate.ts"
 import { makeQueueStore } from "../layers/background/queueStore.ts"
 import { FileSystem } from "../layers/storage/FileSystem.ts"
-import { readProjectTrust } from "./trust.ts"
+import { readProjectTrust } from "../layers/project/projectTrustFiles.ts"
 
 /** How long `pm extract` waits for another process running the queue, by default. */
 export const EXTRACT_QUEUE_WAIT_SECONDS = 120

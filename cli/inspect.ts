@@ -61,7 +61,7 @@ export const scan = ({ cwd, json, memoryDir }: Parsed<typeof scanOptions>) =>
       const now = Date.now()
       yield* printLine(`Memory: ${dir}`)
       yield* printLine(
-        `Index:  ${index.exists ? `MEMORY.md, ${index.lines} lines, ${index.chars} characters${index.truncated ? " (truncated when loaded)" : ""}${index.backfilled ? " (created from the topics just now)" : ""}` : "no MEMORY.md"}`
+        `Index:  ${index.exists ? `MEMORY.md, ${index.lines} line${index.lines === 1 ? "" : "s"}, ${index.chars} characters${index.truncated ? " (truncated when loaded)" : ""}${index.backfilled ? " (created from the topics just now)" : ""}` : "no MEMORY.md"}`
       )
       yield* printLine(
         `Topics: ${topics.length}${skipped.length > 0 ? `, ${skipped.length} skipped` : ""}${older.length > 0 ? ` (${scanned.topics.length} in all: \`pm list\` pages through every one)` : ""}`

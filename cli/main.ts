@@ -8,7 +8,8 @@ import * as Exit from "effect/Exit"
 import { logRecordsLayer } from "../layers/app/logRecords.ts"
 import { cliContext, pmCommand } from "./App.ts"
 import { OPTIONAL_REPEATED_ARGS } from "./commandOptions.ts"
-import { EXIT_ERROR, printError } from "./output.ts"
+import { EXIT_ERROR, fail, printError } from "./output.ts"
+import { strayOption, strayOptionMessage } from "./strayOption.ts"
 
 // A reader that stops early (`pm scan | head`) is not an error: stop quietly instead of dying on EPIPE.
 for (const stream of [process.stdout, process.stderr]) {
@@ -93,8 +94,14 @@ const errorWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
     if (sub !== null) {
       // The first word that is neither an option nor the value of one.
       const words = process.argv.slice(2)
-      const given = words.find((w, i) => !w.startsWith("-") && (i === 0 || !TAKES_VALUE.has(words[i - 1]!)))
-      return `pm: unknown subcommand${given === undefined ? "" : ` '${given}'`}; use one of ${sub[1]!.replace(/'/g, "")} (pm --help)`
+      const at = words.findIndex((w, i) => !w.startsWith("-") && (i === 0 || !TAKES_VALUE.has(words[i - 1]!)))
+      const given = at < 0 ? undefined : words[at]!
+      const known = sub[1]!.replace(/'/g, "").split(/,\s*/)
+      // A known subcommand after options: the options were given first, where pm takes none.
+      if (given !== undefined && known.includes(given)) {
+        return `pm: options go after the subcommand: pm ${[given, ...words.slice(0, at), ...words.slice(at + 1)].join(" ")}`
+      }
+      return `pm: unknown subcommand${given === undefined ? "" : ` '${given}'`}; use one of ${known.join(", ")} (pm --help)`
     }
     return `pm: ${plainText.split("\n")[0]}`
   })
@@ -106,8 +113,15 @@ const pmConsoleOf = (c: Console.Console): Console.Console => ({
   error: (...args) => c.error(...errorWording(args))
 })
 
+// `pm help [SUBCOMMAND]` is `pm [SUBCOMMAND] --help`.
+const argv = process.argv[2] === "help" ? [...process.argv.slice(0, 2), ...process.argv.slice(3, 4), "--help"] : process.argv
+// An option a free-text subcommand would take as text is refused before anything runs (cli/strayOption.ts).
+const subcommandAt = argv.slice(2).findIndex((w) => !w.startsWith("-"))
+const stray = subcommandAt < 0 ? undefined : strayOption(argv[2 + subcommandAt]!, argv.slice(3 + subcommandAt))
 // Log records are not for the person at the terminal (layers/app/logRecords.ts).
-const run = cli(process.argv).pipe(Effect.provide(cliContext), Effect.provide(logRecordsLayer()))
+const run = stray !== undefined
+  ? fail(strayOptionMessage(argv[2 + subcommandAt]!, stray))
+  : cli(argv).pipe(Effect.provide(cliContext), Effect.provide(logRecordsLayer()))
 const program = Effect.flatMap(Effect.console, (c) =>
   Effect.withConsole(run, pmConsoleOf(plain ? plainConsoleOf(c) : c))
 )

@@ -7,7 +7,7 @@ import { binaryNote } from "../src/memory/binaryText.ts"
 import type { forgetOptions, listOptions, Parsed, searchOptions, showOptions } from "./commandOptions.ts"
 import { existsSync } from "node:fs"
 import { inspect, locateWith, waitOf } from "./locate.ts"
-import { age, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
+import { age, daysAgo, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
 
 /**
  * For list, show and search the browse service reports a missing or unreadable `--memory-dir` itself. The project's
@@ -86,7 +86,7 @@ export const show = ({ cwd, json, memoryDir, name }: Parsed<typeof showOptions>)
       if (json) return yield* printJson(topic)
       yield* printLine(`File:    ${topic.path}`)
       yield* printLine(`Type:    ${topic.type ?? "-"}`)
-      yield* printLine(`Changed: ${topic.mtime} (${topic.ageDays} day${topic.ageDays === 1 ? "" : "s"} ago${topic.stale ? ", stale" : ""})`)
+      yield* printLine(`Changed: ${topic.mtime} (${daysAgo(topic.ageDays)}${topic.stale ? ", stale" : ""})`)
       yield* printLine(`Index:   ${topic.linked ? "linked from MEMORY.md" : "not linked from MEMORY.md"}`)
       if (topic.staleness !== null) yield* printLine(`Note:    ${topic.staleness}`)
       yield* printLine()

@@ -24,6 +24,15 @@ export const age = (mtimeMs: number, nowMs: number): string => {
   return `${Math.floor(s / 86_400)}d`
 }
 
+/** How long ago, in words: "just now", "5m ago", "3h ago", "2d ago". */
+export const ago = (mtimeMs: number, nowMs: number): string => {
+  const short = age(mtimeMs, nowMs)
+  return short === "now" ? "just now" : `${short} ago`
+}
+
+/** A topic's age in whole days, in words: "today", "1 day ago", "3 days ago". */
+export const daysAgo = (days: number): string => (days <= 0 ? "today" : `${days} day${days === 1 ? "" : "s"} ago`)
+
 /** A plain aligned table; the last column is cut to the terminal width. */
 export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, width = process.stdout.columns ?? 120): string => {
   const all = [header, ...rows]

@@ -93,6 +93,13 @@ export const PI_MISSING =
   `Pi was not found: pm looked for the ${PI_PACKAGE} package beside this one and for a \`pi\` command on PATH. ` +
   `Install Pi (npm install -g ${PI_PACKAGE}) or put its \`pi\` on PATH.`
 
+/** A module of the Pi that `findPi` names, by its path in the package; undefined when there is none or it fails to load. */
+export const importPiFile = async (path: string, env: NodeJS.ProcessEnv = process.env): Promise<unknown> => {
+  const install = findPi(env)
+  if (install === undefined) return undefined
+  return import(pathToFileURL(join(install.root, path)).href).catch(() => undefined)
+}
+
 /** Imports the Pi that `findPi` names; a clear error when there is none. */
 export const importPiHost = async (env: NodeJS.ProcessEnv = process.env): Promise<typeof import("@earendil-works/pi-coding-agent")> => {
   const install = findPi(env)

@@ -8,7 +8,7 @@ import { locksDirOf } from "../src/storage/layout.ts"
 import { decodeBackgroundConfig } from "../src/background/config.ts"
 import { describeSwitches, extractionBlockedBy, offReason, switchesFor } from "../src/project/config.ts"
 import { eligibleAt } from "../src/background/dreamSchedule.ts"
-import { formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
+import { earlierRuns, formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
 import { latestRuns, parseRunHistory, type RunHistory } from "../src/background/runHistory.ts"
 import { configuredModelProblems } from "./modelCheck.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
@@ -25,10 +25,11 @@ import { withMemoryDir } from "./locate.ts"
 import { findPi } from "./piHost.ts"
 import { defaultSandbox, sandboxAvailability } from "../layers/safety/Sandbox.ts"
 import { sandboxMode, sandboxModeLine } from "../src/safety/sandbox.ts"
-import { readProjectTrust } from "./trust.ts"
+import { readProjectTrust } from "../layers/project/projectTrustFiles.ts"
 import { trustLine } from "../src/project/projectTrust.ts"
+import { piLoads, piLoadsLine } from "./piLoads.ts"
 import { nextDreamText } from "../src/session/nextDream.ts"
-import { age, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
+import { ago, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 
 /** One lock as `pm status` shows it. */
@@ -72,7 +73,7 @@ const backgroundRuns = (projectDir: string) => {
 export const queueStatusLine = (q: QueueSummary & { readonly blockedBy: string | null }, now: number): string => {
   const damaged = q.damaged === 0 ? "" : `; ${q.damaged} unreadable record${q.damaged === 1 ? "" : "s"} set aside in queue/damaged/`
   if (q.count === 0) return `none waiting${damaged}`
-  const waiting = `${q.count} extraction${q.count === 1 ? "" : "s"} handed over by ended sessions, the oldest queued ${age(q.oldestAt!, now) === "now" ? "just now" : `${age(q.oldestAt!, now)} ago`}`
+  const waiting = `${q.count} extraction${q.count === 1 ? "" : "s"} handed over by ended sessions, the oldest queued ${ago(q.oldestAt!, now)}`
   return q.blockedBy === null
     ? `${waiting}; the next interactive session of this project runs them, pm extract now${damaged}`
     : `${waiting}; they wait: ${q.blockedBy}${damaged}`
@@ -188,25 +189,36 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
     }
   })
 
+/** Whether Pi started here loads project memory (its own package manager, run beside the rest of the status). */
+const piLoadsHere = (cwd: string) =>
+  Effect.flatMap(ConfigService, (config) =>
+    Effect.promise(async () => {
+      const dir = resolve(cwd)
+      return { agentDir: config.agentDir, loads: await piLoads(config.agentDir, dir, readProjectTrust(config.agentDir, dir).state === "trusted") }
+    }))
+
 export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =>
-  gather(cwd, memoryDir).pipe(
-    Effect.flatMap((s) =>
+  Effect.all([gather(cwd, memoryDir), piLoadsHere(cwd)], { concurrency: 2 }).pipe(
+    Effect.flatMap(([s, pi]) =>
       Effect.gen(function* () {
-        if (json) return yield* printJson(s)
+        if (json) return yield* printJson({ ...s, piLoads: pi.loads })
         const now = Date.now()
         yield* printLine(`Project memory ${s.enabled ? "on" : "off"}  (${s.configPath})`)
+        yield* printLine(`Pi:         ${piLoadsLine(pi.loads, pi.agentDir)}`)
         yield* printLine(`Switches:   ${describeSwitches(s.switches)}`)
         yield* printLine(`Project:    ${s.location.projectRoot}`)
         yield* printLine(`Memory:     ${s.location.memoryDir}`)
         yield* printLine(`Trust:      ${trustLine(s.trust)}`)
         yield* printLine(`Topics:     ${s.topics}${s.skipped.length > 0 ? ` (${s.skipped.length} skipped: pm scan shows why)` : ""}`)
-        yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} lines, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
-        yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${age(s.lastDreamAt, now)} ago)`}`)
+        yield* printLine(`Index:      ${s.index.exists ? `${s.index.lines} line${s.index.lines === 1 ? "" : "s"}, ${s.index.chars} characters${s.index.truncated ? ", truncated when loaded" : ""}` : "none"}`)
+        yield* printLine(`Last dream: ${s.lastDreamAt === null ? "never" : `${new Date(s.lastDreamAt).toISOString()} (${ago(s.lastDreamAt, now)})`}`)
         yield* printLine(formatRun("extract", s.background.extract))
         if (s.background.dream !== undefined) yield* printLine(`Dream run:  ${formatRun("dream", s.background.dream).replace(/^Last dream:\s*/, "")}`)
-        if (s.background.recent.length > 0) {
-          yield* printLine("Recent background runs (newest first):")
-          for (const r of [...s.background.recent].reverse()) yield* printLine(formatHistoryLine(r))
+        // Each run once: the newest of each kind in full above, the ones before it in the list.
+        const earlier = earlierRuns(s.background.recent, s.background)
+        if (earlier.length > 0) {
+          yield* printLine("Earlier background runs (newest first):")
+          for (const r of [...earlier].reverse()) yield* printLine(formatHistoryLine(r))
         }
         yield* printLine(`Next dream: ${nextDreamText(s.dream.eligibleAt, now, s.dream.minSessions)}`)
         yield* printLine(`Queued:     ${queueStatusLine(s.queue, now)}`)

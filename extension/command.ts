@@ -15,31 +15,12 @@ import type { MemorySession } from "../layers/session/MemorySession.ts"
 import type { SessionStatus } from "../layers/session/sessionShape.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/session/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
-import { MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"
+import { inShellWords, MEMORY_COMMAND_DESCRIPTION, memoryHelp } from "./commandInfo.ts"
+import { memoryCompletions } from "./completions.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 type RunBrowse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) => Promise<{ readonly ok: A } | { readonly error: string }>
 type RunBackground = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
-
-const SUBCOMMANDS = [
-  { value: "status", label: "status", description: "Memory directory, topics, recall budget, model usage" },
-  { value: "on", label: "on", description: "Turn memory on (all projects); on extraction|dream|recall [--project]: one part, or this project only" },
-  { value: "off", label: "off", description: "Turn memory off (all projects); off extraction|dream|recall [--project]: one part, or this project only" },
-  { value: "remember", label: "remember", description: "Save a memory now: /memory remember [--type user|feedback|project|reference] TEXT" },
-  { value: "context", label: "context", description: "What memory adds to the next request, with its size in characters and tokens" },
-  { value: "open", label: "open", description: "Show the memory directory's path" },
-  { value: "extract", label: "extract", description: "Extract memories from this conversation now" },
-  { value: "dream", label: "dream", description: "Consolidate the memory directory now, whatever the schedule says" },
-  { value: "undo", label: "undo", description: "Undo the newest change to memory (or: undo TASK; pm log lists them)" },
-  { value: "list", label: "list", description: "Topics with type, age, description and index link" },
-  { value: "show", label: "show", description: "Print one topic: /memory show NAME" },
-  { value: "search", label: "search", description: "Search topics: /memory search WORDS" },
-  { value: "forget", label: "forget", description: "Delete topics and their index lines: /memory forget NAME..." },
-  { value: "recalled", label: "recalled", description: "What recall injected on this branch, and the budget left" }
-]
-
-/** Subcommands whose argument is a topic name (completed from the memory directory). */
-const TAKES_NAME = new Set(["show", "forget"])
 
 /**
  * Where `/memory` output goes: the UI when there is one; in print mode (`pi -p`), where notify is a no-op, stdout for
@@ -49,6 +30,8 @@ const TAKES_NAME = new Set(["show", "forget"])
  */
 export const say = (ctx: ExtensionContext, text: string, level: "info" | "warning" | "error" = "info"): void => {
   if (ctx.hasUI) return ctx.ui.notify(text, level)
+  // A print-mode run is started from a shell: the commands it names are pm's.
+  if (ctx.mode === "print") text = inShellWords(text)
   if (level === "info" && ctx.mode === "print") {
     try {
       writeSync(1, `${text}\n`)
@@ -84,7 +67,7 @@ export const formatList = (topics: ReadonlyArray<ListedTopic>, total = topics.le
 export const formatRecalled = (s: SessionStatus): string => {
   const turns = (s.recalled ?? []).filter((t) => t.selected.length > 0)
   const left = Math.max(0, BRANCH_RECALL_BUDGET - s.budgetUsed)
-  const budget = `Budget: ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch, ${left.toLocaleString("en-US")} left.`
+  const budget = `Budget: ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} characters used on this branch, ${left.toLocaleString("en-US")} left.`
   if (turns.length === 0) return `Nothing recalled on this branch yet.\n${budget}`
   const oneLine = (q: string) => (q.length > 80 ? `${q.slice(0, 79)}…` : q).replace(/\s+/g, " ")
   return [...turns.map((t) => `"${oneLine(t.query)}" -> ${t.selected.join(", ")}`), budget].join("\n")
@@ -117,8 +100,8 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
     `Memory directory: ${s.location.memoryDir}`,
     `Project root:     ${s.location.projectRoot}`,
     `Topics:           ${s.topics}`,
-    `Index:            ${s.indexLines} lines, ${s.indexChars} characters`,
-    `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} units used on this branch`,
+    `Index:            ${s.indexLines} line${s.indexLines === 1 ? "" : "s"}, ${s.indexChars} characters`,
+    `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} characters used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
     ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
@@ -183,29 +166,14 @@ export const undoReport = (r: UndoResult): string => describeUndo(r).join("\n")
 
 export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, runBackground?: RunBackground, runBrowse?: RunBrowse) => ({
   description: MEMORY_COMMAND_DESCRIPTION,
-  getArgumentCompletions: async (prefix: string) => {
-    const name = /^(\S+)\s+(.*)$/.exec(prefix.trimStart())
-    if (name !== null) {
-      if (name[1] === "on" || name[1] === "off") {
-        const typed = name[2]!.split(/\s+/).at(-1) ?? ""
-        const before = name[2]!.slice(0, name[2]!.length - typed.length)
-        const items = [...FEATURES, "--project"].filter((w) => w.startsWith(typed)).map((w) => ({ value: `${name[1]} ${before}${w}`, label: w }))
-        return items.length > 0 ? items : null
-      }
-      if (!TAKES_NAME.has(name[1]!) || runBrowse === undefined) return null
+  getArgumentCompletions: (prefix: string) =>
+    memoryCompletions(prefix, async () => {
+      if (runBrowse === undefined) return undefined
       const status = await run((s) => s.status)
-      if (status?.location === undefined) return null
+      if (status?.location === undefined) return undefined
       const names = await runBrowse((b) => b.names(status.location!.memoryDir))
-      if (!("ok" in names)) return null
-      const typed = name[2]!
-      const items = names.ok
-        .filter((n) => n.startsWith(typed))
-        .map((n) => ({ value: `${name[1]} ${/\s/.test(n) ? `"${n}"` : n}`, label: n }))
-      return items.length > 0 ? items : null
-    }
-    const matches = SUBCOMMANDS.filter((c) => c.value.startsWith(prefix.trim()))
-    return matches.length > 0 ? matches : null
-  },
+      return "ok" in names ? names.ok : undefined
+    }),
   handler: async (args: string, ctx: ExtensionCommandContext) => {
     hold(ctx)
     const sub = args.trim().split(/\s+/)[0] || "status"
@@ -343,8 +311,11 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         if (result !== undefined) say(ctx, undoReport(result), result.refused.length === 0 ? "info" : "warning")
         return
       }
+      case "help":
+        say(ctx, memoryHelp())
+        return
       default:
-        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget, recalled, remember or context.`, "warning")
+        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget, recalled, remember, context or help.`, "warning")
     }
   }
 })

@@ -19,7 +19,9 @@ import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
 import { PiToolkit, type PiToolkitShape } from "../layers/background/PiToolkit.ts"
 import { toolCallWithoutSession } from "../layers/safety/ToolGuard.ts"
 import { memoryCommand, say } from "./command.ts"
+import { inShellWords } from "./commandInfo.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
+import { ConfigService } from "../layers/project/ConfigService.ts"
 
 /**
  * Whether a session in `mode` runs its project's queued extractions. Not a one-shot run (print or json mode): it ends
@@ -39,7 +41,8 @@ interface ContextHolder {
 export const notifyPerson = (ctx: ExtensionContext | undefined, message: string, level: "info" | "warning" | "error"): void => {
   if (ctx === undefined) return
   if (ctx.hasUI) return ctx.ui.notify(message, level)
-  const line = message.replace(/\s*\n\s*/g, " ")
+  // Without a UI the person is at a shell (print mode): the commands a notice names are pm's.
+  const line = (ctx.mode === "print" ? inShellWords(message) : message).replace(/\s*\n\s*/g, " ")
   // A print-mode run is one script step: the same warning twice in it (each turn's failing selector) is told once.
   if (level !== "info" && ctx.mode === "print") {
     if (toldInPrintMode.has(line)) return
@@ -128,6 +131,17 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
   const hold = (ctx: ExtensionContext) => {
     holder.current = ctx
   }
+  /** One stderr line: memory, switched on here, is off for this run because Pi does not trust the project. */
+  const tellUntrusted = async (ctx: ExtensionContext) => {
+    const status = await session((s) => s.status)
+    if (status?.location === undefined) return
+    const agentDir = await runtime.runPromise(Effect.map(ConfigService, (c) => c.agentDir))
+    const [{ readProjectTrust }, { untrustedRunLine }] = await Promise.all([
+      import("../layers/project/projectTrustFiles.ts"),
+      import("../src/project/projectTrust.ts")
+    ])
+    notifyPerson(ctx, untrustedRunLine(readProjectTrust(agentDir, ctx.cwd)), "warning")
+  }
 
   // The hook sees Pi's session messages (custom notices, summaries, bash runs among them); what the provider gets is
   // their conversion, done by Pi's own `convertToLlm`. A background fork reuses that prefix, so it captures the
@@ -138,6 +152,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     hold(ctx)
     // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
+    // A print-mode run in a project Pi does not trust (or was never asked about) would otherwise save and say nothing.
+    if (ctx.mode === "print" && !ctx.isProjectTrusted()) await tellUntrusted(ctx)
     // Extractions handed over by sessions that ended first: run in the background, never before a prompt.
     if (drainsQueue(ctx.mode)) void background((b) => b.drainQueued)
   })

@@ -46,7 +46,7 @@ export const makeRunLog = (state: SessionState, notices: SessionNotices) =>
             Effect.catchAll(() => fs.unlink(temp).pipe(Effect.ignore))
           )
         }))
-        if (announce) yield* notices.afterSave(record)
+        if (announce) yield* notices.afterSave(record, [a.location.memoryDir, a.canonicalMemoryDir])
       })
 
     return { readHistory, saveRun }

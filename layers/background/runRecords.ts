@@ -7,7 +7,7 @@ import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { relative } from "node:path"
-import type { RunRecord } from "../../src/background/runs.ts"
+import { type RunRecord, unsavedDetail } from "../../src/background/runs.ts"
 import type { UsageTotals } from "../../src/model/usage.ts"
 import { deleteCapNote } from "../../src/writes/deleteCap.ts"
 import type { DreamRunOutcome } from "./DreamAttempt.ts"
@@ -49,7 +49,7 @@ const ranOutcome = (
     : stop === "too-large"
     ? { outcome: "failed", detail: `stopped before a request that would not fit: ${errorMessage ?? "the model's context window"}` }
     : changed === 0 && unsaved.length > 0
-    ? { outcome: "failed", detail: `${unsaved.length} change(s) could not be made` }
+    ? { outcome: "failed", detail: unsavedDetail(unsaved.length) }
     : stop === "time-budget" && changed === 0
     ? { outcome: "stopped", detail }
     : { outcome: changed > 0 ? "saved" : "nothing", detail }
@@ -132,6 +132,12 @@ const skipText: Record<string, string> = {
 export const BUSY_LATER_IN_SESSION =
   "these messages are extracted by the next run in this session, or queued for the next interactive session of this project or `pm extract` when this one ends first"
 
+/** How an extraction read the conversation, in a person's words: a fork of its request, or a request of its own. */
+const MODE_TEXT: Record<"fork" | "independent", string> = {
+  fork: "read this conversation",
+  independent: "read the new messages in a request of its own"
+}
+
 /** The record of one extraction; `later` says what becomes of its messages when extract.lock stayed busy. */
 export const extractionRecord = (
   exit: Exit.Exit<ExtractionOutcome, TaskFailure>,
@@ -158,7 +164,7 @@ export const extractionRecord = (
         : ranRecord(
           base,
           o,
-          `${o.mode} request${stopNote(o.stop, o.errorMessage)}${o.shortened === undefined ? "" : ` (${o.shortened})`}`,
+          `${MODE_TEXT[o.mode]}${stopNote(o.stop, o.errorMessage)}${o.shortened === undefined ? "" : ` (${o.shortened})`}`,
           spent,
           canonicalMemoryDir
         ),

@@ -53,11 +53,14 @@ export const makeSessionNotices = Effect.gen(function*() {
       { discard: true }
     )
 
-  /** After a run is saved: tells when a failure starts or ends, and names the files a save changed. */
-  const afterSave = (record: RunRecord) =>
+  /**
+   * After a run is saved: tells when a failure starts or ends, and names the files a save changed. `memoryDirs`: the
+   * memory directory as the task saw it, so that a notice names files by their names in it.
+   */
+  const afterSave = (record: RunRecord, memoryDirs: ReadonlyArray<string> = []) =>
     Effect.gen(function*() {
       const told = yield* Ref.modify(failures, (f) => {
-        const { state, notice } = failureNotice(f[record.kind], record)
+        const { state, notice } = failureNotice(f[record.kind], record, memoryDirs)
         return [notice, { ...f, [record.kind]: state }] as const
       })
       if (told !== undefined && record.trigger !== "manual") yield* tell(told.level, told.text)

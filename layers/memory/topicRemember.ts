@@ -80,7 +80,7 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
       const index = yield* indexForRewrite(fs, memoryDir)
       const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
       yield* writeTask.write(topic.filename, topic.content).pipe(Effect.mapError(failed("nothing was saved")))
-      const line = indexLine({ filename: topic.filename, title: topic.name, description: topic.description })
+      const line = indexLine({ filename: topic.filename, title: topic.name, description: topic.hook })
       let next: string | Uint8Array
       if (index.exists) {
         yield* writeTask.recordRead(INDEX_FILE, { kind: "text", truncated: false }, { bytes: index.bytes, mtimeMs: index.mtimeMs })

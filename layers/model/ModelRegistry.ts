@@ -30,8 +30,8 @@ export class ModelRequestFailed extends Data.TaggedError("ModelRequestFailed")<{
 /** What a backend must offer: the host's ModelRegistry and pi-ai's ModelRuntime both fit with a thin adapter. */
 export interface ModelBackend {
   readonly find: (provider: string, id: string) => Model<Api> | undefined
-  /** The model used when neither config nor caller names one (the session's, or Pi's default). */
-  readonly fallback: () => Model<Api> | undefined
+  /** The model used when neither config nor caller names one (the session's, or the one Pi would start with). */
+  readonly fallback: () => Model<Api> | undefined | Promise<Model<Api> | undefined>
   readonly complete: (model: Model<Api>, context: PiContext, options: Record<string, unknown>) => Promise<AssistantMessage>
 }
 
@@ -108,10 +108,12 @@ export const makeModelRegistry = (load: Effect.Effect<ModelBackend, BackendLoadF
     const resolveWith = (backend: ModelBackend, ref: string | undefined) =>
       Effect.suspend(() => {
         if (ref === undefined) {
+          const none = new ModelUnavailable({ ref: "(default)", message: "no model is configured: pass --model provider/id (pm), set selector.model in config.json, or choose a default model in Pi" })
           const model = backend.fallback()
-          return model === undefined
-            ? Effect.fail(new ModelUnavailable({ ref: "(default)", message: "no model is configured: pass --model provider/id (pm), set selector.model in config.json, or choose a default model in Pi" }))
+          const found = model instanceof Promise
+            ? Effect.tryPromise({ try: () => model, catch: (e) => new ModelUnavailable({ ref: "(default)", message: e instanceof Error ? e.message : String(e) }) })
             : Effect.succeed(model)
+          return Effect.flatMap(found, (m) => (m === undefined ? Effect.fail(none) : Effect.succeed(m)))
         }
         const parsed = parseModelRef(ref)
         if (parsed === undefined) return Effect.fail(new ModelUnavailable({ ref, message: `"${ref}" is not of the form provider/model-id` }))

@@ -39,6 +39,14 @@ export interface RunRecord {
   readonly unsaved?: ReadonlyArray<UnsavedChange>
 }
 
+/** The detail of a run that failed only because changes the model asked for could not be made (the files are in `unsaved`). */
+export const unsavedDetail = (n: number): string =>
+  n === 1 ? "the change the model asked for could not be made" : `the ${n} changes the model asked for could not be made`
+
+/** Whether `detail` says no more than `unsaved` does (also in the words of records written before). */
+export const isUnsavedDetail = (detail: string): boolean =>
+  /^(\d+ change\(s\) could not be made|the change the model asked for could not be made|the \d+ changes the model asked for could not be made)$/.test(detail)
+
 /** The newest run of each kind. */
 export type RunsFile = Partial<Record<BackgroundKind, RunRecord>>
 
@@ -62,6 +70,8 @@ export const formatOutcome = (kind: BackgroundKind, r: RunRecord): string => {
     case "nothing":
       return `nothing to save: ${r.detail}${unsaved}`
     case "failed":
+      // A failure that is only the changes left unsaved says so once, with each file and why.
+      if (unsaved !== "" && r.filesChanged.length === 0 && isUnsavedDetail(r.detail)) return `failed: ${unsaved.slice(2)}`
       return `failed: ${r.detail}${r.filesChanged.length > 0 ? `; saved ${files(r.filesChanged.length)} before that (${r.filesChanged.join(", ")})` : ""}${unsaved}`
     case "busy":
       return `skipped: another session was ${kind === "dream" ? "dreaming" : "extracting"}`
@@ -78,6 +88,13 @@ export const formatRun = (kind: BackgroundKind, r: RunRecord | undefined): strin
   if (r === undefined) return `${label}never`
   const cost = r.turns > 0 ? `; ${r.turns} turn${r.turns === 1 ? "" : "s"}, ${formatUsage(r.usage)}` : ""
   return `${label}${new Date(r.at).toISOString()} ${r.trigger}: ${formatOutcome(kind, r)}${cost}`
+}
+
+/** The runs of the recent-runs list: those not already shown in full (the newest of each kind), oldest first. */
+export const earlierRuns = (history: ReadonlyArray<RunRecord>, shown: RunsFile): ReadonlyArray<RunRecord> => {
+  const same = (a: RunRecord, b: RunRecord | undefined) =>
+    b !== undefined && a.kind === b.kind && a.at === b.at && a.trigger === b.trigger && a.outcome === b.outcome && a.detail === b.detail
+  return history.filter((r) => !same(r, shown.extract) && !same(r, shown.dream))
 }
 
 /** A line of the recent-runs list: time, kind, trigger, outcome and reason (no usage). */

@@ -73,3 +73,13 @@ export const trustLine = (v: TrustVerdict): string =>
   v.state === "trusted"
     ? `trusted (${v.why})`
     : `${v.state === "untrusted" ? "NOT trusted" : "not decided"}: ${v.why}. No memory is injected or recalled while Pi does not trust the project. To trust it: ${v.howToTrust}`
+
+/**
+ * The one line a print-mode run (`pi -p`) writes to stderr when Pi does not trust the project there: memory is off
+ * for the run, why (`v` is what the files say; when they say trusted, the run was told otherwise), and how to trust it.
+ */
+export const untrustedRunLine = (v: TrustVerdict): string => {
+  const why = v.state === "trusted" ? "Pi was told not to trust it for this run (--no-approve, or an extension's answer)" : v.why
+  const what = v.state === "asks" ? "Pi has not been told whether to trust this project" : "Pi does not trust this project"
+  return `Project memory is off for this run: ${what} (${why}). To trust it: ${HOW_TO_TRUST}.`
+}

@@ -10,6 +10,8 @@ export interface RememberedTopic {
   readonly filename: string
   readonly name: string
   readonly description: string
+  /** The index line's hook: what the text says after its name, if anything (the name is the link's title). */
+  readonly hook: string | undefined
   readonly content: string
 }
 
@@ -59,6 +61,17 @@ export const freeFilename = (slug: string, taken: ReadonlySet<string>): string =
   }
 }
 
+const TEXT_LABEL = "the text to remember"
+
+/** What `description` says after `name` (its first words), "…" first when the name was cut; undefined when nothing. */
+const hookAfter = (name: string, description: string): string | undefined => {
+  const cutName = name.endsWith("…")
+  const base = cutName ? name.slice(0, -1) : name
+  if (!description.startsWith(base)) return description
+  const rest = description.slice(base.length).trim()
+  return rest === "" ? undefined : cutName ? `…${rest}` : rest
+}
+
 /** The topic file for `text`, or why it may not be saved (nothing is written then). */
 export const rememberedTopic = (
   text: string,
@@ -74,8 +87,14 @@ export const rememberedTopic = (
   // JSON strings are YAML double-quoted scalars: a `#`, a `:` or a leading `-` stays text.
   const content = `---\nname: ${JSON.stringify(name)}\ndescription: ${JSON.stringify(description)}\nmetadata:\n  type: ${type}\n---\n${body}\n`
   const secrets = detectSecrets(content)
-  if (secrets.length > 0) return { _tag: "Refused", reason: secretRefusalReason(secrets, filename).replace(/, then retry\./, ", then try again.") }
+  if (secrets.length > 0) {
+    // Named after the text's first words, the file name could hold the very credential: the refusal names the text,
+    // and its lines as the person typed them.
+    const inText = detectSecrets(body)
+    const reason = secretRefusalReason(inText.length > 0 ? inText : secrets, TEXT_LABEL)
+    return { _tag: "Refused", reason: reason.replace(`the content for ${TEXT_LABEL}`, TEXT_LABEL).replace(/, then retry\./, ", then try again.") }
+  }
   const unfit = backgroundWriteRefusal(filename, content)
   if (unfit !== undefined) return { _tag: "Refused", reason: unfit.replace("a background task may write at most", "a memory file may hold at most") }
-  return { _tag: "Topic", topic: { filename, name, description, content } }
+  return { _tag: "Topic", topic: { filename, name, description, hook: hookAfter(name, description), content } }
 }

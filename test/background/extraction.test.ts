@@ -67,7 +67,7 @@ describe("extraction after a settled turn", () => {
     // Usage and the outcome are on record.
     await h.prompt("/memory status")
     const status = h.notifications.at(-1)!.message
-    expect(status).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\): fork request; 3 turns, 3 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
+    expect(status).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\): read this conversation; 3 turns, 3 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
     // pm status reads the same record.
     const env = { ...process.env, PI_CODING_AGENT_DIR: h.agentDir }
     const pmJson = JSON.parse((await run(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env })).stdout)

@@ -39,7 +39,7 @@ describe("a failing extraction in the TUI", () => {
     await turn("also remember the release train leaves at noon")
     await turn("and remember that reviews need two approvals")
     expect(told(h, "extraction").map((n) => [n.level, n.message])).toEqual([
-      ["warning", "Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs."]
+      ["warning", "Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs and why."]
     ])
     h.background = () => say("Nothing to save.")
     await turn("remember nothing in particular this time")
@@ -51,14 +51,15 @@ describe("a failing extraction in the TUI", () => {
       ["failed", "model error: 500 Internal Server Error"],
       ["failed", "model error: 500 Internal Server Error"],
       ["failed", "model error: 500 Internal Server Error"],
-      ["nothing", "fork request"]
+      ["nothing", "read this conversation"]
     ])
     await h.prompt("/memory status")
     const status = h.notifications.at(-1)!.message
-    const recent = status.slice(status.indexOf("Recent background runs (newest first):")).split("\n").slice(1)
-    expect(recent).toHaveLength(4)
-    expect(recent[0]).toMatch(/^ {2}\S+ extraction turn +nothing to save: fork request$/)
-    for (const line of recent.slice(1)) expect(line).toMatch(/^ {2}\S+ extraction turn +failed: model error: 500 Internal Server Error$/)
+    // Each run once: the newest in full, the three before it in the list.
+    expect(status).toMatch(/^Last extraction: +\S+ turn: nothing to save: read this conversation; 1 turn, /m)
+    const recent = status.slice(status.indexOf("Earlier background runs (newest first):")).split("\n").slice(1)
+    expect(recent).toHaveLength(3)
+    for (const line of recent) expect(line).toMatch(/^ {2}\S+ extraction turn +failed: model error: 500 Internal Server Error$/)
 
     const env = { PI_CODING_AGENT_DIR: h.agentDir }
     const text = await runPm(["status", "--cwd", h.cwd], { agentDir: h.agentDir, home: h.base, env })
@@ -75,11 +76,36 @@ describe("a failing extraction in the TUI", () => {
     await turn("please remember that deploys happen on Fridays")
     expect(existsSync(path)).toBe(false)
     const [record] = runsFile(h)
-    expect(record).toMatchObject({ outcome: "failed", detail: "1 change(s) could not be made", unsaved: [{ file: "deploys.md" }] })
+    expect(record).toMatchObject({ outcome: "failed", detail: "the change the model asked for could not be made", unsaved: [{ file: "deploys.md" }] })
     expect(record!.unsaved![0]!.reason).toMatch(/^write failed: Refused: deploys\.md is a topic file and needs frontmatter/)
     expect(told(h, "extraction")).toEqual([
-      { level: "warning", message: expect.stringContaining("the memory extraction failed: 1 change(s) could not be made; could not save deploys.md: write failed: Refused:") }
+      {
+        level: "warning",
+        message: "Project memory: the memory extraction could not save deploys.md (the model asked for a change that could not be made; the next extraction tries again). " +
+          "Not repeated while it keeps failing; /memory status lists the recent runs and why."
+      }
     ])
+  })
+
+  it("a write to a file the task never read: the notice names the file, never the model's instructions or a path; /memory status tells it once", async () => {
+    h = await startHarness({ provider: "faux", memory: { "MEMORY.md": "- [Deploys](deploys.md) - when deploys happen\n", "deploys.md": topic("Deploys", "when deploys happen") } })
+    const path = join(h.memoryDir, "deploys.md")
+    h.background = (r) =>
+      taskTurn(r) === 0 ? call("write", { path, content: topic("Deploys", "when deploys happen", "project", "Deploys happen on Fridays only.") }) : say("Saved deploys.md.")
+    await turn("please remember that deploys happen on Fridays only")
+    const [record] = runsFile(h)
+    expect(record!.unsaved![0]!.reason).toContain(`${path} already exists and was not read in this task. Read it first`)
+    const notices = told(h, "extraction")
+    expect(notices.map((n) => n.message)).toEqual([
+      "Project memory: the memory extraction could not save deploys.md (the model asked for a change that could not be made; the next extraction tries again). " +
+      "Not repeated while it keeps failing; /memory status lists the recent runs and why."
+    ])
+    await h.prompt("/memory status")
+    const status = h.notifications.at(-1)!.message
+    // The details, once: the file and the model's reason, in the newest run's line; no list repeats it.
+    expect(status.split("already exists and was not read")).toHaveLength(2)
+    expect(status).toMatch(/^Last extraction: +\S+ turn: failed: could not save deploys\.md \(write failed: /m)
+    expect(status).not.toContain("Earlier background runs")
   })
 
   it("an extraction and a dream both land in the history, and no temporary file is left behind", async () => {
@@ -150,8 +176,9 @@ describe("print mode (pi -p, no UI)", () => {
     const r = await runPi(gitRepo(), agentDir, [{ text: "ok" }, { error: "500 Internal Server Error" }])
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe("ok")
+    // At a shell, the command named is pm's.
     expect(ours(r.stderr)).toEqual([
-      "Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs."
+      "Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; pm status lists the recent runs and why."
     ])
   })
 

@@ -99,6 +99,6 @@ describe("input within the model's context window", () => {
     expect(textOf(trailing.messages[0])).toBe("and the release train leaves on Mondays")
     expect(textOf(trailing.messages[2])).toContain("Study the last 2 messages above")
     expect(h.strict!.requests.filter((r) => r.status !== 200)).toEqual([])
-    expect(runsOf(h).extract.detail).toBe("independent request (the last 2 of 4 messages fit the model's context window)")
+    expect(runsOf(h).extract.detail).toBe("read the new messages in a request of its own (the last 2 of 4 messages fit the model's context window)")
   })
 })

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { reasonOf } from "../../layers/background/runRecords.ts"
 import { configuredFailure, failureNotice, type FailureState, working } from "../../src/background/failureNotice.ts"
 import { addRun, latestRuns, mergeRunHistories, parseRunHistory, RUN_HISTORY_PER_KIND, serializeRunHistory } from "../../src/background/runHistory.ts"
-import { formatHistoryLine, formatRun, type RunRecord } from "../../src/background/runs.ts"
+import { earlierRuns, formatHistoryLine, formatRun, type RunRecord, unsavedDetail } from "../../src/background/runs.ts"
 import { zeroUsage } from "../../src/model/usage.ts"
 
 const run = (kind: RunRecord["kind"], at: number, outcome: RunRecord["outcome"] = "nothing", extra: Partial<RunRecord> = {}): RunRecord => ({
@@ -11,7 +11,7 @@ const run = (kind: RunRecord["kind"], at: number, outcome: RunRecord["outcome"] 
   at,
   trigger: "turn",
   outcome,
-  detail: outcome === "failed" ? "model error: 500 Internal Server Error" : "fork request",
+  detail: outcome === "failed" ? "model error: 500 Internal Server Error" : "read this conversation",
   filesChanged: [],
   turns: 1,
   usage: zeroUsage,
@@ -47,7 +47,7 @@ describe("the run history", () => {
   })
 
   it("says what happened: saved files, nothing, a failure with its reason, and changes that could not be made", () => {
-    expect(formatRun("extract", run("extract", 0, "saved", { filesChanged: ["a.md", "MEMORY.md"] }))).toContain("saved 2 files (a.md, MEMORY.md): fork request; 1 turn")
+    expect(formatRun("extract", run("extract", 0, "saved", { filesChanged: ["a.md", "MEMORY.md"] }))).toContain("saved 2 files (a.md, MEMORY.md): read this conversation; 1 turn")
     expect(formatRun("extract", run("extract", 0, "failed"))).toContain("turn: failed: model error: 500 Internal Server Error")
     expect(formatHistoryLine(run("dream", 0, "failed", { unsaved: [{ file: "x.md", reason: "Refused: x.md is a topic file" }] })))
       .toMatch(/^ {2}1970-01-01T00:00:00\.000Z dream +turn +failed: model error: 500 Internal Server Error; could not save x\.md \(Refused: x\.md is a topic file\)$/)
@@ -84,22 +84,55 @@ describe("when a failure is told", () => {
       run("extract", 9, "failed")
     ])
     expect(notices).toEqual([
-      "warning: Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs.",
+      "warning: Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs and why.",
       "info: Project memory: the memory extraction works again (3 failed runs since 1970-01-01T00:00:00.002Z).",
-      "warning: Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs."
+      "warning: Project memory: the memory extraction failed: model error: 500 Internal Server Error. Not repeated while it keeps failing; /memory status lists the recent runs and why."
     ])
   })
 
   it("a reason that ends in a full stop gets no second one", () => {
     expect(feed(working, [run("extract", 1, "failed", { detail: "no space left on the device." })])).toEqual([
-      "warning: Project memory: the memory extraction failed: no space left on the device. Not repeated while it keeps failing; /memory status lists the recent runs."
+      "warning: Project memory: the memory extraction failed: no space left on the device. Not repeated while it keeps failing; /memory status lists the recent runs and why."
     ])
   })
 
   it("a run that saved something but could not make another change counts as failing; a configuration problem told at start is not told again", () => {
     expect(feed(working, [run("dream", 1, "saved", { filesChanged: ["a.md"], unsaved: [{ file: "b.md", reason: "Refused: too big" }] })])).toEqual([
-      "warning: Project memory: the memory dream failed: could not save b.md: Refused: too big. Not repeated while it keeps failing; /memory status lists the recent runs."
+      "warning: Project memory: the memory dream saved a.md but could not save b.md (the model asked for a change that could not be made; the next dream tries again). " +
+        "Not repeated while it keeps failing; /memory status lists the recent runs and why."
     ])
     expect(feed(configuredFailure(0), [run("extract", 1, "failed"), run("extract", 2, "failed")])).toEqual([])
+  })
+
+  it("is written for the person: the files by their names in memory, never the model's instructions or the memory directory's path", () => {
+    const dir = "/home/u/.pi/agent/project-memory/projects/-repo/memory"
+    const reason = `write failed: ${dir}/deploys.md already exists and was not read in this task. Read it first (the whole file, or a page with offset and limit; a read cut…`
+    const refused = run("extract", 1, "failed", { detail: unsavedDetail(2), unsaved: [{ file: "deploys.md", reason }, { file: "MEMORY.md", reason }] })
+    expect(failureNotice(working, refused, [dir]).notice?.text).toBe(
+      "Project memory: the memory extraction could not save deploys.md and MEMORY.md (the model asked for changes that could not be made; the next extraction tries again). " +
+        "Not repeated while it keeps failing; /memory status lists the recent runs and why."
+    )
+    // A failure of the system names the file by its name in memory too; a failure and unsaved changes are both told.
+    const disk = run("extract", 1, "failed", { detail: `1 write failed, so memory was not saved: Could not write ${dir}/a.md: no space left on the device. The file is unchanged.`, unsaved: [{ file: "b.md", reason }] })
+    expect(failureNotice(working, disk, [`${dir}/`]).notice!.text).toBe(
+      "Project memory: the memory extraction failed: 1 write failed, so memory was not saved: Could not write a.md: no space left on the device. The file is unchanged, " +
+        "and could not save b.md (the model asked for a change that could not be made; the next extraction tries again). Not repeated while it keeps failing; /memory status lists the recent runs and why."
+    )
+  })
+})
+
+describe("the status's runs", () => {
+  it("a failure that is only changes left unsaved is told once, with each file and why", () => {
+    const r = run("extract", 0, "failed", { detail: unsavedDetail(1), unsaved: [{ file: "x.md", reason: "Refused: x.md is a topic file" }] })
+    expect(formatHistoryLine(r)).toMatch(/turn +failed: could not save x\.md \(Refused: x\.md is a topic file\)$/)
+    // Records written before said it in other words.
+    expect(formatHistoryLine({ ...r, detail: "1 change(s) could not be made" })).toMatch(/turn +failed: could not save x\.md \(Refused: x\.md is a topic file\)$/)
+  })
+
+  it("the list leaves out the newest run of each kind, shown in full above it", () => {
+    const history = [run("extract", 1, "failed"), run("dream", 2), run("extract", 3, "failed"), run("extract", 4)]
+    expect(earlierRuns(history, latestRuns(history)).map((r) => r.at)).toEqual([1, 3])
+    // Copies, as another read of the file gives them, are recognised too.
+    expect(earlierRuns(history.map((r) => ({ ...r })), latestRuns(history)).map((r) => r.at)).toEqual([1, 3])
   })
 })

@@ -168,8 +168,8 @@ describe("the task's time budget", () => {
         zeroUsage,
         "/m"
       )
-    expect(ran([])).toMatchObject({ outcome: "stopped", detail: "fork request, stopped: its time budget of 10 minutes ran out" })
-    expect(ran(["/m/a.md"])).toMatchObject({ outcome: "saved", detail: "fork request, stopped: its time budget of 10 minutes ran out" })
+    expect(ran([])).toMatchObject({ outcome: "stopped", detail: "read this conversation, stopped: its time budget of 10 minutes ran out" })
+    expect(ran(["/m/a.md"])).toMatchObject({ outcome: "saved", detail: "read this conversation, stopped: its time budget of 10 minutes ran out" })
     const dream = (stop: "time-budget" | "done" | "max-turns") =>
       dreamRecord(
         Exit.succeed({

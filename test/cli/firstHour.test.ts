@@ -72,6 +72,50 @@ describe("trust", () => {
   })
 })
 
+describe("words for a person", () => {
+  it("pm status: '1 line' and a dream '(just now)'; pm show: '(today)'; pm help and pm help SUBCOMMAND show help", async () => {
+    const p = await project()
+    const where = JSON.parse((await p.pm("project", "--json")).stdout)
+    const state = join(where.storageRoot, "memory-roots", where.memoryRootHash, "state.json")
+    mkdirSync(join(state, ".."), { recursive: true })
+    writeFileSync(state, JSON.stringify({ version: 1, lastDreamAt: Date.now() }))
+    const status = (await p.pm("status")).stdout
+    expect(status).toMatch(/^Index: +1 line, \d+ characters$/m)
+    expect(status).toMatch(/^Last dream: \S+ \(just now\)$/m)
+    expect((await p.pm("show", "pnpm")).stdout).toMatch(/^Changed: \S+ \(today\)$/m)
+    const help = await p.pm("help")
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toMatch(/^COMMANDS\n[\s\S]*^ *- list /m)
+    const listHelp = await p.pm("help", "list")
+    expect(listHelp.code, listHelp.stderr).toBe(0)
+    expect(listHelp.stdout).toMatch(/^\$ pm list /m)
+  })
+})
+
+describe("options a free-text subcommand does not take", () => {
+  it("are refused, not saved or searched as text; after -- a word with a dash is text", async () => {
+    const p = await project()
+    const before = readdirSync(p.memoryDir).sort()
+    for (const args of [["remember", "--memory-dir", tempDir("pm-elsewhere-"), "deploys", "on", "Fridays"], ["remember", "--bogus", "deploys"], ["remember", "deploys", "-x"], ["search", "--bogus", "pnpm"], ["forget", "--bogus"]]) {
+      const r = await p.pm(...args)
+      expect(r.code, args.join(" ")).toBe(2)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toBe(`pm: Unknown option ${args.find((a) => a.startsWith("-"))} (pm ${args[0]} --help lists its options; a word that starts with a dash goes after --)\n`)
+    }
+    expect(readdirSync(p.memoryDir).sort()).toEqual(before)
+    // Its own options, with their values, pass; so does text after --.
+    const saved = await p.pm("remember", "--type", "user", "--wait", "5", "--", "--dry-run", "is", "our", "default")
+    expect(saved.code, saved.stderr).toBe(0)
+    expect((await p.pm("search", "dry-run")).stdout).toContain("--dry-run is our default")
+    // An option's value is its value, even when it starts with a dash.
+    mkdirSync(join(p.repo, "-notes"))
+    writeFileSync(join(p.repo, "-notes", "pnpm.md"), TOPIC)
+    const dashed = await p.pm("search", "--memory-dir", "-notes", "pnpm")
+    expect(dashed.code, dashed.stderr).toBe(0)
+    expect(dashed.stdout).toContain("pnpm.md")
+  })
+})
+
 describe("--memory-dir", () => {
   it("is taken by project, status, doctor, log, undo and forget", async () => {
     const p = await project({ withMemory: false })
@@ -111,6 +155,10 @@ describe("the command line", () => {
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/^pm: unknown subcommand 'bogus'; use one of project, scan, .*forget, .*\(pm --help\)\n$/)
     expect((await p.pm("--cwd", p.repo, "bogus")).stderr).toMatch(/^pm: unknown subcommand 'bogus';/)
+    // A subcommand pm knows, after options: not "unknown subcommand 'list'", but where the options go.
+    const early = await p.pm("--cwd", p.repo, "list")
+    expect(early.code).toBe(2)
+    expect(early.stderr).toBe(`pm: options go after the subcommand: pm list --cwd ${p.repo}\n`)
     const extra = await p.pm("recall", "two", "words")
     expect(extra.code).toBe(2)
     expect(extra.stderr).toMatch(/^pm: unexpected argument 'words': .*quote a value of several words/)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { age, table } from "../../cli/output.ts"
+import { age, ago, daysAgo, table } from "../../cli/output.ts"
 
 describe("table", () => {
   it("aligns columns and leaves the last one unpadded", () => {
@@ -25,6 +25,13 @@ describe("age", () => {
     expect(age(now - 3 * 3_600_000, now)).toBe("3h")
     expect(age(now - 49 * 3_600_000, now)).toBe("2d")
     expect(age(now + 60_000, now)).toBe("now")
+  })
+
+  it("says how long ago in words: just now below a minute, days as today, 1 day, 2 days", () => {
+    expect(ago(now - 59_999, now)).toBe("just now")
+    expect(ago(now - 60_000, now)).toBe("1m ago")
+    expect(ago(now - 49 * 3_600_000, now)).toBe("2d ago")
+    expect([0, 1, 2].map(daysAgo)).toEqual(["today", "1 day ago", "2 days ago"])
   })
 })
 

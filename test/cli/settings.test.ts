@@ -145,8 +145,8 @@ describe("pm remember", () => {
       '---\nname: "The user wants commits signed off; never push"\ndescription: "The user wants commits signed off; never push to main directly"\nmetadata:\n  type: user\n---\nThe user wants commits signed off; never push to main directly\n'
     )
     const index = readFileSync(join(memoryDir, "MEMORY.md"), "utf8")
-    expect(index.startsWith(`- [The user wants commits signed off; never push](${file}) - The user wants commits`)).toBe(true)
-    expect(index.split("\n")).toHaveLength(2)
+    // The title and the hook read as the text, once: the hook is what follows the title.
+    expect(index).toBe(`- [The user wants commits signed off; never push](${file}) - to main directly\n`)
     expect(index.trimEnd().length).toBeLessThanOrEqual(150)
     expect((await t.pm("lint")).code).toBe(0)
     // The same text again: a name of its own, never a numbered continuation.
@@ -179,6 +179,15 @@ describe("pm remember", () => {
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/^pm: Refused: .*GitHub/m)
     expect(refused.stderr).not.toContain(token)
+    // Text that starts with the credential: the file name it would have had (its first words) is not told either.
+    const first = await t.pm("remember", `${token} is the deploy token`)
+    expect(first.code).toBe(1)
+    expect(first.stderr).toBe(
+      "pm: Refused: the text to remember holds what looks like a GitHub token at line 1. Memory must never hold credentials: remove or redact it, " +
+        'and describe where the credential lives instead of its value (for example "the deploy token is the DEPLOY_TOKEN secret of the CI"), then try again. ' +
+        "Encoding, splitting or disguising the value does not get it past this check.\n"
+    )
+    expect(first.stderr.toLowerCase()).not.toContain(token.slice(4, 12).toLowerCase())
     const memoryDir = JSON.parse((await t.pm("project", "--json")).stdout).memoryDir as string
     expect(existsSync(memoryDir) ? readdirSync(memoryDir) : []).toEqual([])
   })
@@ -191,7 +200,7 @@ describe("pm context", () => {
     const json = JSON.parse((await t.pm("context", "--json")).stdout)
     expect(json.parts.map((p: { name: string }) => p.name)).toEqual(["auto_memory", "auto_memory_index"])
     const index = json.parts[1]
-    expect(index.text).toBe(`<auto_memory_index>\n- [Releases are tagged from main after CI passes](releases-are-tagged-from-main-after-ci.md) - Releases are tagged from main after CI passes\n</auto_memory_index>`)
+    expect(index.text).toBe(`<auto_memory_index>\n- [Releases are tagged from main after CI passes](releases-are-tagged-from-main-after-ci.md)\n</auto_memory_index>`)
     expect(index.chars).toBe(index.text.length)
     expect(index.tokens).toBe(Math.ceil(index.text.length / 4))
     expect(json.chars).toBe(json.parts[0].chars + index.chars)

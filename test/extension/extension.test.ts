@@ -267,14 +267,14 @@ describe("state resets", () => {
   it("branch navigation rebuilds the recall budget from the active branch", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer([]) })
     await h.prompt("hello there everyone")
-    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 units/)
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 characters/)
     h.selector = () => selectAnswer(["release.md"])
     await h.prompt("how do we release this project")
     expect(await statusText(h)).not.toMatch(/Recall budget: +0 of/)
     const entries = h.session.sessionManager.getEntries()
     const firstUser = entries.find((e: any) => e.type === "message" && e.message.role === "user")
     await h.session.navigateTree(firstUser.id, { summarize: false })
-    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 units/)
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 characters/)
   })
 
   it("compaction resets the budget and the prompt snapshot", async () => {
@@ -285,7 +285,7 @@ describe("state resets", () => {
     expect(await statusText(h)).not.toMatch(/Recall budget: +0 of/)
     writeFileSync(join(h.memoryDir, "MEMORY.md"), `${INDEX}- [New](new.md) - something new\n`)
     await h.session.compact()
-    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 units/)
+    expect(await statusText(h)).toMatch(/Recall budget: +0 of 61,440 characters/)
     await h.prompt("after compaction now")
     const system = lastMain(h).system
     expect(system).toContain("[New](new.md)")

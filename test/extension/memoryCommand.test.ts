@@ -104,17 +104,22 @@ describe("/memory browsing", () => {
     expect((await values("show ")).sort()).toEqual(['show "my notes.md"', "show release.md"])
     expect(await values("forget re")).toEqual(["forget release.md"])
     expect(await values("search re")).toEqual([])
+    // What is typed in full is offered no more: Enter runs it at once instead of accepting the same text.
+    expect(await values("show release.md")).toEqual([])
+    expect(await values('forget "my notes.md"')).toEqual([])
+    expect(await values("list")).toEqual([])
+    expect(await values("show")).toEqual([])
   })
 })
 
 describe("/memory recalled", () => {
   it("names what was recalled for which message and the budget left", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE }, selector: () => selectAnswer(["release.md"]) })
-    expect(await text(h, "/memory recalled")).toMatch(/^Nothing recalled on this branch yet\.\nBudget: 0 of [\d,]+ units used on this branch, [\d,]+ left\.$/)
+    expect(await text(h, "/memory recalled")).toMatch(/^Nothing recalled on this branch yet\.\nBudget: 0 of [\d,]+ characters used on this branch, [\d,]+ left\.$/)
     await h.prompt("how do we tag a release")
     const out = await text(h, "/memory recalled")
     expect(out).toMatch(/^"how do we tag a release" -> release\.md$/m)
-    const m = /Budget: ([\d,]+) of ([\d,]+) units used on this branch, ([\d,]+) left\./.exec(out)
+    const m = /Budget: ([\d,]+) of ([\d,]+) characters used on this branch, ([\d,]+) left\./.exec(out)
     expect(m).not.toBeNull()
     const [used, total, left] = [m![1]!, m![2]!, m![3]!].map((s) => Number(s.replace(/,/g, "")))
     expect(used).toBeGreaterThan(0)
@@ -141,5 +146,26 @@ describe("/memory in print mode (pi -p, no UI)", () => {
     const bad = await runPi("/memory show nothing", repo, agentDir)
     expect(bad.stdout).not.toContain("no topic named")
     expect(bad.stderr).toContain("Project memory: no topic named nothing")
+  })
+
+  it("names the shell's command where pm has one: pm undo takes a remembered topic back", async () => {
+    const agentDir = tempDir("pm-pi-agent-")
+    const repo = gitRepo()
+    const saved = await runPi("/memory remember deploys happen on Fridays only", repo, agentDir)
+    expect(saved.code, saved.stderr).toBe(0)
+    expect(saved.stdout).toMatch(/^Project memory: saved deploys-happen-on-fridays-only\.md, MEMORY\.md \(task \S+; pm undo takes it back\)\.$/m)
+    expect(saved.stdout).not.toContain("/memory undo")
+  })
+})
+
+describe("/memory help and small words", () => {
+  it("/memory help lists every subcommand with what it does; the status counts one index line as one line", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": "- [Release process](release.md) - x\n", "release.md": RELEASE } })
+    const help = await said(h, "/memory help")
+    expect(help.map((n) => n.level)).toEqual(["info"])
+    for (const sub of ["status", "on", "off", "remember", "context", "open", "extract", "dream", "undo", "list", "show", "search", "forget", "recalled", "help"]) {
+      expect(help[0]!.message).toMatch(new RegExp(`^  ${sub} +\\S`, "m"))
+    }
+    expect(await text(h, "/memory status")).toMatch(/^Index: +1 line, \d+ characters$/m)
   })
 })

@@ -36,7 +36,7 @@ describe("/memory remember", () => {
     const saved = readFileSync(join(h.memoryDir, "always-run-the-linter-before-committing.md"), "utf8")
     expect(saved).toContain("metadata:\n  type: feedback\n")
     expect(readFileSync(join(h.memoryDir, "MEMORY.md"), "utf8")).toBe(
-      `${INDEX}- [Always run the linter before committing](always-run-the-linter-before-committing.md) - Always run the linter before committing\n`
+      `${INDEX}- [Always run the linter before committing](always-run-the-linter-before-committing.md)\n`
     )
     // The index snapshot stays; the change is noticed after it.
     await h.prompt("and a second question")
@@ -106,5 +106,7 @@ describe("/memory on|off completions", () => {
     expect(await values("off re")).toEqual(["off recall"])
     expect(await values("on dream --p")).toEqual(["on dream --project"])
     expect(await values("rem")).toEqual(["remember"])
+    expect(await values("off recall")).toEqual([])
+    expect(await values("on dream --project")).toEqual([])
   })
 })

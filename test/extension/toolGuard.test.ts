@@ -71,6 +71,6 @@ describe("/memory status", () => {
       generation: 1,
       lastDreamAt: null
     })
-    expect(text).toMatch(/Recall budget: +12,345 of 61,440 units used on this branch/)
+    expect(text).toMatch(/Recall budget: +12,345 of 61,440 characters used on this branch/)
   })
 })

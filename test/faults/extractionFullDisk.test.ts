@@ -79,6 +79,10 @@ describe.skipIf(!mountable)("extraction on a full disk", () => {
     const runs = JSON.parse(readFileSync(join(h.agentDir, "project-memory", "projects", h.cwd.replace(/[^a-zA-Z0-9]/g, "-"), "background-runs.json"), "utf8"))
     expect(runs.extract ?? pmJson.background.extract, JSON.stringify(runs)).toMatchObject({ outcome: "failed" })
     expect((runs.extract ?? pmJson.background.extract).detail).toMatch(/1 write failed, so memory was not saved: .*no space left on the device/)
+    // The person is told which file, by its name in memory; the record keeps the path.
+    const told = h.notifications.filter((n) => n.message.startsWith("Project memory: the memory extraction failed:"))
+    expect(told).toHaveLength(1)
+    expect(told[0]!.message).toMatch(/^Project memory: the memory extraction failed: 1 write failed, so memory was not saved: Could not \w+ deploys\.md: .*no space left on the device/)
   })
 
   it("with 0 to 16 pages free: the topic and the index agree, a failure is recorded, and once freed the next extraction runs", async () => {

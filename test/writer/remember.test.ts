@@ -42,4 +42,25 @@ describe("rememberedTopic", () => {
     const big = rememberedTopic("word ".repeat(8000), "project", new Set())
     expect(big._tag === "Refused" && big.reason).toMatch(/a memory file may hold at most 32,768 bytes/)
   })
+
+  it("a credential in the first words: the refusal names the text and its line there, not the file name made of it", () => {
+    const token = githubToken()
+    const refused = rememberedTopic(`${token}\nis the deploy token`, "project", new Set())
+    expect(refused._tag === "Refused" && refused.reason).toMatch(/^Refused: the text to remember holds what looks like a GitHub token at line 1\. /)
+    expect(refused._tag === "Refused" && refused.reason.toLowerCase()).not.toContain(token.slice(4, 12).toLowerCase())
+  })
+
+  it("the index hook is what the text says after its name: nothing for a short text, the rest after a long name", () => {
+    const hook = (text: string) => {
+      const made = rememberedTopic(text, "project", new Set())
+      return made._tag === "Topic" ? [made.topic.name, made.topic.hook] : made.reason
+    }
+    expect(hook("deploys happen on Fridays")).toEqual(["deploys happen on Fridays", undefined])
+    expect(hook("deploys happen on Fridays only because QA tests on Thursdays")).toEqual(["deploys happen on Fridays only because QA tests", "on Thursdays"])
+    // A name cut short: the hook goes on from the cut.
+    const long = "Internationalisation-configuration-subsystem-initialisation happens before anything else runs"
+    const [name, rest] = hook(long) as [string, string]
+    expect(name.endsWith("…")).toBe(true)
+    expect(rest).toBe(`…${long.slice(name.length - 1).trim()}`)
+  })
 })
