@@ -1,8 +1,8 @@
 /**
- * Durable background work through real processes: four `pi -p` sessions of one project (two in the main checkout,
- * two in a linked worktree) each state a fact while another process holds extract.lock. None waits for the lock:
+ * Durable background work through real processes: eight `pi -p` sessions of one project (four in the main checkout,
+ * four in a linked worktree) each state a fact while another process holds extract.lock. None waits for the lock:
  * each hands its extraction to the project's queue at once, says so in one line on stderr, and exits well within its
- * bound. `pm status` shows the four jobs; `pm extract` (dist/pm.js) runs them oldest first with the strict provider's
+ * bound. `pm status` shows the eight jobs; `pm extract` (dist/pm.js) runs them oldest first with the strict provider's
  * model, and afterwards every fact has its topic file and its index line, and the queue is empty.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -50,7 +50,7 @@ const extractorScript = (memoryDir: string, seen: Array<string>) => (r: StrictRe
 }
 
 describe("extractions handed over at a session's end", () => {
-  it("4 pi -p sessions (2 in a linked worktree) while extract.lock is held: all defer at once and say so; pm extract saves every fact and its index line", async () => {
+  it("8 pi -p sessions (4 + 4 across a linked worktree) while extract.lock is held: all defer at once and say so; pm extract saves every fact and its index line", async () => {
     const agentDir = tempDir("pm-defer-agent-")
     const repo = gitRepo()
     const worktree = linkedWorktree(repo)
@@ -73,8 +73,8 @@ describe("extractions handed over at a session's end", () => {
       return kind === "main" ? { text: "Noted." } : extractor(r)
     }
 
-    const facts = Array.from({ length: 4 }, () => `f${Math.random().toString(36).slice(2, 10)}`)
-    const runs = facts.map((f, i) => startPi(["-p", `Please remember this for later. The fact is ${f}.`], i < 2 ? repo : worktree, agentDir))
+    const facts = Array.from({ length: 8 }, () => `f${Math.random().toString(36).slice(2, 10)}`)
+    const runs = facts.map((f, i) => startPi(["-p", `Please remember this for later. The fact is ${f}.`], i < 4 ? repo : worktree, agentDir))
     // The bound of a session's exit: the wait for its own running work, and a margin for a loaded machine.
     const exits = await Promise.all(runs.map((r) => exitWithin(r, SHUTDOWN_WAIT_MS + 60_000)))
     for (const e of exits) {
@@ -83,25 +83,25 @@ describe("extractions handed over at a session's end", () => {
       expect(e.stdout).toContain("Noted.")
       const told = e.stderr.split("\n").filter((l) => l.includes("was deferred"))
       expect(told, e.stderr).toHaveLength(1)
-      expect(told[0]).toMatch(/^Project memory: the extraction of this session's last 2 messages was deferred; the next interactive session of this project or `pm extract` completes it \(\d extractions? queued now\)\.$/)
+      expect(told[0]).toMatch(/^Project memory: the extraction of this session's last 2 messages was deferred; the next interactive session of this project or `pm extract` completes it \(\d+ extractions? queued now\)\.$/)
     }
     // No extraction ran: the lock was never theirs.
     expect(strict.requests.filter((r) => kindOf(r) === "background")).toEqual([])
     const queued = readdirSync(join(rootDir, "queue")).filter((n) => n.endsWith(".json")).sort()
-    expect(queued).toHaveLength(4)
+    expect(queued).toHaveLength(8)
     const queuedFacts = queued.map((n) => FACT.exec(readFileSync(join(rootDir, "queue", n), "utf8"))?.[1])
     expect([...queuedFacts].sort()).toEqual([...facts].sort())
 
     const status = await pm(["status"])
-    expect(status.stdout).toMatch(/^Queued: {5}4 extractions handed over by ended sessions, the oldest queued .*; the next interactive session of this project runs them, pm extract now$/m)
+    expect(status.stdout).toMatch(/^Queued: {5}8 extractions handed over by ended sessions, the oldest queued .*; the next interactive session of this project runs them, pm extract now$/m)
 
     holder.child.kill("SIGKILL")
     await holder.exited
     const drained = await pm(["extract"], worktree)
     expect(drained.code, `${drained.stdout}\n${drained.stderr}`).toBe(0)
-    expect(drained.stdout).toContain("Ran 4 queued extractions for")
+    expect(drained.stdout).toContain("Ran 8 queued extractions for")
     expect(drained.stdout).toContain("The queue is empty.")
-    expect(drained.stdout.match(/^- saved 2 files \(fact-f[a-z0-9]+\.md, MEMORY\.md\)/gm)).toHaveLength(4)
+    expect(drained.stdout.match(/^- saved 2 files \(fact-f[a-z0-9]+\.md, MEMORY\.md\)/gm)).toHaveLength(8)
     // Oldest first: the order the jobs were queued in.
     expect(seen).toEqual(queuedFacts)
 

@@ -69,7 +69,7 @@ describe("a background save is announced", () => {
     expect(r.stdout.trim()).toBe("ok")
     expect(readFileSync(join(memoryDir, "deploys.md"), "utf8")).toContain("Fridays")
     expect(r.stderr.split("\n").filter((l) => l.startsWith("Project memory"))).toEqual([
-      "Project memory: the extraction saved deploys.md, MEMORY.md (/memory undo takes it back)."
+      "Project memory: the extraction saved deploys.md, MEMORY.md (pm undo takes it back)."
     ])
   })
 })
