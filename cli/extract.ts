@@ -81,7 +81,7 @@ export const extract = ({ cwd, json, wait, worker }: Parsed<typeof extractOption
     }
     if (worker) {
       const { runWorker } = yield* Effect.promise(() => import("./extractWorker.ts"))
-      return yield* runWorker({ dir, agentDir, trusted: trust.state === "trusted", memoryRootDir: location.memoryRootDir, projectRoot: location.projectRoot })
+      return yield* runWorker({ dir, agentDir, trusted: trust.state === "trusted", memoryRootDir: location.memoryRootDir, projectRoot: location.projectRoot, report: extractReport })
     }
     const waitMs = Math.max(0, Option.getOrElse(wait, () => EXTRACT_QUEUE_WAIT_SECONDS)) * 1000
     const { drainProject } = yield* Effect.promise(() => import("./extractRun.ts"))

@@ -12,7 +12,7 @@ import { isJobFileName } from "../src/background/queue.ts"
 import { anotherPass, QUEUE_WORKER_KIND } from "../src/background/queueWorker.ts"
 import { QUEUE_WORKER_MAX_MS } from "../src/limits.ts"
 import { queueDirOf } from "../src/storage/layout.ts"
-import { extractReport } from "./extract.ts"
+import type { DrainNowResult } from "../layers/background/sessionDrain.ts"
 import { drainProject } from "./extractRun.ts"
 import { EXIT_PROBLEMS, printLine, setExit } from "./output.ts"
 
@@ -22,6 +22,8 @@ export interface WorkerRequest {
   readonly trusted: boolean
   readonly memoryRootDir: string
   readonly projectRoot: string
+  /** What a pass did, in sentences, and the exit code it means (cli/extract.ts's report, passed in). */
+  readonly report: (result: DrainNowResult, root: string) => { readonly lines: ReadonlyArray<string>; readonly code: number }
 }
 
 const jobNames = (memoryRootDir: string): ReadonlyArray<string> => {
@@ -52,7 +54,7 @@ export const runWorker = (r: WorkerRequest) =>
         yield* stamped(`Another process runs this queue (${result.holder}); it runs every job, so this worker leaves.`)
         break
       }
-      const report = extractReport(result, r.projectRoot)
+      const report = r.report(result, r.projectRoot)
       for (const line of report.lines) yield* stamped(line)
       code = report.code
       if (result._tag !== "Drained") break
