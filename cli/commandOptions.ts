@@ -138,5 +138,8 @@ export const extractOptions = {
   wait: Options.integer("wait").pipe(
     Options.withDescription("Seconds to wait while another process runs the queue (default 120); progress goes to stderr"),
     Options.optional
+  ),
+  worker: Options.boolean("worker").pipe(
+    Options.withDescription("Run as the background worker a pi -p run starts: leave at once when another process runs the queue, else run it again while jobs queued meanwhile wait (at most 30 min)")
   )
 }

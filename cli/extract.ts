@@ -5,6 +5,9 @@
  * so without loading Pi or any background agent). It waits up to `--wait` seconds while another process runs the
  * queue, and says what it did in sentences.
  *
+ * `--worker` (cli/extractWorker.ts) is the background worker a `pi -p` run starts: no wait for a busy queue, and
+ * passes until no job it has not tried waits.
+ *
  * Exit 0 when every queued job ran and left the queue (or none waits), 1 when one failed or jobs stay queued, 2 when
  * the command itself could not run.
  */
@@ -55,7 +58,7 @@ export const extractReport = (result: DrainNowResult, root: string): { readonly 
   return { lines, code: failed || result.left > 0 || result.stoppedBecause !== undefined || result.damaged.length > 0 ? EXIT_PROBLEMS : 0 }
 }
 
-export const extract = ({ cwd, json, wait }: Parsed<typeof extractOptions>) =>
+export const extract = ({ cwd, json, wait, worker }: Parsed<typeof extractOptions>) =>
   Effect.gen(function* () {
     const dir = resolve(cwd)
     const config = yield* ConfigService
@@ -75,6 +78,10 @@ export const extract = ({ cwd, json, wait }: Parsed<typeof extractOptions>) =>
       return yield* json
         ? printJson({ ran: [], left: summary.count, damaged: [], stoppedBecause: summary.count === 0 ? null : reason })
         : Effect.forEach(report.lines, (line) => printLine(line))
+    }
+    if (worker) {
+      const { runWorker } = yield* Effect.promise(() => import("./extractWorker.ts"))
+      return yield* runWorker({ dir, agentDir, trusted: trust.state === "trusted", memoryRootDir: location.memoryRootDir, projectRoot: location.projectRoot, report: extractReport })
     }
     const waitMs = Math.max(0, Option.getOrElse(wait, () => EXTRACT_QUEUE_WAIT_SECONDS)) * 1000
     const { drainProject } = yield* Effect.promise(() => import("./extractRun.ts"))

@@ -41,6 +41,8 @@ export interface DrainRequest {
   readonly trusted: boolean
   /** How long to wait while another process runs the queue. */
   readonly waitMs: number
+  /** What the lock files say holds them (default: pm extract). */
+  readonly lockKind?: string
 }
 
 /** Runs the project's queue in the background graph, as a session of `dir` would, and waits for it. */
@@ -62,7 +64,7 @@ export const drainProject = (r: DrainRequest): Effect.Effect<DrainNowResult, { r
       yield* bg.start
       return yield* bg.drainNow({
         waitMs: r.waitMs,
-        lockKind: "pm extract",
+        lockKind: r.lockKind ?? "pm extract",
         onWait: (holder) => stderrLine(`pm: waiting for ${holder}, which runs this project's queue`)
       })
     }).pipe(Effect.provide(layer), Effect.scoped)

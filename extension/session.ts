@@ -22,6 +22,7 @@ import { memoryCommand, say } from "./command.ts"
 import { inShellWords } from "./commandInfo.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
+import { handsOffAtOnce } from "../src/background/queueWorker.ts"
 
 /**
  * Whether a session in `mode` runs its project's queued extractions. Not a one-shot run (print or json mode): it ends
@@ -192,7 +193,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
   pi.on("agent_settled", async (event, ctx) => {
     hold(ctx)
     await session((s) => s.settled(event.aborted))
-    await background((b) => b.settled(event.aborted))
+    // A one-shot run with a background worker starts no task of its own: its end hands the turn to the worker.
+    if (!handsOffAtOnce(ctx.mode, process.env)) await background((b) => b.settled(event.aborted))
   })
   pi.on("session_before_compact", async (event, ctx) => {
     hold(ctx)
@@ -226,9 +228,14 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
   })
   pi.on("session_shutdown", async (event, ctx) => {
     hold(ctx)
-    await background((b) => b.shutdown(event.reason))
+    const atOnce = handsOffAtOnce(ctx.mode, process.env)
+    const queued = await background((b) => b.shutdown(event.reason, atOnce))
     await session((s) => s.shutdown)
     await runtime.dispose()
+    if (atOnce && queued !== undefined) {
+      const { startQueueWorker } = await import("./queueWorker.ts")
+      startQueueWorker(queued)
+    }
   })
   const browse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) =>
     runtime.runPromise(Effect.flatMap(MemoryBrowse, f)).then(

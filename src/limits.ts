@@ -119,3 +119,17 @@ export const QUEUE_JOB_MAX_BYTES = 8 * 1024 * 1024
  * reach) before it is given up as a session's own run gives it up. Below it the job stays queued for the next drain.
  */
 export const QUEUE_JOB_MAX_ATTEMPTS = 3
+
+/**
+ * Ours: the longest a background worker (`pm extract --worker`, started by a print-mode session at its end) runs.
+ * It starts no further pass of the queue once this much time has gone by since it started, and it exits at this
+ * bound even in the middle of a job: that job's changes are rolled back by the next holder of extract.lock
+ * (whole or absent) and the job stays queued.
+ */
+export const QUEUE_WORKER_MAX_MS = 30 * 60_000
+
+/**
+ * Ours: the size of the background worker's log (memory-roots/<hash>/queue-worker.log) past which a new worker
+ * starts it afresh instead of adding to it; below or at it, each worker's lines are added to the end.
+ */
+export const QUEUE_WORKER_LOG_MAX_BYTES = 256 * 1024

@@ -37,7 +37,7 @@ import { DreamAttempt } from "./DreamAttempt.ts"
 import { makeBranchCursor } from "./branchCursor.ts"
 import { makeDreamRun } from "./dreamRun.ts"
 import { makeExtractionRun } from "./extractionRun.ts"
-import { makeHandOff } from "./handOff.ts"
+import { type HandedOff, makeHandOff } from "./handOff.ts"
 import { makeLifecycle } from "./lifecycle.ts"
 import { makeRunLog } from "./runLog.ts"
 import { makeScheduling } from "./scheduling.ts"
@@ -104,8 +104,9 @@ export interface BackgroundSessionShape {
   /**
    * `session_shutdown`: up to 60 s for background work (not for an extraction waiting for extract.lock, nor for a
    * drain of the queue), then interruption, and what is left to extract is queued; a reload stops it at once.
+   * `atOnce` (a one-shot run with a background worker): no wait; returns where a job was queued, if one was.
    */
-  readonly shutdown: (reason: string) => Effect.Effect<void>
+  readonly shutdown: (reason: string, atOnce?: boolean) => Effect.Effect<HandedOff | undefined>
   /** After `start`: the project's queued extractions run in the background (returns at once). */
   readonly drainQueued: Effect.Effect<void>
   /** `pm extract`: the project's queued extractions, run now and waited for. */

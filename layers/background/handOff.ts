@@ -2,8 +2,9 @@
  * The hand-off at a session's end: what the extraction still has to do on this branch (the cursor machine says Run)
  * becomes a job of the project's queue (src/background/queue.ts), and the cursor moves to the end of what was handed
  * over, recorded on the branch as every advance is, so a resumed session does not extract it twice. The person is
- * told in one sentence (one line on stderr in print mode) that the work was deferred and who completes it, and the
- * run history records it. A job that cannot be stored is told too, and the cursor stays: those messages are then
+ * told in one sentence (one line on stderr in print mode) that the work was deferred and who completes it (the
+ * background worker a one-shot run starts, or the next interactive session or `pm extract`), and the run history
+ * records it; the result names the queue that holds the job. A job that cannot be stored is told too, and the cursor stays: those messages are then
  * extracted only if this session is resumed. Nothing is handed over while extraction is off, the project is
  * untrusted or memory is inactive: such a session would not have extracted them either.
  */
@@ -26,10 +27,21 @@ import type { TaskValidity } from "./taskValidity.ts"
 
 const messages = (n: number) => `${n} message${n === 1 ? "" : "s"}`
 
-/** What the person reads once the work is queued; `waiting` counts every job of the project now. */
-export const deferredNotice = (count: number, omitted: number, waiting: number): string =>
-  `Project memory: the extraction of this session's last ${messages(count)} was deferred; ` +
-  `the next interactive session of this project or \`pm extract\` completes it (${waiting} extraction${waiting === 1 ? "" : "s"} queued now).` +
+/** Where a job was queued: the project's memory root and the folder its session ran in. */
+export interface HandedOff {
+  readonly memoryRootDir: string
+  readonly cwd: string
+}
+
+/**
+ * What the person reads once the work is queued; `waiting` counts every job of the project now; `worker`: a
+ * background worker is started for it (a one-shot run).
+ */
+export const deferredNotice = (count: number, omitted: number, waiting: number, worker = false): string =>
+  `Project memory: the extraction of this session's last ${messages(count)} ` +
+  (worker
+    ? `was handed to a background worker (pm extract), which saves what it holds after this run ends (${waiting} extraction${waiting === 1 ? "" : "s"} queued now).`
+    : `was deferred; the next interactive session of this project or \`pm extract\` completes it (${waiting} extraction${waiting === 1 ? "" : "s"} queued now).`) +
   (omitted > 0 ? ` Its ${messages(omitted)} before those did not fit the queue's bound of ${QUEUE_JOB_MAX_BYTES} bytes and were left out.` : "")
 
 export const makeHandOff = (
@@ -41,8 +53,11 @@ export const makeHandOff = (
     const store = makeQueueStore(yield* FileSystem)
     const registry = yield* ModelRegistry
 
-    /** Queues what is left to extract on this branch; `why` says why the session did not extract it itself. */
-    const handOff = (why: string): Effect.Effect<RunRecord | undefined> =>
+    /**
+     * Queues what is left to extract on this branch; `why` says why the session did not extract it itself; `worker`:
+     * a background worker will run it. Returns where the job went, when one was queued.
+     */
+    const handOff = (why: string, worker = false): Effect.Effect<HandedOff | undefined> =>
       Effect.gen(function*() {
         const a = yield* Ref.get(state.active)
         if (a === undefined || !(yield* parts.validity.switchedOn("extraction")) || !(yield* safe(host.isTrusted, false))) return undefined
@@ -73,7 +88,7 @@ export const makeHandOff = (
           }
           yield* parts.runLog.saveRun(a, record, false)
           yield* safe(host.notify(`Project memory: this session's last ${messages(decision.messageCount)} were not extracted and could not be queued for later: ${stored}. Resuming this session (pi --continue) extracts them.`, "warning"), undefined)
-          return record
+          return undefined
         }
         // Handed over: a resumed session starts after it.
         yield* parts.branch.advance(decision.advanceTo)
@@ -82,13 +97,13 @@ export const makeHandOff = (
           ...base,
           at: Date.now(),
           outcome: "queued",
-          detail: `${messages(job.messages)} queued for the next interactive session of this project or \`pm extract\`: ${why}` +
+          detail: `${messages(job.messages)} queued for ${worker ? "a background worker (pm extract)" : "the next interactive session of this project or \`pm extract\`"}: ${why}` +
             (job.omitted > 0 ? `; ${messages(job.omitted)} before them did not fit the queue's bound and were left out` : "")
         }
         yield* parts.runLog.saveRun(a, record)
         const waiting = (yield* store.summary(a.location.memoryRootDir)).count
-        yield* safe(host.notify(deferredNotice(job.messages, job.omitted, waiting), job.omitted > 0 ? "warning" : "info"), undefined)
-        return record
+        yield* safe(host.notify(deferredNotice(job.messages, job.omitted, waiting, worker), job.omitted > 0 ? "warning" : "info"), undefined)
+        return { memoryRootDir: a.location.memoryRootDir, cwd } satisfies HandedOff
       })
 
     return { handOff }

@@ -8,7 +8,9 @@
  * for the session's own background work, except that an extraction waiting for extract.lock held by another process
  * is not waited for (it is stopped at once, and the wait goes on for the rest); then invalidation interrupts what
  * still runs, and what the extraction did not cover is handed to the queue (handOff.ts). A reload stops everything at
- * once and hands nothing over: the reloaded extension goes on with the same session.
+ * once and hands nothing over: the reloaded extension goes on with the same session. A one-shot run whose queue has a
+ * background worker (src/background/queueWorker.ts) does not wait at all: its work is interrupted (what it saved is
+ * rolled back, whole or absent) and handed over at once; the result names the queue then, for the worker.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -117,15 +119,19 @@ export const makeLifecycle = (
       }
     })
 
-    const shutdown = (reason: string) =>
+    const shutdown = (reason: string, atOnce = false) =>
       Effect.gen(function*() {
         yield* parts.drain.stopDrain
         // The drain held extract.lock, perhaps: an extraction waiting for it now gets it, and says again if it still waits.
         yield* state.lockWaiting.close
         yield* Ref.set(state.ending, reason !== "reload")
-        const why = reason === "reload" ? undefined : yield* waitForWork
+        const why = reason === "reload"
+          ? undefined
+          : atOnce
+          ? "a one-shot run (pi -p) does not wait for its extraction"
+          : yield* waitForWork
         yield* parts.validity.invalidate(reason)
-        if (why !== undefined) yield* parts.handOff.handOff(why)
+        return why === undefined ? undefined : yield* parts.handOff.handOff(why, atOnce)
       })
 
     return { start, shutdown }

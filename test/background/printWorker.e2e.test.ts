@@ -1,0 +1,103 @@
+/**
+ * A print-mode run with the background worker on (PM_QUEUE_WORKER=1; the suite turns it off): a real `pi -p` states
+ * a fact and exits without waiting for its extraction (the strict provider holds every background request until Pi
+ * has exited, so a Pi that waited would hang past its bound), says in one stderr line that a background worker took
+ * the work, and the detached `pm extract --worker` it started saves the fact and its index line, empties the queue,
+ * logs what it did and ends: no process of this agent directory is left.
+ */
+import { spawn } from "node:child_process"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { SHUTDOWN_WAIT_MS } from "../../layers/background/lifecycle.ts"
+import { QUEUE_WORKER_LOG } from "../../src/background/queueWorker.ts"
+import { ensureBuilt, runPm } from "../support/pm.ts"
+import { type Reply, type StrictProvider, type StrictRequest, startStrictProvider } from "../support/strictProvider.ts"
+import { gitRepo, tempDir } from "../support/tmp.ts"
+import { type Recorded, taskTurn, topic } from "./harness.ts"
+import { exitWithin, kindOf, startPi, textOf } from "./pi.ts"
+
+beforeAll(() => ensureBuilt())
+
+let strict: StrictProvider | undefined
+afterEach(async () => {
+  await strict?.close()
+  strict = undefined
+})
+
+/** Live processes whose environment names `agentDir` (every process a Pi of that agent directory started). */
+const processesOf = (agentDir: string): ReadonlyArray<number> => {
+  const mark = `\0PI_CODING_AGENT_DIR=${agentDir}\0`
+  return readdirSync("/proc").filter((n) => /^\d+$/.test(n)).map(Number).filter((pid) => {
+    try {
+      return `\0${readFileSync(`/proc/${pid}/environ`, "utf8")}\0`.includes(mark)
+    } catch {
+      return false
+    }
+  })
+}
+
+/** Resolves when process `pid` (not our child) has ended: coreutils' tail follows it. */
+const ended = (pid: number) => new Promise<void>((resolve) => spawn("tail", [`--pid=${pid}`, "-f", "/dev/null"], { stdio: "ignore" }).on("exit", () => resolve()))
+
+describe("pi -p with the background worker", () => {
+  it("exits without waiting for its extraction; the detached worker saves the fact and its index line, then ends", async () => {
+    const agentDir = tempDir("pm-worker-agent-")
+    const repo = gitRepo()
+    strict = await startStrictProvider({ models: [{ id: "strict-1", contextWindow: 128_000, maxTokens: 16_384 }] })
+    writeFileSync(join(agentDir, "models.json"), JSON.stringify(strict.modelsJson(), null, 2))
+    const project = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { agentDir, home: agentDir })).stdout)
+    const memoryDir: string = project.memoryDir
+    const rootDir = join(project.storageRoot, "memory-roots", project.memoryRootHash)
+    const fact = `f${Math.random().toString(36).slice(2, 10)}`
+
+    let piExited!: () => void
+    const afterPi = new Promise<void>((resolve) => (piExited = resolve))
+    const index = join(memoryDir, "MEMORY.md")
+    strict.handler = async (r: StrictRequest): Promise<Reply> => {
+      const kind = kindOf(r)
+      if (kind === "selector") return { toolCalls: [{ name: "select_memories", arguments: { selected_memories: [] } }] }
+      if (kind === "main") return { text: "Noted." }
+      // Background work is answered only once Pi has gone: a Pi waiting for it would never exit within its bound.
+      await afterPi
+      if (!r.messages.map(textOf).join("\n").includes(`The fact is ${fact}.`)) return { text: "Nothing to save." }
+      switch (taskTurn(r as unknown as Recorded)) {
+        case 0:
+          return { toolCalls: [{ name: "write", arguments: { path: join(memoryDir, `fact-${fact}.md`), content: topic(`Fact ${fact}`, `the fact ${fact}`, "project", `The fact is ${fact}.`) } }] }
+        case 1:
+          return { toolCalls: [{ name: "write", arguments: { path: index, content: `- [Fact ${fact}](fact-${fact}.md) — the fact ${fact}\n` } }] }
+        default:
+          return { text: `Saved fact-${fact}.md.` }
+      }
+    }
+
+    const run = startPi(["-p", `Please remember this for later. The fact is ${fact}.`], repo, agentDir, { env: { PM_QUEUE_WORKER: "1" } })
+    // Well below the shutdown wait: a Pi that waited for its extraction is killed and fails here.
+    const exit = await exitWithin(run, SHUTDOWN_WAIT_MS / 2)
+    piExited()
+    expect(exit.signal, exit.stderr).toBeNull()
+    expect(exit.code, exit.stderr).toBe(0)
+    expect(exit.stdout).toContain("Noted.")
+    const told = exit.stderr.split("\n").filter((l) => l.includes("background worker"))
+    expect(told, exit.stderr).toEqual([
+      "Project memory: the extraction of this session's last 2 messages was handed to a background worker (pm extract), which saves what it holds after this run ends (1 extraction queued now)."
+    ])
+    expect(exit.stderr).not.toContain("was deferred")
+
+    // The worker's pid, as the run that started it logged it.
+    const log = () => readFileSync(join(rootDir, QUEUE_WORKER_LOG), "utf8")
+    const pid = Number(/ worker (\d+) started for /.exec(log())?.[1])
+    expect(pid).toBeGreaterThan(0)
+    await ended(pid)
+
+    expect(readFileSync(join(memoryDir, `fact-${fact}.md`), "utf8")).toContain(`The fact is ${fact}.`)
+    expect(readFileSync(index, "utf8")).toContain(`- [Fact ${fact}](fact-${fact}.md)`)
+    expect(readdirSync(join(rootDir, "queue")).filter((n) => n.endsWith(".json"))).toEqual([])
+    expect(log()).toMatch(/- saved 2 files \(fact-f[a-z0-9]+\.md, MEMORY\.md\)/)
+    expect(log()).toMatch(new RegExp(`The worker ${pid} ends\\.`))
+    expect(existsSync(join(rootDir, "locks", "queue.lock"))).toBe(false)
+    expect(processesOf(agentDir)).toEqual([])
+    // The job ran once, in the worker: one extraction's three turns.
+    expect(strict.requests.filter((r) => kindOf(r) === "background" && r.messages.map(textOf).join("\n").includes(fact)).length).toBe(3)
+  })
+})
