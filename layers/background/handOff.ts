@@ -65,7 +65,10 @@ export const makeHandOff = (
         const branch = (yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>
         const cursor = yield* parts.branch.branchCursor
         const decision = decideExtraction(branch, cursor, memoryPathTest(a, cwd))
-        if (decision._tag === "Skip") return undefined
+        if (decision._tag === "Skip") {
+          // Nothing of this run's to queue; jobs older runs left still get a worker when one is to run the queue.
+          return worker && (yield* store.summary(a.location.memoryRootDir)).count > 0 ? { memoryRootDir: a.location.memoryRootDir, cwd } : undefined
+        }
         const base = { kind: "extract" as const, trigger: "exit" as const, filesChanged: [], turns: 0, usage: zeroUsage }
         // The model this session's extraction would have used (config.json's, else the session's own).
         const model = yield* registry.resolve(a.background.extractor.model).pipe(

@@ -3,13 +3,18 @@
  * a fact and exits without waiting for its extraction (the strict provider holds every background request until Pi
  * has exited, so a Pi that waited would hang past its bound), says in one stderr line that a background worker took
  * the work, and the detached `pm extract --worker` it started saves the fact and its index line, empties the queue,
- * logs what it did and ends: no process of this agent directory is left.
+ * logs what it did and ends: no process of this agent directory is left. A run with nothing of its own to queue still
+ * starts the worker when an older run left a job.
  */
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import { SHUTDOWN_WAIT_MS } from "../../layers/background/lifecycle.ts"
+import * as Effect from "effect/Effect"
+import { makeQueueStore } from "../../layers/background/queueStore.ts"
+import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
+import { makeJob } from "../../src/background/queue.ts"
 import { QUEUE_WORKER_LOG } from "../../src/background/queueWorker.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { type Reply, type StrictProvider, type StrictRequest, startStrictProvider } from "../support/strictProvider.ts"
@@ -40,7 +45,66 @@ const processesOf = (agentDir: string): ReadonlyArray<number> => {
 /** Resolves when process `pid` (not our child) has ended: coreutils' tail follows it. */
 const ended = (pid: number) => new Promise<void>((resolve) => spawn("tail", [`--pid=${pid}`, "-f", "/dev/null"], { stdio: "ignore" }).on("exit", () => resolve()))
 
+/** The strict provider's script: nothing selected, "Noted." to the main agent, the extractor saving `fact` only after Pi exited. */
+const script = (memoryDir: string, fact: string, afterPi: Promise<void>) => async (r: StrictRequest): Promise<Reply> => {
+  const kind = kindOf(r)
+  if (kind === "selector") return { toolCalls: [{ name: "select_memories", arguments: { selected_memories: [] } }] }
+  if (kind === "main") return { text: "Noted." }
+  await afterPi
+  if (!r.messages.map(textOf).join("\n").includes(`The fact is ${fact}.`)) return { text: "Nothing to save." }
+  switch (taskTurn(r as unknown as Recorded)) {
+    case 0:
+      return { toolCalls: [{ name: "write", arguments: { path: join(memoryDir, `fact-${fact}.md`), content: topic(`Fact ${fact}`, `the fact ${fact}`, "project", `The fact is ${fact}.`) } }] }
+    case 1:
+      return { toolCalls: [{ name: "write", arguments: { path: join(memoryDir, "MEMORY.md"), content: `- [Fact ${fact}](fact-${fact}.md) — the fact ${fact}\n` } }] }
+    default:
+      return { text: `Saved fact-${fact}.md.` }
+  }
+}
+
 describe("pi -p with the background worker", () => {
+  it("a run with nothing of its own to queue still starts the worker for a job an older run left, which saves it", async () => {
+    const agentDir = tempDir("pm-worker-agent-")
+    const repo = gitRepo()
+    strict = await startStrictProvider({ models: [{ id: "strict-1", contextWindow: 128_000, maxTokens: 16_384 }] })
+    writeFileSync(join(agentDir, "models.json"), JSON.stringify(strict.modelsJson(), null, 2))
+    const project = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { agentDir, home: agentDir })).stdout)
+    const memoryDir: string = project.memoryDir
+    const rootDir = join(project.storageRoot, "memory-roots", project.memoryRootHash)
+    const fact = `f${Math.random().toString(36).slice(2, 10)}`
+    // A job an earlier session handed over, still waiting.
+    const made = makeJob({
+      session: "older-session",
+      cwd: repo,
+      queuedAt: Date.now(),
+      reason: "the session ended before these messages were extracted",
+      model: null,
+      cursor: undefined,
+      branch: [
+        { type: "message", id: "u1", message: { role: "user", content: `Please remember this for later. The fact is ${fact}.` } },
+        { type: "message", id: "a1", message: { role: "assistant", content: [{ type: "text", text: "Noted." }] } }
+      ]
+    })
+    if (made._tag !== "Job") throw new Error("no job")
+    await Effect.runPromise(makeQueueStore(makeNodeFileSystem()).enqueue(rootDir, made.job, made.text))
+
+    let piExited!: () => void
+    const afterPi = new Promise<void>((resolve) => (piExited = resolve))
+    strict.handler = script(memoryDir, fact, afterPi)
+    // Two words: nothing this run would extract.
+    const run = startPi(["-p", "hello there"], repo, agentDir, { env: { PM_QUEUE_WORKER: "1" } })
+    const exit = await exitWithin(run, SHUTDOWN_WAIT_MS / 2)
+    piExited()
+    expect(exit.code, exit.stderr).toBe(0)
+    expect(exit.stderr).not.toContain("background worker")
+    const pid = Number(/ worker (\d+) started for /.exec(readFileSync(join(rootDir, QUEUE_WORKER_LOG), "utf8"))?.[1])
+    expect(pid).toBeGreaterThan(0)
+    await ended(pid)
+    expect(readFileSync(join(memoryDir, `fact-${fact}.md`), "utf8")).toContain(`The fact is ${fact}.`)
+    expect(readdirSync(join(rootDir, "queue")).filter((n) => n.endsWith(".json"))).toEqual([])
+    expect(processesOf(agentDir)).toEqual([])
+  })
+
   it("exits without waiting for its extraction; the detached worker saves the fact and its index line, then ends", async () => {
     const agentDir = tempDir("pm-worker-agent-")
     const repo = gitRepo()
