@@ -62,16 +62,27 @@ const script = (memoryDir: string, fact: string, afterPi: Promise<void>) => asyn
   }
 }
 
+/** A project, its agent folder with the strict provider's model, where its memory and root live, and a fresh fact. */
+const workerProject = async () => {
+  const agentDir = tempDir("pm-worker-agent-")
+  const repo = gitRepo()
+  const provider = await startStrictProvider({ models: [{ id: "strict-1", contextWindow: 128_000, maxTokens: 16_384 }] })
+  strict = provider
+  writeFileSync(join(agentDir, "models.json"), JSON.stringify(provider.modelsJson(), null, 2))
+  const project = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { agentDir, home: agentDir })).stdout)
+  return {
+    provider,
+    agentDir,
+    repo,
+    memoryDir: project.memoryDir as string,
+    rootDir: join(project.storageRoot, "memory-roots", project.memoryRootHash),
+    fact: `f${Math.random().toString(36).slice(2, 10)}`
+  }
+}
+
 describe("pi -p with the background worker", () => {
   it("a run with nothing of its own to queue still starts the worker for a job an older run left, which saves it", async () => {
-    const agentDir = tempDir("pm-worker-agent-")
-    const repo = gitRepo()
-    strict = await startStrictProvider({ models: [{ id: "strict-1", contextWindow: 128_000, maxTokens: 16_384 }] })
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify(strict.modelsJson(), null, 2))
-    const project = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { agentDir, home: agentDir })).stdout)
-    const memoryDir: string = project.memoryDir
-    const rootDir = join(project.storageRoot, "memory-roots", project.memoryRootHash)
-    const fact = `f${Math.random().toString(36).slice(2, 10)}`
+    const { provider, agentDir, repo, memoryDir, rootDir, fact } = await workerProject()
     // A job an earlier session handed over, still waiting.
     const made = makeJob({
       session: "older-session",
@@ -90,7 +101,7 @@ describe("pi -p with the background worker", () => {
 
     let piExited!: () => void
     const afterPi = new Promise<void>((resolve) => (piExited = resolve))
-    strict.handler = script(memoryDir, fact, afterPi)
+    provider.handler = script(memoryDir, fact, afterPi)
     // Two words: nothing this run would extract.
     const run = startPi(["-p", "hello there"], repo, agentDir, { env: { PM_QUEUE_WORKER: "1" } })
     const exit = await exitWithin(run, SHUTDOWN_WAIT_MS / 2)
@@ -106,34 +117,13 @@ describe("pi -p with the background worker", () => {
   })
 
   it("exits without waiting for its extraction; the detached worker saves the fact and its index line, then ends", async () => {
-    const agentDir = tempDir("pm-worker-agent-")
-    const repo = gitRepo()
-    strict = await startStrictProvider({ models: [{ id: "strict-1", contextWindow: 128_000, maxTokens: 16_384 }] })
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify(strict.modelsJson(), null, 2))
-    const project = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { agentDir, home: agentDir })).stdout)
-    const memoryDir: string = project.memoryDir
-    const rootDir = join(project.storageRoot, "memory-roots", project.memoryRootHash)
-    const fact = `f${Math.random().toString(36).slice(2, 10)}`
+    const { provider, agentDir, repo, memoryDir, rootDir, fact } = await workerProject()
 
     let piExited!: () => void
     const afterPi = new Promise<void>((resolve) => (piExited = resolve))
     const index = join(memoryDir, "MEMORY.md")
-    strict.handler = async (r: StrictRequest): Promise<Reply> => {
-      const kind = kindOf(r)
-      if (kind === "selector") return { toolCalls: [{ name: "select_memories", arguments: { selected_memories: [] } }] }
-      if (kind === "main") return { text: "Noted." }
-      // Background work is answered only once Pi has gone: a Pi waiting for it would never exit within its bound.
-      await afterPi
-      if (!r.messages.map(textOf).join("\n").includes(`The fact is ${fact}.`)) return { text: "Nothing to save." }
-      switch (taskTurn(r as unknown as Recorded)) {
-        case 0:
-          return { toolCalls: [{ name: "write", arguments: { path: join(memoryDir, `fact-${fact}.md`), content: topic(`Fact ${fact}`, `the fact ${fact}`, "project", `The fact is ${fact}.`) } }] }
-        case 1:
-          return { toolCalls: [{ name: "write", arguments: { path: index, content: `- [Fact ${fact}](fact-${fact}.md) — the fact ${fact}\n` } }] }
-        default:
-          return { text: `Saved fact-${fact}.md.` }
-      }
-    }
+    // Background work is answered only once Pi has gone: a Pi waiting for it would never exit within its bound.
+    provider.handler = script(memoryDir, fact, afterPi)
 
     const run = startPi(["-p", `Please remember this for later. The fact is ${fact}.`], repo, agentDir, { env: { PM_QUEUE_WORKER: "1" } })
     // Well below the shutdown wait: a Pi that waited for its extraction is killed and fails here.
@@ -162,6 +152,6 @@ describe("pi -p with the background worker", () => {
     expect(existsSync(join(rootDir, "locks", "queue.lock"))).toBe(false)
     expect(processesOf(agentDir)).toEqual([])
     // The job ran once, in the worker: one extraction's three turns.
-    expect(strict.requests.filter((r) => kindOf(r) === "background" && r.messages.map(textOf).join("\n").includes(fact)).length).toBe(3)
+    expect(provider.requests.filter((r) => kindOf(r) === "background" && r.messages.map(textOf).join("\n").includes(fact)).length).toBe(3)
   })
 })
