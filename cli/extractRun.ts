@@ -12,6 +12,7 @@ import { extensionLayer } from "../layers/app/ExtensionApp.ts"
 import { BackgroundHost, BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import { PiToolkit } from "../layers/background/PiToolkit.ts"
 import type { DrainNowResult } from "../layers/background/sessionDrain.ts"
+import type { RunRecord } from "../src/background/runs.ts"
 import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
 import { Host, type HostShape } from "../layers/session/Host.ts"
 import { extensionsFromEnv, loadPiModelBackend } from "./PiModelRuntime.ts"
@@ -45,27 +46,56 @@ export interface DrainRequest {
   readonly lockKind?: string
 }
 
-/** Runs the project's queue in the background graph, as a session of `dir` would, and waits for it. */
-export const drainProject = (r: DrainRequest): Effect.Effect<DrainNowResult, { readonly message: string }> =>
+/** Pi's session folder for this project, where a dream reads the sessions it counts and consolidates. */
+export interface SessionFolder {
+  readonly dir: string
+  /** Not the folder Pi picks for this cwd by default: it may hold other projects' sessions. */
+  readonly shared: boolean
+}
+
+/** Runs `use` with a started background session of the extension's graph, as a session of `dir` would have it. */
+const withBackground = <A>(
+  r: { readonly dir: string; readonly agentDir: string; readonly trusted: boolean; readonly sessionFolder?: SessionFolder | undefined },
+  use: (bg: BackgroundSession["Type"]) => Effect.Effect<A>
+): Effect.Effect<A, { readonly message: string }> =>
   Effect.gen(function* () {
     const pi = yield* Effect.tryPromise({ try: () => importPiHost(), catch: (e) => ({ message: e instanceof Error ? e.message : String(e) }) })
     const models = ModelRegistry.layerOnFirstUse(
       Effect.flatMap(extensionsFromEnv(), (extensions) => loadPiModelBackend({ agentDir: r.agentDir, cwd: r.dir, extensions }))
     )
+    const folder = r.sessionFolder
     const layer = extensionLayer({
       host: Layer.succeed(Host, pmHost(r.dir, r.trusted)),
       models,
       toolkit: PiToolkit.layer(pi),
-      background: BackgroundHost.layerNoop,
+      background: folder === undefined
+        ? BackgroundHost.layerNoop
+        : Layer.succeed(BackgroundHost, { setStatus: () => Effect.void, codemode: Effect.succeed(undefined), sessionDir: Effect.succeed(folder) }),
       holderKind: "pm extract"
     })
     return yield* Effect.gen(function* () {
       const bg = yield* BackgroundSession
       yield* bg.start
-      return yield* bg.drainNow({
-        waitMs: r.waitMs,
-        lockKind: r.lockKind ?? "pm extract",
-        onWait: (holder) => stderrLine(`pm: waiting for ${holder}, which runs this project's queue`)
-      })
+      return yield* use(bg)
     }).pipe(Effect.provide(layer), Effect.scoped)
   })
+
+/** Runs the project's queue in the background graph, as a session of `dir` would, and waits for it. */
+export const drainProject = (r: DrainRequest): Effect.Effect<DrainNowResult, { readonly message: string }> =>
+  withBackground(r, (bg) =>
+    bg.drainNow({
+      waitMs: r.waitMs,
+      lockKind: r.lockKind ?? "pm extract",
+      onWait: (holder) => stderrLine(`pm: waiting for ${holder}, which runs this project's queue`)
+    }))
+
+/**
+ * The dream a session of `dir` would start after a settled turn, when it is due (time, then the sessions of
+ * `sessionFolder` since the last attempt); undefined when it is not due or the dream is switched off.
+ */
+export const dreamIfDue = (r: {
+  readonly dir: string
+  readonly agentDir: string
+  readonly trusted: boolean
+  readonly sessionFolder: SessionFolder
+}): Effect.Effect<RunRecord | undefined, { readonly message: string }> => withBackground(r, (bg) => bg.dreamIfDue)

@@ -1,7 +1,9 @@
 /**
  * Where `pm` finds Pi. Outside Pi there is no loader to hand the host over, and an install from the registry has no Pi
- * of its own (the host is a peer dependency), so the package is looked for in two places, in order:
+ * of its own (the host is a peer dependency), so the package is looked for in these places, in order:
  *
+ * 0. the Pi a one-shot run was running in, when it started this process as its background worker (its script is in
+ *    the worker's environment: src/background/queueWorker.ts), so the worker uses the same Pi, on PATH or not;
  * 1. by name, from this file: a development checkout's dev dependency, or a Pi installed beside this package (the
  *    same global prefix, or the same project's `node_modules`);
  * 2. the `pi` command on PATH: its real path leads to the package folder of the Pi the user runs.
@@ -11,6 +13,7 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { delimiter, dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { workerHandOver } from "../src/background/queueWorker.ts"
 
 export const PI_PACKAGE = "@earendil-works/pi-coding-agent"
 
@@ -20,7 +23,7 @@ export interface PiInstall {
   readonly version: string | null
   /** The module to import: the package's ES entry. */
   readonly entry: string
-  readonly foundBy: "package" | "path"
+  readonly foundBy: "host" | "package" | "path"
 }
 
 interface PackageJson {
@@ -86,8 +89,19 @@ const onPath = (env: NodeJS.ProcessEnv): PiInstall | undefined => {
   return undefined
 }
 
+const handedOver = (env: NodeJS.ProcessEnv): PiInstall | undefined => {
+  const script = workerHandOver(env).piScript
+  if (script === undefined) return undefined
+  try {
+    const root = piRootAbove(dirname(realpathSync(script)))
+    return root === undefined ? undefined : installAt(root, "host")
+  } catch {
+    return undefined
+  }
+}
+
 /** The Pi that `pm` would use, if any; reads package files only. */
-export const findPi = (env: NodeJS.ProcessEnv = process.env): PiInstall | undefined => byName() ?? onPath(env)
+export const findPi = (env: NodeJS.ProcessEnv = process.env): PiInstall | undefined => handedOver(env) ?? byName() ?? onPath(env)
 
 export const PI_MISSING =
   `Pi was not found: pm looked for the ${PI_PACKAGE} package beside this one and for a \`pi\` command on PATH. ` +

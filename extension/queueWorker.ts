@@ -10,7 +10,7 @@ import { spawn } from "node:child_process"
 import { closeSync, existsSync, openSync, statSync, writeSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { QUEUE_WORKER_LOG, workerLogFlag } from "../src/background/queueWorker.ts"
+import { QUEUE_WORKER_LOG, type WorkerHandOver, workerEnv, workerLogFlag } from "../src/background/queueWorker.ts"
 import type { HandedOff } from "../layers/background/handOff.ts"
 
 /** dist/pm.js as seen from a module at `moduleUrl`: beside it (the built bundle), or in ../dist (the sources). */
@@ -27,8 +27,11 @@ const sizeOf = (path: string): number | undefined => {
   }
 }
 
-/** Starts the worker for the queue `at` names; returns its pid, or undefined when none could start. */
-export const startQueueWorker = (at: HandedOff): number | undefined => {
+/**
+ * Starts the worker for the queue `at` names, handing it this Pi and its session folder (`over`); returns its pid,
+ * or undefined when none could start.
+ */
+export const startQueueWorker = (at: HandedOff, over: WorkerHandOver = {}): number | undefined => {
   const script = pmScriptFrom(import.meta.url)
   if (script === undefined) return undefined
   const logPath = join(at.memoryRootDir, QUEUE_WORKER_LOG)
@@ -44,7 +47,7 @@ export const startQueueWorker = (at: HandedOff): number | undefined => {
       cwd: at.cwd,
       detached: true,
       stdio: ["ignore", out, out],
-      env: { ...process.env, NO_COLOR: "1" }
+      env: { ...process.env, ...workerEnv(over), NO_COLOR: "1" }
     })
     // A failure to start is told by this event, after the call: the job stays queued, and the run ends as it would.
     child.on("error", () => undefined)

@@ -79,6 +79,14 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
     }
   })
 
+/** The session folder of `ctx`'s session, undefined for an in-memory session (it keeps no files). */
+const sessionFolderOf = (ctx: ExtensionContext | undefined): { readonly dir: string; readonly shared: boolean } | undefined => {
+  const manager = ctx?.sessionManager as (ExtensionContext["sessionManager"] & { usesDefaultSessionDir?: () => boolean }) | undefined
+  const dir = manager?.getSessionDir()
+  // A directory Pi did not pick for this cwd may hold other projects' sessions.
+  return dir === undefined || dir === "" ? undefined : { dir, shared: manager?.usesDefaultSessionDir?.() !== true }
+}
+
 const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<BackgroundHost> =>
   Layer.succeed(BackgroundHost, {
     setStatus: (kind, text) => Effect.sync(() => holder.current?.ui.setStatus(statusKeyOf(kind), text)),
@@ -87,12 +95,7 @@ const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Lay
       const settings = (pi.getSettings() as { codemode?: { mode?: string; inlineBudget?: number } }).codemode
       return { mode: settings?.mode === "only" ? ("only" as const) : ("on" as const), inlineBudget: settings?.inlineBudget }
     }),
-    sessionDir: Effect.sync(() => {
-      const manager = holder.current?.sessionManager as (ExtensionContext["sessionManager"] & { usesDefaultSessionDir?: () => boolean }) | undefined
-      const dir = manager?.getSessionDir()
-      // In-memory sessions keep no files; a directory Pi did not pick for this cwd may hold other projects' sessions.
-      return dir === undefined || dir === "" ? undefined : { dir, shared: manager?.usesDefaultSessionDir?.() !== true }
-    })
+    sessionDir: Effect.sync(() => sessionFolderOf(holder.current))
   })
 
 const layerFor = (pi: ExtensionAPI, holder: ContextHolder, host: PiToolkitShape) =>
@@ -234,7 +237,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     await runtime.dispose()
     if (atOnce && queued !== undefined) {
       const { startQueueWorker } = await import("./queueWorker.ts")
-      startQueueWorker(queued)
+      // The worker uses this Pi (argv[1] is its script) and checks the dream against this session folder.
+      startQueueWorker(queued, { piScript: process.argv[1], sessionFolder: sessionFolderOf(ctx) })
     }
   })
   const browse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) =>

@@ -17,6 +17,7 @@
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
+import * as Fiber from "effect/Fiber"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -92,6 +93,8 @@ export interface BackgroundSessionShape {
   readonly extractNow: Effect.Effect<RunRecord>
   /** `/memory dream`: wait for this session's running dream, then dream now (thresholds ignored, the lock never). */
   readonly dreamNow: Effect.Effect<RunRecord>
+  /** The dream a settled turn would start, when it is due and switched on, waited for; undefined when none ran. */
+  readonly dreamIfDue: Effect.Effect<RunRecord | undefined>
   /** `session_tree`: the cursor as it applies to the new branch; the captured request (the old branch's) is dropped. */
   readonly branchChanged: Effect.Effect<void>
   /**
@@ -158,6 +161,12 @@ export const makeBackgroundSession = Effect.gen(function*() {
         }),
     extractNow: extractAfterCurrent("manual"),
     dreamNow,
+    dreamIfDue: Effect.gen(function*() {
+      if (!(yield* switchedOn("dream"))) return undefined
+      let record: RunRecord | undefined
+      yield* Fiber.await(yield* dispatchDream("turn", (r) => void (record = r)))
+      return record
+    }),
     // Bounded: past the wait the extraction is interrupted (its cursor stays) and compaction goes ahead.
     beforeCompact: (signal) =>
       extractAfterCurrent("compaction").pipe(

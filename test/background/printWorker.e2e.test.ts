@@ -4,10 +4,11 @@
  * provider holds every one until Pi has exited), says in one stderr line that a background worker took
  * the work, and the detached `pm extract --worker` it started saves the fact and its index line, empties the queue,
  * logs what it did and ends: no process of this agent directory is left. A run with nothing of its own to queue still
- * starts the worker when an older run left a job.
+ * starts the worker when an older run left a job. A print-only person's memory is consolidated too: the worker
+ * checks the dream against the session folder of the run that started it and runs it when due.
  */
 import { spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import { SHUTDOWN_WAIT_MS } from "../../layers/background/lifecycle.ts"
@@ -158,5 +159,53 @@ describe("pi -p with the background worker", () => {
     expect(processesOf(agentDir)).toEqual([])
     // The job ran once, in the worker: one extraction's three turns.
     expect(provider.requests.filter((r) => kindOf(r) === "background" && r.messages.map(textOf).join("\n").includes(fact)).length).toBe(3)
+  })
+
+  it("runs the dream when it is due, with the session folder of the run that started it", async () => {
+    const { provider, agentDir, repo, memoryDir, rootDir, fact } = await workerProject()
+    // Never dreamed, and five other sessions of this project in the folder Pi picks for it: the dream is due.
+    const sessions = join(agentDir, "sessions", `--${repo.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`)
+    mkdirSync(sessions, { recursive: true })
+    const others = ["s1", "s2", "s3", "s4", "s5"].map((id) => `older-${id}`)
+    for (const id of others) writeFileSync(join(sessions, `${id}.jsonl`), `${JSON.stringify({ type: "session", id, cwd: repo })}\n`)
+
+    let piExited!: () => void
+    const afterPi = new Promise<void>((resolve) => (piExited = resolve))
+    const extraction = script(memoryDir, fact, afterPi)
+    const isDream = (r: StrictRequest) => r.messages.some((m) => textOf(m).includes("# Memory consolidation"))
+    provider.handler = async (r) => (isDream(r) ? { text: "Nothing to consolidate." } : extraction(r))
+
+    const run = startPi(["-p", `Please remember this for later. The fact is ${fact}.`], repo, agentDir, { env: { PM_QUEUE_WORKER: "1" } })
+    const exit = await exitWithin(run, SHUTDOWN_WAIT_MS + 60_000)
+    piExited()
+    expect(exit.code, exit.stderr).toBe(0)
+    const log = () => readFileSync(join(rootDir, QUEUE_WORKER_LOG), "utf8")
+    const pid = Number(/ worker (\d+) started for /.exec(log())?.[1])
+    await ended(pid)
+
+    expect(readFileSync(join(memoryDir, `fact-${fact}.md`), "utf8")).toContain(`The fact is ${fact}.`)
+    const dreams = provider.requests.filter(isDream)
+    expect(dreams.length).toBe(1)
+    // The dream was given the sessions of this project's folder, the run's own among them.
+    const told = dreams[0]!.messages.map(textOf).join("\n")
+    for (const id of others) expect(told).toContain(id)
+    expect(log()).toMatch(/Last dream:\s+\S+ turn: /)
+    expect(processesOf(agentDir)).toEqual([])
+  })
+
+  it("checks the dream but does not run it when it is not due", async () => {
+    const { provider, agentDir, repo, rootDir, memoryDir, fact } = await workerProject()
+    let piExited!: () => void
+    const afterPi = new Promise<void>((resolve) => (piExited = resolve))
+    provider.handler = script(memoryDir, fact, afterPi)
+    // No other session of this project: the dream is not due.
+    const run = startPi(["-p", `Please remember this for later. The fact is ${fact}.`], repo, agentDir, { env: { PM_QUEUE_WORKER: "1" } })
+    const exit = await exitWithin(run, SHUTDOWN_WAIT_MS + 60_000)
+    piExited()
+    expect(exit.code, exit.stderr).toBe(0)
+    const log = () => readFileSync(join(rootDir, QUEUE_WORKER_LOG), "utf8")
+    await ended(Number(/ worker (\d+) started for /.exec(log())?.[1]))
+    expect(log()).toContain("No dream is due.")
+    expect(provider.requests.filter((r) => r.messages.some((m) => textOf(m).includes("# Memory consolidation")))).toEqual([])
   })
 })
