@@ -9,10 +9,11 @@
  * Each install must succeed with no npm warning about install scripts and hold none of the dev dependencies; Pi's
  * list of loaded extensions must name the package (Pi's own resolution and labels, from the dev dependency of the
  * same version); then a `pi -p` against the strict HTTP provider declared in the agent folder's models.json runs a
- * scripted background extraction that writes a topic and the index. Needs the npm registry (the local one fetches other packages from it).
+ * scripted background extraction that writes a topic and the index; from the registry, a second one goes through the
+ * background worker of print mode, with Pi run by its path and not on PATH. Needs the npm registry (the local one fetches other packages from it).
  */
 import { DefaultPackageManager, InteractiveMode, SettingsManager } from "@earendil-works/pi-coding-agent"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -20,6 +21,7 @@ import { SELECTOR_MARK, TOOLS_HEADING, topic } from "../background/harness.ts"
 import { type GitDaemon, startGitDaemon } from "../support/gitDaemon.ts"
 import { installedPi, packTarball, run, userEnv } from "../support/install.ts"
 import { ensureBuilt, repoRoot } from "../support/pm.ts"
+import { QUEUE_WORKER_LOG } from "../../src/background/queueWorker.ts"
 import { type LocalRegistry, npmEnv, publish, startRegistry } from "../support/registry.ts"
 import { type Reply, type StrictProvider, type StrictRequest, startStrictProvider } from "../support/strictProvider.ts"
 import { gitRepo, tempAgent, tempDir } from "../support/tmp.ts"
@@ -58,6 +60,9 @@ const kindOf = (r: StrictRequest): "selector" | "background" | "main" =>
     : r.system.includes(TOOLS_HEADING) || r.messages.some((m: any) => m.role === "user" && textOf(m).includes(TOOLS_HEADING))
     ? "background"
     : "main"
+
+/** Resolves when process `pid` (not our child) has ended: coreutils' tail follows it. */
+const ended = (pid: number) => new Promise<void>((resolve) => spawn("tail", [`--pid=${pid}`, "-f", "/dev/null"], { stdio: "ignore" }).on("exit", () => resolve()))
 
 const TOPIC = topic("Package manager", "the user uses pnpm, never npm", "user", "The user always uses pnpm.")
 
@@ -104,15 +109,19 @@ const piListsAs = async (installed: Installed): Promise<Array<string>> => {
  * One `pi -p` in a fresh project with the installed package loaded by Pi from its settings: the main answer is
  * "ok", the selector chooses nothing, and the background extraction writes the topic, then the index, then ends.
  */
-const extractionWrites = async (installed: Installed): Promise<void> => {
+const extractionWrites = async (installed: Installed, viaWorker = false): Promise<void> => {
   const strict: StrictProvider = await startStrictProvider({ models: [{ id: "strict-1", contextWindow: 128_000, maxTokens: 16_384 }] })
   try {
     writeFileSync(join(installed.dirs.agentDir, "models.json"), JSON.stringify(strict.modelsJson(), null, 2))
-    const env = { ...installed.env, PI_OFFLINE: "1", NO_COLOR: "1" }
+    // Through the worker: Pi run by its path, not on PATH, so the worker can only use the Pi handed over to it.
+    const env = viaWorker
+      ? { ...userEnv(pi, installed.dirs, false), PI_OFFLINE: "1", NO_COLOR: "1", PM_QUEUE_WORKER: "1" }
+      : { ...installed.env, PI_OFFLINE: "1", NO_COLOR: "1" }
     const project = gitRepo()
     const located = await run(process.execPath, [join(installed.pkg, "dist", "pm.js"), "project", "--json", "--cwd", project], { env })
     expect(located.code, located.stderr).toBe(0)
-    const memoryDir = (JSON.parse(located.stdout) as { memoryDir: string }).memoryDir
+    const where = JSON.parse(located.stdout) as { memoryDir: string; storageRoot: string; memoryRootHash: string }
+    const memoryDir = where.memoryDir
     strict.handler = (r): Reply => {
       const kind = kindOf(r)
       if (kind === "selector") return { toolCalls: [{ name: "select_memories", arguments: { selected_memories: [] } }] }
@@ -127,6 +136,10 @@ const extractionWrites = async (installed: Installed): Promise<void> => {
     const r = await run(pi.piBin, ["--no-session", "--model", "strict/strict-1", "-p", "I always use pnpm"], { cwd: project, env })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout.trim()).toBe("ok")
+    if (viaWorker) {
+      const log = readFileSync(join(where.storageRoot, "memory-roots", where.memoryRootHash, QUEUE_WORKER_LOG), "utf8")
+      await ended(Number(/ worker (\d+) started for /.exec(log)?.[1]))
+    }
     expect(strict.requests.filter((q) => kindOf(q) === "background").length).toBeGreaterThanOrEqual(3)
     expect(readFileSync(join(memoryDir, "pnpm.md"), "utf8")).toBe(TOPIC)
     expect(readFileSync(join(memoryDir, "MEMORY.md"), "utf8")).toContain("(pnpm.md)")
@@ -144,6 +157,8 @@ describe("installed the ways Pi installs a package", () => {
     expect(published.pi).toEqual({ extensions: ["./index.ts"] })
     expect(await piListsAs(installed)).toEqual(["pi-project-memory"])
     await extractionWrites(installed)
+    // A print-only person: the run hands its extraction to the background worker, which saves it with the same Pi.
+    await extractionWrites(installed, true)
   })
 
   it("pi install git:git://…/owner/pi-project-memory: a clone of HEAD with no build, and an extraction writes a topic", async () => {
