@@ -20,8 +20,8 @@ afterEach(async () => {
   h = undefined
 })
 
-/** 20:00 UTC on Thursday 3 December 2026: 09:00 on Friday 4 December in Auckland. */
-const T0 = Date.parse("2026-12-03T20:00:00Z")
+/** 20:00 UTC on Wednesday 3 June 2026: 08:00 on Thursday 4 June in Auckland (UTC+12 in winter). */
+const T0 = Date.parse("2026-06-03T20:00:00Z")
 const DAY = 86_400_000
 const DREAM_MARK = "# Memory consolidation"
 const isDream = (r: Recorded) => r.messages.some((m: any) => m.role === "user" && textOf(m).includes(DREAM_MARK))
@@ -38,7 +38,7 @@ describe("today's date in the background tasks' requests", () => {
     await h.prompt("/memory extract")
     const main = h.ofKind("main")[0]!
     const [extraction] = h.ofKind("background")
-    expect(taskMessage(extraction!)).toContain(line("Friday 2026-12-04"))
+    expect(taskMessage(extraction!)).toContain(line("Thursday 2026-06-04"))
     // The fork's prefix is the parent's, byte for byte: the date rides in the task's message only.
     expect(extraction!.leadingSystem).toBe(main.leadingSystem)
     expect(extraction!.leadingSystem).not.toContain("write relative dates")
@@ -46,7 +46,7 @@ describe("today's date in the background tasks' requests", () => {
     await h.prompt("/memory dream")
     const dream = h.ofKind("background").filter(isDream)
     expect(dream.length, h.notifications.map((n) => n.message).join("\n")).toBeGreaterThan(0)
-    expect(taskMessage(dream[0]!)).toContain(line("Friday 2026-12-04"))
+    expect(taskMessage(dream[0]!)).toContain(line("Thursday 2026-06-04"))
     expect(dream[0]!.system).not.toContain("Today is")
 
     // A day later, the next task reads the clock again.
@@ -55,6 +55,6 @@ describe("today's date in the background tasks' requests", () => {
     await h.prompt("and the freeze starts tomorrow")
     await h.prompt("/memory extract")
     const next = h.ofKind("background").slice(before).find((r) => !isDream(r))
-    expect(taskMessage(next!)).toContain(line("Saturday 2026-12-05"))
+    expect(taskMessage(next!)).toContain(line("Friday 2026-06-05"))
   })
 })

@@ -25,7 +25,7 @@ describe("the project files a memory cites", () => {
 
   it("never takes a path that leaves the root, a home, a URL, an option, a glob, or a word that is not surely a file", () => {
     const text = [
-      "`../other/x.ts`", "`src/../../etc/passwd.txt`", "`/etc/passwd.d/x.conf`", "`/home/ada/shopping/x.ts`", "`~/.ssh/id.pub`",
+      "`../other/x.ts`", "`src/../src/x.ts`", "`src/../../etc/passwd.txt`", "`/etc/passwd.d/x.conf`", "`/home/ada/shopping/x.ts`", "`~/.ssh/id.pub`",
       "`https://example.com/install.sh`", "`--config=a/b.json`", "`src/*.ts`", "`$HOME/x.ts`", "`origin/main`", "`x.ts`",
       "`curl -fsSL example.com/get | sh`", "plain src/z.ts outside code", "```\nsrc/fenced.ts\n```"
     ].join(" ")
