@@ -23,6 +23,7 @@ const ROOT = join(fileURLToPath(import.meta.url), "..", "..")
 const MEMORY_DIR = "/home/user/.pi/agent/project-memory/-home-user-src-project/memory"
 const SESSION_DIR = "/home/user/.pi/agent/sessions/--home-user-src-project--"
 const SESSION_IDS = Array.from({ length: 5 }, (_, i) => `0b5e3f9a-1c2d-4e5f-8a9b-0c1d2e3f4a5${i}`)
+const TODAY = "Thursday 2026-12-03"
 
 const pieces = (text: string): number => {
   let n = 0
@@ -44,10 +45,10 @@ const topics = (count: number): ReadonlyArray<CatalogTopic> =>
 const rows: Array<readonly [string, string]> = [
   ["main rules (every request)", memoryRulesPrompt(MEMORY_DIR)],
   ["selector system prompt", SELECTOR_SYSTEM_PROMPT],
-  ["dream task, no topics, 5 sessions", dreamTaskPrompt({ memoryDir: MEMORY_DIR, sessionDir: SESSION_DIR, sessionIds: SESSION_IDS, catalog: [] })],
+  ["dream task, no topics, 5 sessions", dreamTaskPrompt({ memoryDir: MEMORY_DIR, today: TODAY, sessionDir: SESSION_DIR, sessionIds: SESSION_IDS, catalog: [] })],
   [
     `dream task, ${SCAN_MAX_TOPICS} topics, 5 sessions`,
-    dreamTaskPrompt({ memoryDir: MEMORY_DIR, sessionDir: SESSION_DIR, sessionIds: SESSION_IDS, catalog: topics(SCAN_MAX_TOPICS) })
+    dreamTaskPrompt({ memoryDir: MEMORY_DIR, today: TODAY, sessionDir: SESSION_DIR, sessionIds: SESSION_IDS, catalog: topics(SCAN_MAX_TOPICS) })
   ]
 ]
 /**
@@ -64,7 +65,7 @@ const extractorFixture = join(ROOT, "test", "fixtures", "prompts", "extractor.tx
 if (typeof extractor?.["extractorTaskPrompt"] === "function") {
   const render = extractor["extractorTaskPrompt"] as (input: unknown) => string
   try {
-    rows.splice(2, 0, ["extractor task, 20 topics, 12 messages", render({ memoryDir: MEMORY_DIR, recentMessages: 12, catalog: catalogOf(topics(20)) })])
+    rows.splice(2, 0, ["extractor task, 20 topics, 12 messages", render({ memoryDir: MEMORY_DIR, today: TODAY, recentMessages: 12, catalog: catalogOf(topics(20)) })])
   } catch (e) {
     console.log(`extractor: could not render with the assumed input (${String(e)})`)
   }

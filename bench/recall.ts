@@ -75,7 +75,7 @@ const main = async () => {
       }
     })
     const store = MemoryStore.layer.pipe(Layer.provide(FileSystem.layer))
-    const layer = Layer.mergeAll(store, Recall.layer.pipe(Layer.provide(Layer.merge(store, Selector.layer.pipe(Layer.provide(registry))))))
+    const layer = Layer.mergeAll(store, Recall.layer.pipe(Layer.provide(Layer.mergeAll(store, FileSystem.layer, Selector.layer.pipe(Layer.provide(registry))))))
 
     const program = Effect.gen(function* () {
       const recall = yield* Recall

@@ -1,11 +1,13 @@
 /** The handler of `pm recall` (its command line is in cli/commandLine.ts). */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { resolve } from "node:path"
 import { sha256Hex24 } from "../src/project/projectKey.ts"
 import { emptyRecallState } from "../src/recall/recallState.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
+import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { passesWhitespaceThreshold, Recall } from "../layers/recall/Recall.ts"
 import type { Parsed, recallOptions } from "./commandOptions.ts"
 import { memoryDirOf, orFail } from "./locate.ts"
@@ -16,6 +18,8 @@ export const recall = ({ cwd, json, memoryDir, model, select, query }: Parsed<ty
     Effect.gen(function* () {
       const config = yield* ConfigService
       const dir = yield* memoryDirOf(cwd, memoryDir)
+      // The project whose files the memories cite, located without writing (its cited files are checked against it).
+      const project = yield* (yield* ProjectLocator).inspect(resolve(cwd)).pipe(Effect.option)
       const modelFlag = Option.getOrUndefined(model)
       const { config: cfg } = yield* config.load
       const request = {
@@ -25,6 +29,7 @@ export const recall = ({ cwd, json, memoryDir, model, select, query }: Parsed<ty
         modelRef: modelFlag ?? cfg.selector.model,
         sessionId: `pm-cli-${sha256Hex24(dir)}`,
         nowMs: Date.now(),
+        ...(Option.isSome(project) ? { projectRoot: project.value.projectRoot } : {}),
         ...(select.length > 0 ? { select } : {})
       }
       if (select.length === 0 && !passesWhitespaceThreshold(query)) {

@@ -2,6 +2,7 @@
  * `pm on|off [PART] [--project]`, `pm remember TEXT`, `pm context`: the switches of config.json, a person's explicit
  * save, and what memory adds to a request of this project.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
@@ -11,6 +12,7 @@ import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { describeSwitches, type Feature, switchesFor, switchPath } from "../src/project/config.ts"
 import { type ContextPart, formatContext, memorySections, summarizeContext, wrapSection } from "../src/session/memoryContext.ts"
+import { DATE_SECTION, todayText } from "../src/session/today.ts"
 import type { contextOptions, Parsed, rememberOptions, switchOptions } from "./commandOptions.ts"
 import { inspect, locate, waitOf } from "./locate.ts"
 import { EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit } from "./output.ts"
@@ -81,7 +83,8 @@ export const context = ({ cwd, json }: Parsed<typeof contextOptions>) =>
       const sections = memorySections(location.memoryDir, index.text)
       parts.push(
         { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", sections.rules) },
-        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", sections.indexSection) }
+        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", sections.indexSection) },
+        { name: DATE_SECTION, where: "system prompt", text: wrapSection(DATE_SECTION, todayText(yield* Clock.currentTimeMillis)) }
       )
     }
     const summary = summarizeContext(parts)

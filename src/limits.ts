@@ -67,6 +67,13 @@ export const SELECTOR_WAIT_MS = 2_000
 
 /** Staleness: a reminder when floor(age / day) > 1, so from 48 hours on. */
 export const DAY_MS = 86_400_000
+/**
+ * Ours: staleness by content. A recalled memory's cited project files (paths in its inline code) are checked, at most
+ * this many per memory (the first ones cited), by a stat each: gone, or changed after the memory was.
+ */
+export const RECALL_CITED_PATHS_MAX = 5
+/** Ours: a cited path longer than this many characters is not a path worth a stat (and is never checked). */
+export const RECALL_CITED_PATH_MAX_CHARS = 256
 
 /** Lint. */
 export const DESCRIPTION_MAX_CHARS = 300

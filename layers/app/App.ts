@@ -27,6 +27,6 @@ export const browseLayer: Layer.Layer<MemoryBrowse, never, FileSystem | MemorySt
 )
 
 /** Recall and its Selector over the entry's ModelRegistry and MemoryStore. */
-export const recallLayer: Layer.Layer<Recall | Selector, never, MemoryStore | ModelRegistry> = Recall.layer.pipe(
+export const recallLayer: Layer.Layer<Recall | Selector, never, MemoryStore | ModelRegistry | FileSystem> = Recall.layer.pipe(
   Layer.provideMerge(Selector.layer)
 )

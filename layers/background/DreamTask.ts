@@ -1,10 +1,12 @@
 /** The consolidation task behind Dream (Dream.ts, its interface dreamInterface.ts): imported at the first dream. */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { backgroundToolsSection } from "../../src/background/prompts/backgroundTools.ts"
 import { dreamTaskPrompt } from "../../src/background/prompts/dream.ts"
 import { BACKGROUND_SYSTEM_PROMPT } from "../../src/background/prompts/extractor.ts"
 import { memoryRulesSection } from "../../src/session/memoryRules.ts"
+import { localDay } from "../../src/session/today.ts"
 import { join } from "node:path"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
@@ -57,6 +59,7 @@ export const makeDream = Effect.gen(function*() {
           messages: [],
           instructions: dreamTaskPrompt({
             memoryDir,
+            today: localDay(yield* Clock.currentTimeMillis),
             sessionDir: request.sessionDir,
             sessionIds: request.sessionIds,
             catalog: catalog.listed,

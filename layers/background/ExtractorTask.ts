@@ -1,6 +1,7 @@
 /** The extraction task behind Extractor (Extractor.ts, its interface extractorInterface.ts): imported at the first extraction. */
 import type { Message } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
+import * as Clock from "effect/Clock"
 import { conversationText } from "../../src/background/conversationText.ts"
 import * as Exit from "effect/Exit"
 import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
@@ -10,6 +11,7 @@ import { forkTools, forkVerdict, stripForeignReasoning } from "../../src/backgro
 import { backgroundToolsSection } from "../../src/background/prompts/backgroundTools.ts"
 import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/background/prompts/extractor.ts"
 import { memoryRulesPrompt, memoryRulesSection } from "../../src/session/memoryRules.ts"
+import { localDay } from "../../src/session/today.ts"
 import { estimateInputTokens, fittingSuffix, maxInputTokens, messageChars, requestChars, tokensOfChars } from "../../src/model/requestFit.ts"
 import { locksDirOf } from "../../src/storage/layout.ts"
 import { LockService } from "../storage/LockService.ts"
@@ -103,8 +105,9 @@ export const makeExtractor = Effect.gen(function*() {
         const rules = memoryRulesPrompt(memoryDir)
         const model = request.model
         const identity = { provider: model.provider, api: model.api, id: model.id }
+        const today = localDay(yield* Clock.currentTimeMillis)
         const promptFor = (recentMessages: number) =>
-          extractorTaskPrompt({ memoryDir, recentMessages, catalog: store.catalog(shown), unlisted: topics.length - shown.length })
+          extractorTaskPrompt({ memoryDir, today, recentMessages, catalog: store.catalog(shown), unlisted: topics.length - shown.length })
         const parent = request.parent
         const verdict = forkVerdict(
           parent === undefined ? undefined : { model: parent.model, tools: parentTools(parent.messages) },

@@ -1,7 +1,8 @@
 /**
  * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), the candidates (every
  * topic ranked against the text, the best and then the newest within the catalog's budget), selection, bounded
- * reads, sanitized rendering, and the next branch state. Shared by `pm recall` and the extension.
+ * reads, the cited project files checked (citedFiles.ts), sanitized rendering, and the next branch state. Shared by
+ * `pm recall` and the extension.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,6 +13,8 @@ import { renderRecall, type RecalledFile } from "../../src/recall/recall.ts"
 import { budgetExhausted, withRecall, type BranchRecallState } from "../../src/recall/recallState.ts"
 import { sanitizeMemoryText } from "../../src/safety/sanitize.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
+import { FileSystem } from "../storage/FileSystem.ts"
+import { makeCitedCheck } from "./citedFiles.ts"
 import type { Topic } from "../memory/topicScan.ts"
 import { Selector } from "./Selector.ts"
 
@@ -22,6 +25,8 @@ export interface RecallRequest {
   readonly modelRef: string | undefined
   readonly sessionId: string
   readonly nowMs: number
+  /** The project the memories belong to: the files they cite are checked against it (none checked without it). */
+  readonly projectRoot?: string
   /** Skip the model and render these files (`pm recall --select`). */
   readonly select?: ReadonlyArray<string>
 }
@@ -61,6 +66,7 @@ const showableName = (t: Topic): boolean => {
 export const makeRecall = Effect.gen(function* () {
   const store = yield* MemoryStore
   const selector = yield* Selector
+  const checkCited = makeCitedCheck(yield* FileSystem)
 
   // Untraced: it runs on every request (see MemoryStore's per-request reads).
   const recall = Effect.fnUntraced(function* (request: RecallRequest) {
@@ -110,7 +116,10 @@ export const makeRecall = Effect.gen(function* () {
     const reads: Array<RecalledFile> = []
     for (const name of names) {
       const read = yield* store.readForRecall(request.memoryDir, name).pipe(Effect.either)
-      if (read._tag === "Right") reads.push(read.right)
+      if (read._tag === "Right") {
+        const root = request.projectRoot
+        reads.push(root === undefined ? read.right : { ...read.right, cited: yield* checkCited(root, read.right.window.text, read.right.mtimeMs) })
+      }
       else warnings.push(`Memory ${name} was selected but could not be read: ${read.left.reason}.`)
     }
     const rendering = renderRecall(reads, request.nowMs)
@@ -133,5 +142,5 @@ export const makeRecall = Effect.gen(function* () {
 export class Recall extends Context.Tag("pm/Recall")<Recall, RecallShape>() {
   /** The service's one constructor (its layer's, and the extension graph's). */
   static readonly make = makeRecall
-  static readonly layer: Layer.Layer<Recall, never, MemoryStore | Selector> = Layer.effect(Recall, Recall.make)
+  static readonly layer: Layer.Layer<Recall, never, MemoryStore | Selector | FileSystem> = Layer.effect(Recall, Recall.make)
 }

@@ -1,8 +1,10 @@
 /**
  * The system prompt sections memory adds to a request: the rules and the index, built once into a snapshot that
- * is reused byte for byte (cache-friendly), and a notice after them when MEMORY.md changed since the snapshot. The
- * index file is read again only when its stat says it may have changed. Selects no topic (recall does that).
+ * is reused byte for byte (cache-friendly), today's date (from Effect's Clock, a day at a time, so the section changes
+ * at most once a day), and a notice after them when MEMORY.md changed since the snapshot. The index file is read again
+ * only when its stat says it may have changed. Selects no topic (recall does that).
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
@@ -11,6 +13,7 @@ import { trimIndex } from "../../src/memory/memoryIndex.ts"
 import { sanitizeMemoryText } from "../../src/safety/sanitize.ts"
 import { memorySections } from "../../src/session/memoryContext.ts"
 import { indexChangedNotice } from "../../src/session/memoryRules.ts"
+import { DATE_SECTION, todayText } from "../../src/session/today.ts"
 import { INDEX_FILE } from "../../src/storage/layout.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
@@ -53,6 +56,9 @@ export const makePromptSections = (state: SessionState) =>
         return current !== snap.index ? indexChangedNotice(sanitizeMemoryText(a.location.memoryDir)) : undefined
       })
 
+    /** The date section's text now. */
+    const today = Effect.map(Clock.currentTimeMillis, todayText)
+
     /** Fills Pi's sections for the next request (edited in place), building the snapshot on first use. */
     const fill = (a: Active, sections: Record<string, string>) =>
       Effect.gen(function* () {
@@ -63,11 +69,13 @@ export const makePromptSections = (state: SessionState) =>
         }
         sections["auto_memory"] = snap.rules
         sections["auto_memory_index"] = snap.indexSection
+        // Its own section after the snapshot: a new day changes these few words only, as one patch after the prefix.
+        sections[DATE_SECTION] = yield* today
         // The snapshot is reused byte for byte; a changed index only adds a notice after it. The file is read again
         // only when its stat says it may have changed.
         const notice = yield* changedNotice(a, snap)
         if (notice !== undefined) sections["auto_memory_notice"] = notice
       })
 
-    return { buildSnapshot, changedNotice, fill }
+    return { buildSnapshot, changedNotice, fill, today }
   })

@@ -66,6 +66,7 @@ export const makeRecallHook = (state: SessionState, sections: PromptSections) =>
         const work = Effect.gen(function* () {
           const computed = yield* recall.recall({
             memoryDir: a.location.memoryDir,
+            projectRoot: a.location.projectRoot,
             query,
             state: yield* Ref.get(branchState),
             modelRef: a.config.selector.model,

@@ -9,6 +9,7 @@ import { decodeBackgroundConfig } from "../../src/background/config.ts"
 import { trimIndex } from "../../src/memory/memoryIndex.ts"
 import { switchesFor } from "../../src/project/config.ts"
 import { type ContextPart, wrapSection } from "../../src/session/memoryContext.ts"
+import { DATE_SECTION } from "../../src/session/today.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { ConfigService } from "../project/ConfigService.ts"
@@ -83,7 +84,8 @@ export const makeSessionStatus = (state: SessionState, sections: PromptSections)
       const snap = (yield* Ref.get(snapshot)) ?? (yield* sections.buildSnapshot(a))
       const parts: Array<ContextPart> = [
         { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", snap.rules) },
-        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", snap.indexSection) }
+        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", snap.indexSection) },
+        { name: DATE_SECTION, where: "system prompt", text: wrapSection(DATE_SECTION, yield* sections.today) }
       ]
       const notice = yield* sections.changedNotice(a, snap)
       if (notice !== undefined) parts.push({ name: "auto_memory_notice", where: "system prompt", text: wrapSection("auto_memory_notice", notice) })

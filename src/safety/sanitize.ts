@@ -1,7 +1,7 @@
 /** sanitizeMemoryText (DECISIONS D5): what memory text must look like before it reaches a model. Pure. */
 
 /** Tags the extension emits. Memory text must never be able to open or close one of them. */
-export const RESERVED_TAGS = ["system-reminder", "auto_memory", "auto_memory_index", "auto_memory_notice", "memory_recall"] as const
+export const RESERVED_TAGS = ["system-reminder", "auto_memory", "auto_memory_index", "auto_memory_notice", "auto_memory_date", "memory_recall"] as const
 
 /** `<` and characters that render like it. */
 const LT_LOOKALIKES = "<\uFF1C\uFE64\u2039\u3008\u27E8\u276E\u02C2\u2329\u1438"

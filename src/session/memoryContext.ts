@@ -18,7 +18,7 @@ export const memorySections = (memoryDir: string, indexText: string): { readonly
 }
 
 export interface ContextPart {
-  /** `auto_memory`, `auto_memory_index`, `auto_memory_notice`, or "recall" for the last recall's message. */
+  /** `auto_memory`, `auto_memory_index`, `auto_memory_date`, `auto_memory_notice`, or "recall" for the last recall's message. */
   readonly name: string
   /** Where it goes: a system-prompt section, or a hidden message beside the user's. */
   readonly where: "system prompt" | "message"

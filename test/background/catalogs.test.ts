@@ -42,7 +42,7 @@ describe("the conversation's text the extractor's catalog is ranked against", ()
 
 describe("the extractor's prompt", () => {
   it("is its fixture's text when nothing is left out, and says how many are when some are", () => {
-    const base = { memoryDir: "/m", recentMessages: 2, catalog: "- [user] a.md (2026-01-01T00:00:00.000Z): a" }
+    const base = { memoryDir: "/m", today: "Thursday 2026-12-03", recentMessages: 2, catalog: "- [user] a.md (2026-01-01T00:00:00.000Z): a" }
     expect(extractorTaskPrompt({ ...base, unlisted: 0 })).toBe(extractorTaskPrompt(base))
     expect(extractorTaskPrompt({ ...base, unlisted: 4_800 })).toContain("a\n(4,800 more memories are not listed: the ones above are those closest to these messages")
   })

@@ -8,17 +8,17 @@ const fixture = (name: string) => readFileSync(join(import.meta.dirname, "../fix
 
 describe("extractor task prompt", () => {
   it("matches its fixture word for word; only the directory, the message count and the catalog are filled in", () => {
-    expect(extractorTaskPrompt({ memoryDir: "{{MEMORY_DIR}}", recentMessages: 7, catalog: "{{CATALOG}}" })).toBe(fixture("extractor.txt"))
-    const filled = extractorTaskPrompt({ memoryDir: "/m", recentMessages: 3, catalog: "- [user] a.md (2026-01-01T00:00:00.000Z): a" })
-    expect(filled).toBe(fixture("extractor.txt").replaceAll("{{MEMORY_DIR}}", "/m").replaceAll("7", "3").replace("{{CATALOG}}", "- [user] a.md (2026-01-01T00:00:00.000Z): a"))
+    expect(extractorTaskPrompt({ memoryDir: "{{MEMORY_DIR}}", today: "{{TODAY}}", recentMessages: 7, catalog: "{{CATALOG}}" })).toBe(fixture("extractor.txt"))
+    const filled = extractorTaskPrompt({ memoryDir: "/m", today: "Thursday 2026-12-03", recentMessages: 3, catalog: "- [user] a.md (2026-01-01T00:00:00.000Z): a" })
+    expect(filled).toBe(fixture("extractor.txt").replaceAll("{{MEMORY_DIR}}", "/m").replaceAll("7", "3").replace("{{TODAY}}", "Thursday 2026-12-03").replace("{{CATALOG}}", "- [user] a.md (2026-01-01T00:00:00.000Z): a"))
   })
   it("says so when there are no memories yet, instead of an empty catalog", () => {
-    const text = extractorTaskPrompt({ memoryDir: "/m", recentMessages: 2, catalog: "" })
+    const text = extractorTaskPrompt({ memoryDir: "/m", today: "Thursday 2026-12-03", recentMessages: 2, catalog: "" })
     expect(text).toContain("holds no memories yet")
     expect(text).not.toContain("newest first")
   })
   it("covers the checklist: two-step read/write plan, no verification, remember and forget, the fixed nothing line", () => {
-    const text = extractorTaskPrompt({ memoryDir: "/m", recentMessages: 2, catalog: "" })
+    const text = extractorTaskPrompt({ memoryDir: "/m", today: "Thursday 2026-12-03", recentMessages: 2, catalog: "" })
     expect(text).toContain("no git commands")
     expect(text).toContain("first read")
     expect(text).toContain("explicitly asked to remember")

@@ -198,12 +198,16 @@ describe("pm context", () => {
     const t = setup()
     await t.pm("remember", "Releases are tagged from main after CI passes")
     const json = JSON.parse((await t.pm("context", "--json")).stdout)
-    expect(json.parts.map((p: { name: string }) => p.name)).toEqual(["auto_memory", "auto_memory_index"])
+    expect(json.parts.map((p: { name: string }) => p.name)).toEqual(["auto_memory", "auto_memory_index", "auto_memory_date"])
     const index = json.parts[1]
     expect(index.text).toBe(`<auto_memory_index>\n- [Releases are tagged from main after CI passes](releases-are-tagged-from-main-after-ci.md)\n</auto_memory_index>`)
     expect(index.chars).toBe(index.text.length)
     expect(index.tokens).toBe(Math.ceil(index.text.length / 4))
-    expect(json.chars).toBe(json.parts[0].chars + index.chars)
+    // Today's local date, as a session of this project would be told it (the child runs in this process's time zone).
+    const d = new Date()
+    const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`
+    expect(json.parts[2].text).toMatch(new RegExp(`^<auto_memory_date>\nToday is [A-Z][a-z]+day ${today} \\(the user's local date\\)\\.\n</auto_memory_date>$`))
+    expect(json.chars).toBe(json.parts[0].chars + index.chars + json.parts[2].chars)
     const text = await t.pm("context")
     expect(text.stdout).toMatch(/^auto_memory_index \(system prompt\): \d+ characters, about \d+ tokens$/m)
     expect(text.stdout).toMatch(/^Total: [\d,]+ characters, about [\d,]+ tokens/m)

@@ -66,13 +66,16 @@ describe("/memory context", () => {
     const recallMessage = h.mainRequests().at(-1)!.messages.map((m: any) => (typeof m.content === "string" ? m.content : m.content.map((c: any) => c.text ?? "").join(""))).find((t: string) => t.includes("release.md"))
     const reply = await text(h, "/memory context")
     const sizes = reply.split("\n").filter((l) => / characters, about [\d,]+ tokens/.test(l))
-    expect(sizes.map((l) => l.split(" ")[0])).toEqual(["auto_memory", "auto_memory_index", "recall", "Total:"])
+    expect(sizes.map((l) => l.split(" ")[0])).toEqual(["auto_memory", "auto_memory_index", "auto_memory_date", "recall", "Total:"])
     expect(reply).toContain(`<auto_memory_index>\n${INDEX.trim()}\n</auto_memory_index>`)
     // What the system prompt carries is what the context shows, byte for byte.
     const system = h.mainRequests().at(-1)!.system
     const index = `<auto_memory_index>\n${INDEX.trim()}\n</auto_memory_index>`
     expect(system).toContain(index)
     expect(reply).toContain(`auto_memory_index (system prompt): ${index.length} characters, about ${Math.ceil(index.length / 4)} tokens`)
+    const date = /<auto_memory_date>\n.*\n<\/auto_memory_date>/.exec(system)?.[0]
+    expect(date).toBeDefined()
+    expect(reply).toContain(date)
     expect(reply).toMatch(/^recall \(message\): [\d,]+ characters, about [\d,]+ tokens — the last recall, for "how do we tag and publish a release": release\.md$/m)
     expect(recallMessage).toBeDefined()
     expect(reply).toContain(recallMessage)

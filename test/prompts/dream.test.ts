@@ -17,6 +17,7 @@ const topics: ReadonlyArray<CatalogTopic> = [
 /** The fixed input the fixture was rendered from. */
 const fixedInput: DreamPromptInput = {
   memoryDir: "/home/ada/.pi/agent/project-memory/-home-ada-src-shop/memory",
+  today: "Wednesday 2026-07-01",
   sessionDir: "/home/ada/.pi/agent/sessions/--home-ada-src-shop--",
   sessionIds: ["0b5e3f9a-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910", "custom-session-1"],
   catalog: topics,
@@ -52,7 +53,7 @@ describe("dream task prompt", () => {
   })
 
   it("defaults to 80% of the index window and states the line limit the lint applies", () => {
-    const text = dreamTaskPrompt({ memoryDir: "/m", sessionDir: "/s", sessionIds: [], catalog: [] })
+    const text = dreamTaskPrompt({ memoryDir: "/m", today: "Wednesday 2026-07-01", sessionDir: "/s", sessionIds: [], catalog: [] })
     expect(text).toContain(`at most ${BACKFILL_MAX_LINES} lines and ${BACKFILL_MAX_UNITS.toLocaleString("en-US")} characters`)
     expect(text).toContain(`each at most ${INDEX_LINE_MAX_CHARS} characters`)
     expect(dreamTaskPrompt({ ...fixedInput, indexMaxLines: 12, indexMaxChars: 3_000 })).toContain("at most 12 lines and 3,000 characters")
