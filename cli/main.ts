@@ -80,7 +80,7 @@ const helpText = (text: string): string =>
  * to pass several words, an unknown subcommand is named.
  */
 /** The options of any subcommand that take a value (the word after them is not a subcommand). */
-const TAKES_VALUE = new Set(["--cwd", "--memory-dir", "--model", "--select", "--limit", "--wait", "--to"])
+const TAKES_VALUE = new Set(["--cwd", "--memory-dir", "--model", "--select", "--limit", "--wait", "--to", "--set"])
 const errorWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
   pmWording(args).map((a) => {
     if (typeof a !== "string") return a

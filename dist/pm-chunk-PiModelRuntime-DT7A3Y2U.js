@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{a,b,c,d,e}from"./pm-chunk-chunk-Y2RAIHJT.js";import"./pm-chunk-chunk-L7NFBCT3.js";import"./pm-chunk-chunk-OYY3W7JP.js";import"./pm-chunk-chunk-3O353RX5.js";import"./pm-chunk-chunk-RUYNJAYJ.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-ILOCNFNF.js";import"./pm-chunk-chunk-XZGCZZUH.js";import"./pm-chunk-chunk-BJ4S7XPI.js";import"./pm-chunk-chunk-TZNAT6UJ.js";import"./pm-chunk-chunk-BVHI2QRO.js";export{a as ModelRuntimeLoadError,b as ProviderExtensionRejected,c as extensionsFromEnv,d as loadPiModelBackend,e as piModelRegistry};
+//# sourceMappingURL=pm-chunk-PiModelRuntime-DT7A3Y2U.js.map

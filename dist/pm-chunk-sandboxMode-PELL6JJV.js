@@ -1,0 +1,4 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{c as f}from"./pm-chunk-chunk-NQO3HHU2.js";import"./pm-chunk-chunk-6DVLFWMB.js";import"./pm-chunk-chunk-YNXWSZ3O.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-EPR6NCCK.js";import"./pm-chunk-chunk-RUYNJAYJ.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-K5QWENCI.js";import"./pm-chunk-chunk-ILOCNFNF.js";import"./pm-chunk-chunk-XZGCZZUH.js";import"./pm-chunk-chunk-BJ4S7XPI.js";import"./pm-chunk-chunk-TZNAT6UJ.js";import{df as t,hf as o,ig as e}from"./pm-chunk-chunk-BVHI2QRO.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
+`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
+//# sourceMappingURL=pm-chunk-sandboxMode-PELL6JJV.js.map
