@@ -24,6 +24,10 @@ describe("pm eval's usage figures", () => {
     const set = tempDir("pm-eval-set-")
     writeFileAt(join(set, "memory", "release.md"), topicText({ name: "Release", description: "Tag from main on Tuesdays", type: "project" }))
     writeFileAt(join(set, "memory", "style.md"), topicText({ name: "Style", description: "Two-space indent", type: "user" }))
+    // Enough topics that the second request's catalog is read from the provider's cache (past 1,024 tokens).
+    for (let i = 0; i < 80; i++) {
+      writeFileAt(join(set, "memory", `note-${i}.md`), topicText({ name: `Note ${i}`, description: `A note about part ${i} of the build, its owner and the way it is deployed to staging`, type: "project" }))
+    }
     writeFileSync(join(set, "prompts.jsonl"), [
       JSON.stringify({ prompt: "how do we cut a release", expect: ["release.md"] }),
       JSON.stringify({ prompt: "what is two plus two", expect: [] })
@@ -49,6 +53,7 @@ describe("pm eval's usage figures", () => {
     expect(u.requests).toBe(2)
     expect(u.input_tokens + u.cache_read_tokens).toBe(strict.requests.reduce((n, q) => n + estimateWireTokens(q.body), 0))
     expect(u.output_tokens).toBeGreaterThan(0)
+    expect(u.cache_read_tokens).toBeGreaterThan(0)
     // models.json prices: 1 per million input tokens, 2 per million output, 0.1 per million read from cache.
     expect(u.cost).toBeCloseTo((u.input_tokens * 1 + u.output_tokens * 2 + u.cache_read_tokens * 0.1) / 1e6, 12)
     expect(u.cost).toBeGreaterThan(0)
