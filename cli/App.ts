@@ -8,6 +8,8 @@
  * - `list`, `show`, `search`, `forget`: MemoryBrowse.
  * - `extract`: the extension's own background graph (layers/app/ExtensionApp.ts) with pm's pieces, built by its
  *   handler (cli/extract.ts) from a dynamic import, so no other subcommand loads the background agents.
+ * - `eval`: recall over Pi's model runtime and the extension's background graph over a temporary agent directory,
+ *   both built by its handler (cli/eval.ts).
  *
  * Every layer here is imported when its subcommand runs, as the handlers are: parsing, `--help` and `--version`
  * load and build no service.
@@ -25,6 +27,7 @@ import {
   onCommand,
   rememberCommand,
   doctorCommand,
+  evalCommand,
   extractCommand,
   forgetCommand,
   lintCommand,
@@ -91,7 +94,8 @@ export const pmCommand = Command.make("pm").pipe(
     offCommand,
     rememberCommand.pipe(Command.provide(browse)),
     contextCommand,
-    extractCommand
+    extractCommand,
+    evalCommand
   ]),
   aroundCore
 )

@@ -1,7 +1,7 @@
 /**
  * What `pm` accepts: every subcommand's name and help over its options and arguments (cli/commandOptions.ts), and
  * nothing of what they do. Each handler lives in a module imported when its subcommand runs (cli/inspect.ts, recall.ts, status.ts, journal.ts,
- * memoryCommands.ts, extract.ts), so parsing a command line, `--help` and `--version` evaluate none of the services, and
+ * memoryCommands.ts, extract.ts, eval.ts), so parsing a command line, `--help` and `--version` evaluate none of the services, and
  * `pm scan` none of the writer, the recall services or the model runtime.
  */
 import * as Command from "@effect/cli/Command"
@@ -9,6 +9,8 @@ import * as Effect from "effect/Effect"
 import {
   bashCheckOptions,
   contextOptions,
+  evalOptions,
+  evalRecallOptions,
   extractOptions,
   forgetOptions,
   lintOptions,
@@ -36,6 +38,7 @@ const status = () => import("./status.ts")
 const journal = () => import("./journal.ts")
 const browse = () => import("./memoryCommands.ts")
 const extract = () => import("./extract.ts")
+const evaluate = () => import("./eval.ts")
 
 export const projectCommand = Command.make("project", projectOptions, (o) => handledBy(inspect, (m) => m.project(o))).pipe(
   Command.withDescription("Show where the project's memory lives")
@@ -94,4 +97,14 @@ export const extractCommand = Command.make("extract", extractOptions, (o) => han
   Command.withDescription(
     "Run the extractions that ended sessions handed over to this project's queue, oldest first, and wait for them (exit 1 when one fails or stays queued)"
   )
+)
+const evalRecallCommand = Command.make("recall", evalRecallOptions, (o) => handledBy(evaluate, (m) => m.evalRecall(o))).pipe(
+  Command.withDescription("Measure recall: precision and recall at 5, and abstention on prompts that need no memory (the shipped set, or --set DIR)")
+)
+const evalExtractCommand = Command.make("extract", evalOptions, (o) => handledBy(evaluate, (m) => m.evalExtract(o))).pipe(
+  Command.withDescription("Measure extraction: expected memories saved, forbidden saves and planted instructions kept out, on the shipped conversations")
+)
+export const evalCommand = Command.make("eval", evalOptions, (o) => handledBy(evaluate, (m) => m.evalBoth(o))).pipe(
+  Command.withDescription("Measure memory quality against a model Pi knows: recall and extraction on the shipped set, with requests, tokens and cost"),
+  Command.withSubcommands([evalRecallCommand, evalExtractCommand])
 )

@@ -143,3 +143,17 @@ export const extractOptions = {
     Options.withDescription("Run as the background worker a pi -p run starts: leave at once when another process runs the queue, else run it again while jobs queued meanwhile wait (at most 30 min)")
   )
 }
+const evalModelOption = Options.text("model").pipe(
+  Options.withDescription("The model as provider/id (default: selector.model for recall, extractor.model for extraction, then the model Pi starts with)"),
+  Options.optional
+)
+/** `pm eval` and `pm eval extract`: the shipped set against a model. */
+export const evalOptions = { ...commonOptions, model: evalModelOption }
+/** `pm eval recall`: the shipped folders, or a set of one's own. */
+export const evalRecallOptions = {
+  ...evalOptions,
+  set: Options.directory("set").pipe(
+    Options.withDescription("Run this set instead of the shipped one: DIR/memory/ (a memory folder) and DIR/prompts.jsonl"),
+    Options.optional
+  )
+}

@@ -80,7 +80,9 @@ const helpText = (text: string): string =>
  * to pass several words, an unknown subcommand is named.
  */
 /** The options of any subcommand that take a value (the word after them is not a subcommand). */
-const TAKES_VALUE = new Set(["--cwd", "--memory-dir", "--model", "--select", "--limit", "--wait", "--to"])
+/** The subcommands that have subcommands of their own, and theirs. */
+const NESTED: Readonly<Record<string, ReadonlyArray<string>>> = { eval: ["recall", "extract"] }
+const TAKES_VALUE = new Set(["--cwd", "--memory-dir", "--model", "--select", "--limit", "--wait", "--to", "--set"])
 const errorWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
   pmWording(args).map((a) => {
     if (typeof a !== "string") return a
@@ -97,6 +99,13 @@ const errorWording = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
       const at = words.findIndex((w, i) => !w.startsWith("-") && (i === 0 || !TAKES_VALUE.has(words[i - 1]!)))
       const given = at < 0 ? undefined : words[at]!
       const known = sub[1]!.replace(/'/g, "").split(/,\s*/)
+      // A word after a subcommand that has subcommands of its own (`pm eval bogus`): that word is the unknown one.
+      const nested = given === undefined ? undefined : NESTED[given]
+      const after = words.slice(at + 1)
+      const next = after.find((w, i) => !w.startsWith("-") && !(i > 0 && TAKES_VALUE.has(after[i - 1]!)))
+      if (nested !== undefined && next !== undefined && !nested.includes(next)) {
+        return `pm: unknown subcommand '${next}' of pm ${given}; use one of ${nested.join(", ")} (pm ${given} --help)`
+      }
       // A known subcommand after options: the options were given first, where pm takes none.
       if (given !== undefined && known.includes(given)) {
         return `pm: options go after the subcommand: pm ${[given, ...words.slice(0, at), ...words.slice(at + 1)].join(" ")}`

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./pm-chunk-chunk-KOCLS75P.js";import"./pm-chunk-chunk-IKYB3ALB.js";import"./pm-chunk-chunk-HAJTDIRA.js";import"./pm-chunk-chunk-3O353RX5.js";import"./pm-chunk-chunk-J5IURXYA.js";import"./pm-chunk-chunk-257F5HG5.js";import"./pm-chunk-chunk-JNE54UC7.js";import"./pm-chunk-chunk-RYSTSZ47.js";import"./pm-chunk-chunk-D7RCHNGH.js";import"./pm-chunk-chunk-MKVLONNN.js";export{a as ModelRuntimeLoadError,b as ProviderExtensionRejected,c as extensionsFromEnv,d as loadPiModelBackend,e as piModelRegistry};
-//# sourceMappingURL=pm-chunk-PiModelRuntime-RPLM7WUN.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-KSA5AGRC.js";import"./pm-chunk-chunk-7P4DZA5Y.js";import"./pm-chunk-chunk-YNXWSZ3O.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-EPR6NCCK.js";import"./pm-chunk-chunk-J5IURXYA.js";import"./pm-chunk-chunk-K5QWENCI.js";import"./pm-chunk-chunk-257F5HG5.js";import"./pm-chunk-chunk-JNE54UC7.js";import"./pm-chunk-chunk-RYSTSZ47.js";import"./pm-chunk-chunk-D7RCHNGH.js";import{df as t,hf as o,ig as e}from"./pm-chunk-chunk-MKVLONNN.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-T6BQ3K2P.js.map
