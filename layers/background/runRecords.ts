@@ -125,7 +125,8 @@ const failureRecord = (base: RecordBase, cause: Cause.Cause<TaskFailure>, spent:
 const skipText: Record<string, string> = {
   "nothing-new": "no new messages",
   "main-agent-wrote": "the main agent already wrote memory",
-  "too-few-words": "no user message of at least 3 words"
+  "too-few-words": "no user message of at least 3 words",
+  "outside-content": "the turns brought outside content in (extractor.skipExternalContext)"
 }
 
 /** What becomes of an extraction's messages when extract.lock stayed busy for the whole wait, in a session. */
