@@ -24,6 +24,7 @@ import {
   offCommand,
   onCommand,
   rememberCommand,
+  reviewCommand,
   doctorCommand,
   extractCommand,
   forgetCommand,
@@ -90,6 +91,7 @@ export const pmCommand = Command.make("pm").pipe(
     onCommand,
     offCommand,
     rememberCommand.pipe(Command.provide(browse)),
+    reviewCommand.pipe(Command.provide(browse)),
     contextCommand,
     extractCommand
   ]),
