@@ -73,7 +73,8 @@ const secretProblems = (filename: string, content: string): Array<LintProblem> =
  * session, such a memory could be taken as permission. A person confirms it or rewrites it as a prohibition.
  */
 export const riskyProblems = (filename: string, content: string): Array<LintProblem> =>
-  riskyInstructions(content).map((f) => ({
+  // Once per act: a memory's name, description and body often say the same thing.
+  riskyInstructions(content).filter((f, i, all) => all.findIndex((g) => g.act === f.act) === i).map((f) => ({
     code: "risky-instruction",
     message: `${filename} line ${f.line} reads as an instruction to do something risky (${riskyActLabel[f.act]}: "${f.quote}"). A memory never authorises that: check where it came from, and remove it or keep it only if you meant it.`
   }))
