@@ -25,7 +25,7 @@ const OFF = String.raw`(?:skip(?:ping|s)?|disabl(?:e|es|ing)|bypass(?:es|ing)?|t
 
 /** "Tests must be skipped": the thing first, then the act in the passive. */
 const PASSIVE = (things: string) =>
-  new RegExp(String.raw`\b(?:${things})\b[^\n.;]{0,40}?\b(?:be|is|are|get|gets)\s+(?:always\s+)?(?:skipped|disabled|bypassed|turned\s+off|ignored|commented\s+out)\b`, "i")
+  new RegExp(String.raw`\b(?:${things})\b[^\n.;]{0,40}?\b(?:be|is|are|get|gets)\s+(?:always\s+)?(?:skipped|disabled|bypassed|turned\s+off|off|ignored|commented\s+out)\b`, "i")
 
 const PATTERNS: ReadonlyArray<readonly [RiskyAct, RegExp]> = [
   ["remote-script", new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)\b[^\n|]*\|\s*(?:${SHELLS})\b`, "i")],
