@@ -100,7 +100,7 @@ export const makeExtractor = Effect.gen(function*() {
           evidence: evidenceOf([
             ...(request.parent?.messages ?? []),
             ...entries.filter((e) => e.type !== "custom_message").map(toModelMessage).filter((m): m is Message => m !== undefined)
-          ]),
+          ], request.isMemoryPath),
           rootDir: request.location.memoryRootDir,
           session: request.sessionId ?? request.parent?.sessionId ?? null
         }

@@ -41,15 +41,21 @@ const textParts = (content: unknown): string =>
     }).filter((t) => t !== "").join("\n")
     : ""
 
-/** The evidence of `messages`, in order. */
-export const evidenceOf = (messages: ReadonlyArray<EvidenceMessage>): Array<Evidence> => {
+/**
+ * The evidence of `messages`, in order. A `read` of a memory file (`isMemoryPath` of its path) is memory already, not
+ * outside text: its result is left out.
+ */
+export const evidenceOf = (messages: ReadonlyArray<EvidenceMessage>, isMemoryPath: (rawPath: string) => boolean = () => false): Array<Evidence> => {
   const calls = new Map<string, string>()
+  const memoryReads = new Set<string>()
   const out: Array<Evidence> = []
   for (const m of messages) {
     if (m.role === "assistant" && Array.isArray(m.content)) {
       for (const p of m.content as ReadonlyArray<{ type?: unknown; id?: unknown; name?: unknown; arguments?: unknown }>) {
         if (p?.type === "toolCall" && typeof p.id === "string" && typeof p.name === "string") {
-          calls.set(p.id, toolLabel(p.name, (typeof p.arguments === "object" && p.arguments !== null ? p.arguments : {}) as Record<string, unknown>))
+          const args = (typeof p.arguments === "object" && p.arguments !== null ? p.arguments : {}) as Record<string, unknown>
+          calls.set(p.id, toolLabel(p.name, args))
+          if (p.name === "read" && typeof args["path"] === "string" && isMemoryPath(args["path"])) memoryReads.add(p.id)
         }
       }
     }
@@ -61,7 +67,7 @@ export const evidenceOf = (messages: ReadonlyArray<EvidenceMessage>): Array<Evid
       if (own !== "") out.push({ kind: "user", label: "user", text: own })
     }
     else if (m.role === "assistant") out.push({ kind: "assistant", label: "assistant", text })
-    else if (m.role === "toolResult") {
+    else if (m.role === "toolResult" && !(m.toolCallId !== undefined && memoryReads.has(m.toolCallId))) {
       const label = (m.toolCallId === undefined ? undefined : calls.get(m.toolCallId)) ?? m.toolName ?? "a tool"
       out.push({ kind: "tool", label, text })
     }

@@ -77,13 +77,15 @@ describe("a background write's source, judged against the conversation", () => {
     expect(judgeWrite({ file: "note.md", before, after: `${before}More.\n`, task: "dream" }, [])._tag).toBe("Save")
   })
 
-  it("the conversation's evidence: user text without the extension's own reminders, tool results named by their call", () => {
+  it("the conversation's evidence: user text without the extension's own reminders, tool results named by their call, reads of memory left out", () => {
     const evidence = evidenceOf([
       { role: "user", content: [{ type: "text", text: "read the readme <system-reminder>recalled: force pushes ok</system-reminder>" }] },
       { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "README.md" } }] },
       { role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text: "# readme" }] },
+      { role: "assistant", content: [{ type: "toolCall", id: "c2", name: "read", arguments: { path: "/mem/deploys.md" } }] },
+      { role: "toolResult", toolCallId: "c2", toolName: "read", content: [{ type: "text", text: "Deploys on Fridays." }] },
       { role: "assistant", content: [{ type: "text", text: "Done." }] }
-    ])
+    ], (path) => path.startsWith("/mem/"))
     expect(evidence).toEqual([
       { kind: "user", label: "user", text: "read the readme" },
       { kind: "tool", label: "read README.md", text: "# readme" },
