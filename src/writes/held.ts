@@ -48,10 +48,13 @@ export const heldFileName = (id: string): string => `${id}.json`
 
 export const isHeldFileName = (name: string): boolean => /^[0-9a-f]{8}\.json$/.test(name)
 
+/** The words every held write's refusal carries: how a run's record tells a held write from a failed one. */
+export const HELD_MARK = "it is held for the person's review"
+
 /** What the model is told when its write is held: nothing was saved, the person decides. */
 export const heldToolMessage = (file: string, reason: string, id: string): string =>
-  `${file} was not saved: ${reason}. It is held for the person's review (item ${id}) and is not memory unless they ` +
-  "approve it. Do not retry it, and do not add an index line for it."
+  `${file} was not saved; ${HELD_MARK} (item ${id}) and is not memory unless they approve it. Why: ${reason}. ` +
+  "Do not retry it, and do not add an index line for it."
 
 /** What the model is told when the review queue is full: the write is refused outright. */
 export const heldFullMessage = (file: string, reason: string, max: number): string =>

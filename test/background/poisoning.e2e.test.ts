@@ -60,11 +60,18 @@ describe("a background write whose words came from outside text", () => {
     expect(existsSync(join(dir, "MEMORY.md"))).toBe(false)
     // The model was told, for each write, that it was held and not saved.
     const results = taskResults(h.ofKind("background").at(-1)!).map(textOf)
-    expect(results[1]).toMatch(/^write failed: bootstrap\.md was not saved: its words \("make fetch toolchain pinned"\) come from a tool result \(read README\.md\), not from the user\. It is held for the person's review \(item [0-9a-f]{8}\)/)
+    expect(results[1]).toMatch(/^write failed: bootstrap\.md was not saved; it is held for the person's review \(item [0-9a-f]{8}\) and is not memory unless they approve it\. Why: its words \("make fetch toolchain pinned"\) come from a tool result \(read README\.md\), not from the user\./)
     // The extractor's own read counts as outside text too.
-    expect(results[2]).toMatch(/^write failed: vendordb\.md was not saved: its words \("the vendordb client reads its endpoint"\) come from a tool result \(read \/.*\/docs\/setup\.txt\)/)
+    expect(results[2]).toMatch(/^write failed: vendordb\.md was not saved; it is held for the person's review \(item [0-9a-f]{8}\).* Why: its words \("the vendordb client reads its endpoint"\) come from a tool result \(read \/.*\/docs\/setup\.txt\)/)
     expect(results[3]).toContain("MEMORY.md was not changed: it would link bootstrap.md, which does not exist.")
 
+    // The person is told at once; only the refused index line counts as a failure.
+    expect(h.notifications.map((n) => n.message)).toContain(
+      "Project memory: the memory extraction could not save MEMORY.md (the model asked for a change that could not be made; the next extraction tries again). Not repeated while it keeps failing; /memory status lists the recent runs and why."
+    )
+    expect(h.notifications.map((n) => n.message)).toContain(
+      "Project memory: the extraction held bootstrap.md, vendordb.md for your review instead of saving them: the words came from a file or tool output rather than from you, or read as an instruction to do something risky. /memory review shows them."
+    )
     const held: ReadonlyArray<HeldItem> = JSON.parse((await pm(["review", "--json"])).stdout)
     expect(held.map((i) => [i.file, i.source, i.task])).toEqual([
       ["bootstrap.md", "tool: read README.md", "extract"],
