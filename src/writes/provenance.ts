@@ -84,20 +84,34 @@ const userWords = (evidence: ReadonlyArray<Evidence>): Set<string> => {
 const codeSpans = (line: string): Array<string> =>
   [...line.matchAll(/`([^`\n]+)`/g)].map((m) => tokens(m[1]!).join(" ")).filter((c) => c.split(" ").length >= 2)
 
-/** A run or code span of `added` that appears in a tool result and in no user message, with that tool's label. */
+/**
+ * A run or code span of `added` that appears in a tool result and in no user message, with that tool's label. Runs
+ * are looked up in sets of every run of the evidence (one pass over it, whatever its size); code spans, of any length
+ * and few, are searched in the evidence's text.
+ */
 export const copiedFromTool = (
   added: ReadonlyArray<string>,
   evidence: ReadonlyArray<Evidence>
 ): { readonly quote: string; readonly label: string } | undefined => {
   const tools = evidence.filter((e) => e.kind === "tool").map((e) => ({ label: e.label, joined: tokens(e.text).join(" ") }))
   if (tools.length === 0) return undefined
-  const user = evidence.filter((e) => e.kind === "user").map((e) => tokens(e.text).join(" ")).join(" \n ")
+  const users = evidence.filter((e) => e.kind === "user")
+  const user = users.map((e) => tokens(e.text).join(" ")).join(" \n ")
+  const userRuns = new Set(users.flatMap((e) => [...runsOf(e.text, PROVENANCE_SPAN_TOKENS)]))
+  const toolRuns = new Map<string, string>()
+  for (const e of evidence) {
+    if (e.kind !== "tool") continue
+    for (const run of runsOf(e.text, PROVENANCE_SPAN_TOKENS)) if (!toolRuns.has(run)) toolRuns.set(run, e.label)
+  }
   for (const line of added) {
-    const candidates = [...codeSpans(line), ...runsOf(line, PROVENANCE_SPAN_TOKENS)]
-    for (const run of candidates) {
-      if (containsRun(user, run)) continue
-      const from = tools.find((t) => containsRun(t.joined, run))
-      if (from !== undefined) return { quote: run, label: from.label }
+    for (const code of codeSpans(line)) {
+      if (containsRun(user, code)) continue
+      const from = tools.find((t) => containsRun(t.joined, code))
+      if (from !== undefined) return { quote: code, label: from.label }
+    }
+    for (const run of runsOf(line, PROVENANCE_SPAN_TOKENS)) {
+      const label = toolRuns.get(run)
+      if (label !== undefined && !userRuns.has(run)) return { quote: run, label }
     }
   }
   return undefined

@@ -10,7 +10,7 @@ import { heldToolMessage } from "../../src/writes/held.ts"
 
 const held = { file: "bootstrap.md", reason: `write failed: ${heldToolMessage("bootstrap.md", "its words come from a tool result (read README.md), not from the user", "0a1b2c3d")}` }
 const failed = { file: "MEMORY.md", reason: "write failed: MEMORY.md was not changed: it would link bootstrap.md, which does not exist." }
-const record = (unsaved: RunRecord["unsaved"], outcome: RunRecord["outcome"]): RunRecord => ({
+const record = (unsaved: NonNullable<RunRecord["unsaved"]>, outcome: RunRecord["outcome"]): RunRecord => ({
   kind: "extract",
   at: 1,
   trigger: "turn",
