@@ -49,6 +49,7 @@ describe("pm review", () => {
     const { options, memoryDir, rootDir } = await project()
     expect(await hold(rootDir, heldItem("0a1b2c3d", "bootstrap.md"))).toBe("held")
 
+    expect((await runPm(["status"], options)).stdout).toContain("Held:       1 background write waiting for your review (pm review)")
     const listed = await runPm(["review", "--json"], options)
     expect(JSON.parse(listed.stdout).map((i: HeldItem) => i.id)).toEqual(["0a1b2c3d"])
     const text = await runPm(["review"], options)
@@ -66,6 +67,7 @@ describe("pm review", () => {
     expect(readFileSync(join(memoryDir, "bootstrap.md"), "utf8")).toBe(PLANTED)
     expect(readFileSync(join(memoryDir, "MEMORY.md"), "utf8")).toContain("[Bootstrap](bootstrap.md)")
     expect(JSON.parse((await runPm(["review", "--json"], options)).stdout)).toEqual([])
+    expect((await runPm(["status"], options)).stdout).not.toContain("Held:")
 
     const shown = await runPm(["show", "bootstrap"], options)
     expect(shown.stdout).toMatch(/^Source: {2}approved: tool: read README\.md \(approve, task approve-/m)
