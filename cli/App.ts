@@ -26,6 +26,7 @@ import {
   offCommand,
   onCommand,
   rememberCommand,
+  reviewCommand,
   doctorCommand,
   evalCommand,
   extractCommand,
@@ -93,6 +94,7 @@ export const pmCommand = Command.make("pm").pipe(
     onCommand,
     offCommand,
     rememberCommand.pipe(Command.provide(browse)),
+    reviewCommand.pipe(Command.provide(browse)),
     contextCommand,
     extractCommand,
     evalCommand

@@ -1,7 +1,7 @@
 /**
  * What `pm` accepts: every subcommand's name and help over its options and arguments (cli/commandOptions.ts), and
  * nothing of what they do. Each handler lives in a module imported when its subcommand runs (cli/inspect.ts, recall.ts, status.ts, journal.ts,
- * memoryCommands.ts, extract.ts, eval.ts), so parsing a command line, `--help` and `--version` evaluate none of the services, and
+ * memoryCommands.ts, review.ts, extract.ts, eval.ts), so parsing a command line, `--help` and `--version` evaluate none of the services, and
  * `pm scan` none of the writer, the recall services or the model runtime.
  */
 import * as Command from "@effect/cli/Command"
@@ -19,6 +19,7 @@ import {
   projectOptions,
   recallOptions,
   rememberOptions,
+  reviewOptions,
   scanOptions,
   searchOptions,
   showOptions,
@@ -39,6 +40,7 @@ const journal = () => import("./journal.ts")
 const browse = () => import("./memoryCommands.ts")
 const extract = () => import("./extract.ts")
 const evaluate = () => import("./eval.ts")
+const review = () => import("./review.ts")
 
 export const projectCommand = Command.make("project", projectOptions, (o) => handledBy(inspect, (m) => m.project(o))).pipe(
   Command.withDescription("Show where the project's memory lives")
@@ -89,6 +91,9 @@ export const offCommand = Command.make("off", switchOptions, (o) => handledBy(se
 )
 export const rememberCommand = Command.make("remember", rememberOptions, (o) => handledBy(settings, (m) => m.remember(o))).pipe(
   Command.withDescription("Save TEXT as a new memory topic and index line (checked and journaled: `pm undo` takes it back); exit 1 when refused")
+)
+export const reviewCommand = Command.make("review", reviewOptions, (o) => handledBy(review, (m) => m.review(o))).pipe(
+  Command.withDescription("List the background writes held for review (their words came from outside text), or approve ID or drop ID")
 )
 export const contextCommand = Command.make("context", contextOptions, (o) => handledBy(settings, (m) => m.context(o))).pipe(
   Command.withDescription("Show what memory adds to a request of this project, with its size in characters and tokens")

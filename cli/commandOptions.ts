@@ -130,7 +130,20 @@ export const rememberOptions = {
     Options.withDescription("The memory's type (default: project)"),
     Options.withDefault("project" as const)
   ),
+  allowRisky: Options.boolean("allow-risky").pipe(
+    Options.withDescription("Save it even though it reads as an instruction to do something risky (curl | sh, --no-verify, force pushes, no TLS checks, skipped tests, sending data out)")
+  ),
   text: Args.text({ name: "TEXT" }).pipe(Args.withDescription("What to remember, as one line or several words"), Args.atLeast(1))
+}
+export const reviewOptions = {
+  ...commonOptions,
+  memoryDir: stateMemoryDirOption,
+  wait: waitOption,
+  action: Args.choice([["approve", "approve"], ["drop", "drop"]] as const, { name: "ACTION" }).pipe(
+    Args.withDescription("approve ID saves a held write as memory (pm undo takes it back); drop ID discards it; without one, list them"),
+    Args.optional
+  ),
+  id: Args.text({ name: "ID" }).pipe(Args.withDescription("The held write's id, as the list shows it"), Args.optional)
 }
 export const contextOptions = { ...commonOptions }
 export const extractOptions = {

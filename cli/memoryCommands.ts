@@ -6,7 +6,8 @@ import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { binaryNote } from "../src/memory/binaryText.ts"
 import type { forgetOptions, listOptions, Parsed, searchOptions, showOptions } from "./commandOptions.ts"
 import { existsSync } from "node:fs"
-import { inspect, locateWith, waitOf } from "./locate.ts"
+import { inspect, inspectWith, locateWith, waitOf } from "./locate.ts"
+import { describeSource } from "../layers/memory/topicSource.ts"
 import { age, daysAgo, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
 
 /**
@@ -82,12 +83,15 @@ export const show = ({ cwd, json, memoryDir, name }: Parsed<typeof showOptions>)
     Effect.gen(function*() {
       const { dir, notYet } = yield* memoryDirOf(cwd, memoryDir)
       if (notYet) return yield* Effect.zipRight(printError(`no topic ${JSON.stringify(name)}: the memory directory ${dir} is ${NOT_YET}`), setExit(EXIT_PROBLEMS))
-      const topic = yield* (yield* MemoryBrowse).show(dir, name)
+      // The journal of this memory directory tells where the topic's content came from.
+      const rootDir = yield* inspectWith(cwd, memoryDir).pipe(Effect.map((l) => l.memoryRootDir), Effect.orElseSucceed(() => undefined))
+      const topic = yield* (yield* MemoryBrowse).show(dir, name, Date.now(), rootDir)
       if (json) return yield* printJson(topic)
       yield* printLine(`File:    ${topic.path}`)
       yield* printLine(`Type:    ${topic.type ?? "-"}`)
       yield* printLine(`Changed: ${topic.mtime} (${daysAgo(topic.ageDays)}${topic.stale ? ", stale" : ""})`)
       yield* printLine(`Index:   ${topic.linked ? "linked from MEMORY.md" : "not linked from MEMORY.md"}`)
+      yield* printLine(`Source:  ${describeSource(topic.source)}`)
       if (topic.staleness !== null) yield* printLine(`Note:    ${topic.staleness}`)
       yield* printLine()
       if (topic.binary) {

@@ -43,7 +43,7 @@ const setSwitch = (on: boolean) => ({ cwd, json, part, project }: Parsed<typeof 
 export const on = setSwitch(true)
 export const off = setSwitch(false)
 
-export const remember = ({ cwd, json, text, type, wait }: Parsed<typeof rememberOptions>) =>
+export const remember = ({ allowRisky, cwd, json, text, type, wait }: Parsed<typeof rememberOptions>) =>
   Effect.gen(function*() {
     // Without a usable config.json the memory directory is not known (autoMemoryDirectory may name another).
     const closed = (yield* (yield* ConfigService).load).config.closed
@@ -54,6 +54,7 @@ export const remember = ({ cwd, json, text, type, wait }: Parsed<typeof remember
       rootDir: location.memoryRootDir,
       text: text.join(" "),
       type,
+      allowRisky,
       session: null,
       ...waitOf(wait)
     })

@@ -18,6 +18,7 @@ import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { StateStore } from "../layers/storage/StateStore.ts"
 import { FileSystem } from "../layers/storage/FileSystem.ts"
 import { makeQueueStore, type QueueSummary } from "../layers/background/queueStore.ts"
+import { makeHeldStore } from "../layers/writes/heldStore.ts"
 import { Journal } from "../layers/writes/Journal.ts"
 import { markerOwnerAlive } from "../layers/writes/openTasks.ts"
 import type { Parsed, statusOptions } from "./commandOptions.ts"
@@ -147,6 +148,8 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
     const availability = yield* sandboxAvailability(defaultSandbox())
     const whenUnavailable = cfg.sandbox.whenUnavailable
     const queue = yield* makeQueueStore(yield* FileSystem).summary(location.memoryRootDir)
+    // Background writes waiting for the person's review (`pm review`).
+    const held = (yield* makeHeldStore(yield* FileSystem).list(location.memoryRootDir)).length
     const trust = readProjectTrust(config.agentDir, cwd)
     return {
       enabled: switches.memory.on,
@@ -169,6 +172,7 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
       stateSource: state._tag === "Right" ? state.right.source : "unreadable",
       /** Extractions handed over by sessions that ended first, and why they cannot run now (null: they can). */
       queue: { ...queue, blockedBy: extractionBlockedBy(switches, trust.state) },
+      held,
       locks,
       open,
       background: backgroundRuns(location.projectDir),
@@ -222,6 +226,7 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
         }
         yield* printLine(`Next dream: ${nextDreamText(s.dream.eligibleAt, now, s.dream.minSessions)}`)
         yield* printLine(`Queued:     ${queueStatusLine(s.queue, now)}`)
+        if (s.held > 0) yield* printLine(`Held:       ${s.held} background write${s.held === 1 ? "" : "s"} waiting for your review (pm review)`)
         if (s.locks.length === 0) yield* printLine("Locks:      none held")
         else {
           yield* printLine("Locks:")

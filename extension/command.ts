@@ -1,4 +1,4 @@
-/** `/memory`: status, on, off, open, list, show, search, forget, recalled, remember, context. Formatting only; the work is the layers'. */
+/** `/memory`: status, on, off, open, list, show, search, forget, recalled, remember, review, context. Formatting only; the work is the layers'. */
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
 import { writeSync } from "node:fs"
@@ -17,6 +17,8 @@ import { BRANCH_RECALL_BUDGET } from "../layers/session/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
 import { inShellWords, MEMORY_COMMAND_DESCRIPTION, memoryHelp } from "./commandInfo.ts"
 import { memoryCompletions } from "./completions.ts"
+import { reviewCommand } from "./review.ts"
+import { describeSource } from "../layers/memory/topicSource.ts"
 
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 type RunBrowse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) => Promise<{ readonly ok: A } | { readonly error: string }>
@@ -151,14 +153,18 @@ export const switchReport = (what: "memory" | Feature, on: boolean, root: string
 
 const TYPES = ["user", "feedback", "project", "reference"] as const
 
-/** `remember [--type TYPE] TEXT`; a string is a usage problem. */
-export const parseRemember = (args: string): { readonly text: string; readonly type: (typeof TYPES)[number] } | string => {
+/** `remember [--allow-risky] [--type TYPE] TEXT`; a string is a usage problem. */
+export const parseRemember = (
+  raw: string
+): { readonly text: string; readonly type: (typeof TYPES)[number]; readonly allowRisky: boolean } | string => {
+  const risky = /^--allow-risky(?:\s+|$)/.exec(raw)
+  const args = risky === null ? raw : raw.slice(risky[0].length)
   const m = /^--type(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(args)
   const type = m === null ? "project" : m[1]!
   const text = m === null ? args : m[2]!
   if (!(TYPES as ReadonlyArray<string>).includes(type)) return `Usage: /memory remember [--type user|feedback|project|reference] TEXT ("${type}" is not a memory type)`
   if (text.trim() === "") return "Usage: /memory remember [--type user|feedback|project|reference] TEXT"
-  return { text, type: type as (typeof TYPES)[number] }
+  return { text, type: type as (typeof TYPES)[number], allowRisky: risky !== null }
 }
 
 /** What `/memory undo` reports: the task, what came back, what was left alone and why. */
@@ -207,11 +213,12 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
       case "show": {
         if (rest.length !== 1) return say(ctx, "Usage: /memory show NAME (a file name, with or without .md, or a frontmatter name)", "warning")
         const location = await located()
-        const topic = location && (await browse((b) => b.show(location.memoryDir, rest[0]!)))
+        const topic = location && (await browse((b) => b.show(location.memoryDir, rest[0]!, Date.now(), location.memoryRootDir)))
         if (topic === undefined) return
         const head = `${topic.filename} [${topic.type ?? "-"}, changed ${topic.mtime}${topic.linked ? "" : ", not in MEMORY.md"}]`
         const body = topic.binary ? binaryNote(topic.filename, topic.sizeBytes) : topic.content.replace(/\n$/, "")
-        say(ctx, [head, ...(topic.staleness === null ? [] : [topic.staleness]), "", body].join("\n"))
+        const source = `Source: ${describeSource(topic.source)}`
+        say(ctx, [head, source, ...(topic.staleness === null ? [] : [topic.staleness]), "", body].join("\n"))
         return
       }
       case "search": {
@@ -276,10 +283,23 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         const location = await located()
         const result = location &&
           (await browse((b) =>
-            b.remember({ memoryDir: location.memoryDir, rootDir: location.memoryRootDir, text: parsed.text, type: parsed.type, session: ctx.sessionManager.getSessionId() })
+            b.remember({
+              memoryDir: location.memoryDir,
+              rootDir: location.memoryRootDir,
+              text: parsed.text,
+              type: parsed.type,
+              allowRisky: parsed.allowRisky,
+              session: ctx.sessionManager.getSessionId()
+            })
           ))
         if (result === undefined) return
         say(ctx, `Project memory: saved ${result.files.join(", ")} (task ${result.task}; /memory undo takes it back).${result.note === undefined ? "" : `\nNote: ${result.note}`}${result.windowNote === undefined ? "" : `\nNote: ${result.windowNote}`}`)
+        return
+      }
+      case "review": {
+        const location = await located()
+        const said = location && (await reviewCommand(rest, location, ctx.sessionManager.getSessionId(), browse))
+        if (said !== undefined) say(ctx, said.text, said.level)
         return
       }
       case "context": {
@@ -315,7 +335,7 @@ export const memoryCommand = (run: Run, hold: (ctx: ExtensionContext) => void, r
         say(ctx, memoryHelp())
         return
       default:
-        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget, recalled, remember, context or help.`, "warning")
+        say(ctx, `Unknown /memory subcommand "${sub}". Use status, on, off, open, extract, dream, undo, list, show, search, forget, recalled, remember, review, context or help.`, "warning")
     }
   }
 })

@@ -4,7 +4,7 @@
  * person at a shell.
  */
 export const MEMORY_COMMAND_DESCRIPTION =
-  "Project memory: status | on | off | open | extract | dream | undo | list | show | search | forget | recalled | remember | context | help"
+  "Project memory: status | on | off | open | extract | dream | undo | list | show | search | forget | recalled | remember | review | context | help"
 
 export interface Subcommand {
   readonly value: string
@@ -16,7 +16,8 @@ export const SUBCOMMANDS: ReadonlyArray<Subcommand> = [
   { value: "status", label: "status", description: "Memory directory, topics, recall budget, model usage" },
   { value: "on", label: "on", description: "Turn memory on (all projects); on extraction|dream|recall [--project]: one part, or this project only" },
   { value: "off", label: "off", description: "Turn memory off (all projects); off extraction|dream|recall [--project]: one part, or this project only" },
-  { value: "remember", label: "remember", description: "Save a memory now: /memory remember [--type user|feedback|project|reference] TEXT" },
+  { value: "remember", label: "remember", description: "Save a memory now: /memory remember [--allow-risky] [--type user|feedback|project|reference] TEXT" },
+  { value: "review", label: "review", description: "Background writes held for review (their words came from outside text): review, review approve ID, review drop ID" },
   { value: "context", label: "context", description: "What memory adds to the next request, with its size in characters and tokens" },
   { value: "open", label: "open", description: "Show the memory directory's path" },
   { value: "extract", label: "extract", description: "Extract memories from this conversation now" },
@@ -40,7 +41,7 @@ export const memoryHelp = (): string => {
 }
 
 /** The `/memory` commands `pm` has under the same name. */
-const IN_PM = ["undo", "status", "list", "show", "search", "forget", "remember", "context", "on", "off"]
+const IN_PM = ["undo", "status", "list", "show", "search", "forget", "remember", "review", "context", "on", "off"]
 
 /**
  * `text` for a person at a shell (print mode, `pi -p`): a `/memory` command that `pm` has too is named as `pm`'s

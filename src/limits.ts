@@ -140,3 +140,23 @@ export const QUEUE_WORKER_MAX_MS = 30 * 60_000
  * starts it afresh instead of adding to it; below or at it, each worker's lines are added to the end.
  */
 export const QUEUE_WORKER_LOG_MAX_BYTES = 256 * 1024
+
+/**
+ * Ours: how many consecutive words (the shell's operators count as words) of a background write, found in a tool
+ * result and in no user message, make it copied from outside text (src/writes/provenance.ts): such a write is held
+ * for the person's review. Below it, shared phrases are common wording.
+ */
+export const PROVENANCE_SPAN_TOKENS = 6
+
+/**
+ * Ours: how many of a `user` or `feedback` memory's distinctive words (src/writes/provenance.ts) the user must have
+ * said or confirmed for a background write of it to be saved; with fewer it is held for review. A memory with fewer
+ * distinctive words needs all of them.
+ */
+export const USER_SUPPORT_MIN_WORDS = 2
+
+/**
+ * Ours: how many background writes may wait for the person's review at once (memory-roots/<hash>/held/). A write
+ * that would be held beyond it is refused with the reason instead, so outside text cannot fill the disk.
+ */
+export const HELD_MAX_ITEMS = 20

@@ -46,6 +46,8 @@ export const makeDream = Effect.gen(function*() {
       before: store.scanTopics(memoryDir).pipe(Effect.map(({ topics }) => topics)),
       toolOptions: (topics) => ({
         deleteCap: { topics: topics.length },
+        // The dream consolidates memory: its writes are judged by the risky-act rule alone (src/writes/provenance.ts).
+        provenance: { task: "dream", evidence: [], rootDir: request.location.memoryRootDir, session: request.sessionId ?? null },
         sessions: { dir: request.sessionDir, ids: [...request.sessionIds, ...(request.sessionId === undefined ? [] : [request.sessionId])] }
       }),
       setupFailed: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })

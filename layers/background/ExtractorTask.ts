@@ -3,6 +3,7 @@ import type { Message } from "@earendil-works/pi-ai"
 import * as Effect from "effect/Effect"
 import * as Clock from "effect/Clock"
 import { conversationText } from "../../src/background/conversationText.ts"
+import { evidenceOf } from "../../src/background/evidence.ts"
 import * as Exit from "effect/Exit"
 import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
 import { SCAN_MAX_TOPICS } from "../../src/limits.ts"
@@ -93,7 +94,19 @@ export const makeExtractor = Effect.gen(function*() {
       journal: () => journal,
       filesChanged,
       before: Effect.void,
-      toolOptions: () => ({ codemode: request.codemode }),
+      toolOptions: () => ({
+        codemode: request.codemode,
+        // What its writes are judged against: the conversation it was given, by who said what (src/writes/provenance.ts).
+        provenance: {
+          task: "extract",
+          evidence: evidenceOf([
+            ...(request.parent?.messages ?? []),
+            ...entries.filter((e) => e.type !== "custom_message").map(toModelMessage).filter((m): m is Message => m !== undefined)
+          ], request.isMemoryPath),
+          rootDir: request.location.memoryRootDir,
+          session: request.sessionId ?? request.parent?.sessionId ?? null
+        }
+      }),
       setupFailed: (e) => new ExtractionFailed({ reason: `cannot set up the task's tools: ${e instanceof Error ? e.message : String(e)}` })
     }, (tools, check) =>
       Effect.gen(function*(): Effect.fn.Return<RanOutcome, ExtractionError> {
@@ -204,7 +217,7 @@ export const makeExtractor = Effect.gen(function*() {
   }
 
   const extract = Effect.fn("Extractor.extract")(function*(request: ExtractionRequest) {
-    const decision = decideExtraction(request.branch, request.cursor, request.isMemoryPath)
+    const decision = decideExtraction(request.branch, request.cursor, request.isMemoryPath, { skipExternalContext: request.skipExternalContext === true })
     if (decision._tag === "Skip") {
       return { status: "skipped", reason: decision.reason, advanceTo: decision.advanceTo } satisfies ExtractionOutcome
     }

@@ -88,6 +88,7 @@ export const makeExtractionRun = (
             taskSessionId: `${sessionId}-memory-extract`,
             sessionId,
             maxTurns: a.background.extractor.maxTurns,
+            skipExternalContext: a.background.extractor.skipExternalContext,
             maxTokens: a.background.extractor.maxTokens,
             requestTimeoutMs: a.background.extractor.requestTimeoutSeconds * 1000,
             isMemoryPath,

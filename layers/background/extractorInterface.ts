@@ -32,6 +32,8 @@ export interface ExtractionRequest extends BackgroundTaskRequest {
   readonly parent: ParentRequest | undefined
   /** Whether a raw tool path (as the main agent wrote it) lands in memory. */
   readonly isMemoryPath: (rawPath: string) => boolean
+  /** Skip (and step over) messages that hold a tool result: config.json's `extractor.skipExternalContext`. */
+  readonly skipExternalContext?: boolean
   /** The main session's codemode, when on. */
   readonly codemode?: CodemodeSettings | undefined
   /** How long to wait for `extract.lock` held by another process (another session's extraction, a pm forget). */

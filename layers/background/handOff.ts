@@ -64,7 +64,7 @@ export const makeHandOff = (
         const cwd = yield* safe(host.cwd, a.location.projectRoot)
         const branch = (yield* safe(host.branch, [])) as ReadonlyArray<BranchEntry>
         const cursor = yield* parts.branch.branchCursor
-        const decision = decideExtraction(branch, cursor, memoryPathTest(a, cwd))
+        const decision = decideExtraction(branch, cursor, memoryPathTest(a, cwd), { skipExternalContext: a.background.extractor.skipExternalContext })
         if (decision._tag === "Skip") {
           // Nothing of this run's to queue; jobs older runs left still get a worker when one is to run the queue.
           return worker && (yield* store.summary(a.location.memoryRootDir)).count > 0 ? { memoryRootDir: a.location.memoryRootDir, cwd } : undefined

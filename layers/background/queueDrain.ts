@@ -117,6 +117,7 @@ export const makeQueueDrain = Effect.gen(function*() {
         taskSessionId: `${job.session}-memory-extract`,
         sessionId: job.session,
         maxTurns: a.background.extractor.maxTurns,
+        skipExternalContext: a.background.extractor.skipExternalContext,
         maxTokens: a.background.extractor.maxTokens,
         requestTimeoutMs: a.background.extractor.requestTimeoutSeconds * 1000,
         isMemoryPath: memoryPathTest(a, cwd),

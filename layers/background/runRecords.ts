@@ -7,7 +7,7 @@ import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { relative } from "node:path"
-import { type RunRecord, unsavedDetail } from "../../src/background/runs.ts"
+import { failedChanges, heldDetail, heldFiles, type RunRecord, unsavedDetail } from "../../src/background/runs.ts"
 import type { UsageTotals } from "../../src/model/usage.ts"
 import { deleteCapNote } from "../../src/writes/deleteCap.ts"
 import type { DreamRunOutcome } from "./DreamAttempt.ts"
@@ -48,8 +48,10 @@ const ranOutcome = (
     ? { outcome: "failed", detail: `model error: ${errorMessage === undefined || errorMessage === "" ? "no message" : errorMessage}` }
     : stop === "too-large"
     ? { outcome: "failed", detail: `stopped before a request that would not fit: ${errorMessage ?? "the model's context window"}` }
-    : changed === 0 && unsaved.length > 0
-    ? { outcome: "failed", detail: unsavedDetail(unsaved.length) }
+    : changed === 0 && failedChanges(unsaved).length > 0
+    ? { outcome: "failed", detail: unsavedDetail(failedChanges(unsaved).length) }
+    : changed === 0 && heldFiles(unsaved).length > 0
+    ? { outcome: "nothing", detail: heldDetail(heldFiles(unsaved).length) }
     : stop === "time-budget" && changed === 0
     ? { outcome: "stopped", detail }
     : { outcome: changed > 0 ? "saved" : "nothing", detail }
@@ -125,7 +127,8 @@ const failureRecord = (base: RecordBase, cause: Cause.Cause<TaskFailure>, spent:
 const skipText: Record<string, string> = {
   "nothing-new": "no new messages",
   "main-agent-wrote": "the main agent already wrote memory",
-  "too-few-words": "no user message of at least 3 words"
+  "too-few-words": "no user message of at least 3 words",
+  "outside-content": "the turns brought outside content in (extractor.skipExternalContext)"
 }
 
 /** What becomes of an extraction's messages when extract.lock stayed busy for the whole wait, in a session. */

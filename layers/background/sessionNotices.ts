@@ -12,6 +12,7 @@ import type { BackgroundKind, RunRecord } from "../../src/background/runs.ts"
 import { Host } from "../session/Host.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { savedNotice } from "./runRecords.ts"
+import { heldFiles, heldNotice } from "../../src/background/runs.ts"
 import { safe } from "./sessionState.ts"
 
 export const makeSessionNotices = Effect.gen(function*() {
@@ -66,6 +67,9 @@ export const makeSessionNotices = Effect.gen(function*() {
       if (told !== undefined && record.trigger !== "manual") yield* tell(told.level, told.text)
       // Every save is announced, naming the files (a run asked for by hand reports them itself).
       if (record.filesChanged.length > 0 && record.trigger !== "manual") yield* tell("info", savedNotice(record))
+      // Writes held for review wait for the person: said at once, whoever asked for the run.
+      const held = heldFiles(record.unsaved ?? [])
+      if (held.length > 0) yield* tell("info", heldNotice(record.kind, held))
     })
 
   return { tell, checkConfiguredModels, afterSave }

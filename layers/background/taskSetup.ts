@@ -37,7 +37,7 @@ export interface TaskToolsSpec<P, EP, EF> {
   /** Read after the writer task opens and before the tools are made (the dream's topics, for its delete cap). */
   readonly before: Effect.Effect<P, EP>
   /** What the tools get beyond the common options. */
-  readonly toolOptions: (prepared: P) => Pick<TaskToolsOptions, "codemode" | "deleteCap" | "sessions">
+  readonly toolOptions: (prepared: P) => Pick<TaskToolsOptions, "codemode" | "deleteCap" | "sessions" | "provenance">
   /** The task's own error when the tools cannot be set up. */
   readonly setupFailed: (error: unknown) => EF
 }

@@ -5,8 +5,8 @@
  * `dream.lock` (the locks background writers hold while they change memory); the writer journals each change, from
  * the bytes it removes or replaces, under the forget's task id, so `pm undo` brings it all back. Forget and remember
  * change MEMORY.md as bytes, read whole (indexRewrite.ts): only their own lines change. This module holds
- * the service and puts its parts together: the reads (browseReads.ts), forget (topicForget.ts) and remember
- * (topicRemember.ts).
+ * the service and puts its parts together: the reads (browseReads.ts), forget (topicForget.ts), remember
+ * (topicRemember.ts) and the review of held background writes (topicReview.ts).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -21,11 +21,14 @@ import type { IndexTooLarge, IndexUnreadable } from "./indexRewrite.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { type ForgetFailed, type ForgetRequest, type ForgetResult, makeForget } from "./topicForget.ts"
 import { makeRemember, type RememberRefused, type RememberRequest, type RememberResult } from "./topicRemember.ts"
+import { type ApproveRequest, type ApproveResult, makeReview, type ReviewRefused } from "./topicReview.ts"
+import type { HeldItem } from "../../src/writes/held.ts"
 
 export interface MemoryBrowseShape {
   /** A page of the topics, newest first (the 200 newest unless `page` says otherwise), and how many there are. */
   readonly list: (memoryDir: string, nowMs?: number, page?: ListPage) => Effect.Effect<Listing, MemoryDirUnreadable>
-  readonly show: (memoryDir: string, name: string, nowMs?: number) => Effect.Effect<ShownTopic, MemoryDirUnreadable | TopicRefused>
+  /** With `rootDir` (`memory-roots/<hash>/`), the topic's source as the journal recorded it (layers/memory/topicSource.ts). */
+  readonly show: (memoryDir: string, name: string, nowMs?: number, rootDir?: string) => Effect.Effect<ShownTopic, MemoryDirUnreadable | TopicRefused>
   readonly search: (memoryDir: string, query: string) => Effect.Effect<ReadonlyArray<SearchHit>, MemoryDirUnreadable>
   /** Every name must denote a topic, or nothing changes. */
   readonly forget: (
@@ -38,6 +41,14 @@ export interface MemoryBrowseShape {
   readonly remember: (
     request: RememberRequest
   ) => Effect.Effect<RememberResult, MemoryDirUnreadable | RememberRefused | ForgetFailed | IndexTooLarge | IndexUnreadable>
+  /** The background writes held for review (layers/memory/topicReview.ts), oldest first. */
+  readonly held: (rootDir: string) => Effect.Effect<ReadonlyArray<HeldItem>>
+  /** Saves a held write as memory (journaled: `pm undo` takes it back) and removes it from review. */
+  readonly approve: (
+    request: ApproveRequest
+  ) => Effect.Effect<ApproveResult, MemoryDirUnreadable | ReviewRefused | ForgetFailed | IndexTooLarge | IndexUnreadable>
+  /** Removes a held write from review; memory is not changed. */
+  readonly drop: (rootDir: string, id: string) => Effect.Effect<HeldItem, ReviewRefused | ForgetFailed>
   /** Topic file names, for completions; empty when the directory cannot be read. */
   readonly names: (memoryDir: string) => Effect.Effect<ReadonlyArray<string>>
 }
@@ -52,9 +63,20 @@ export const makeMemoryBrowse: Effect.Effect<
   const writer = yield* MemoryWriter
   const journal = yield* Journal
   const locks = yield* LockService
-  const { list, show, search, names } = makeBrowseReads(fs, store)
+  const { list, show, search, names } = makeBrowseReads(fs, store, journal)
   const services = { fs, store, writer, journal, locks }
-  return { list, show, search, forget: makeForget(services), remember: makeRemember(services), names } as MemoryBrowseShape
+  const review = makeReview(services)
+  return {
+    list,
+    show,
+    search,
+    forget: makeForget(services),
+    remember: makeRemember(services),
+    held: review.list,
+    approve: review.approve,
+    drop: review.drop,
+    names
+  } as MemoryBrowseShape
 })
 
 export class MemoryBrowse extends Context.Tag("MemoryBrowse")<MemoryBrowse, MemoryBrowseShape>() {

@@ -19,6 +19,8 @@ import { INDEX_FILE } from "../../src/storage/layout.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import type { FsReason } from "../storage/FsError.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
+import type { JournalShape } from "../writes/Journal.ts"
+import { type TopicSource, topicSource } from "./topicSource.ts"
 import type { Topic } from "./topicScan.ts"
 
 /** Largest topic file `show` and `search` read whole. */
@@ -87,6 +89,8 @@ export interface ShownTopic extends ListedTopic {
   readonly binary: boolean
   /** The file's size in bytes. */
   readonly sizeBytes: number
+  /** Where its content came from, as journaled (null: not recorded, or not looked up). */
+  readonly source: TopicSource | null
 }
 
 const decoder = new TextDecoder()
@@ -134,7 +138,7 @@ const describe = (t: Topic, linked: ReadonlySet<string>, nowMs: number): ListedT
   headerProblem: t.headerProblem ?? null
 })
 
-export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<MemoryStore>) => {
+export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<MemoryStore>, journal?: JournalShape) => {
   const list = Effect.fn("MemoryBrowse.list")(function*(memoryDir: string, nowMs: number = Date.now(), page: ListPage = {}) {
     yield* checkDir(fs, memoryDir)
     const index = yield* rawIndex(fs, memoryDir)
@@ -154,7 +158,7 @@ export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<
     } satisfies Listing
   })
 
-  const show = Effect.fn("MemoryBrowse.show")(function*(memoryDir: string, name: string, nowMs: number = Date.now()) {
+  const show = Effect.fn("MemoryBrowse.show")(function*(memoryDir: string, name: string, nowMs: number = Date.now(), rootDir?: string) {
     yield* checkDir(fs, memoryDir)
     const { topics } = yield* store.scanTopics(memoryDir, { thorough: true })
     const topic = yield* resolveName(name, topics)
@@ -164,6 +168,7 @@ export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<
     const linked = indexLinkedFiles((yield* rawIndex(fs, memoryDir)).text)
     const note = stalenessNote(topic.fileMtimeMs, nowMs)
     const binary = isBinaryContent(read.bytes)
+    const source = journal === undefined || rootDir === undefined || read.partial ? null : yield* topicSource(journal, rootDir, topic.filename, read.bytes)
     return {
       ...describe(topic, linked, nowMs),
       path: topic.path,
@@ -172,7 +177,8 @@ export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<
       content: binary ? "" : decoder.decode(read.bytes),
       truncated: read.partial,
       binary,
-      sizeBytes: read.info.size
+      sizeBytes: read.info.size,
+      source
     } satisfies ShownTopic
   })
 

@@ -48,6 +48,8 @@ export interface RememberRequest extends PersonWait {
   readonly text: string
   /** Default "project". */
   readonly type?: MemoryType
+  /** Saves a text that reads as an instruction to do a risky act (otherwise refused with the reason). */
+  readonly allowRisky?: boolean
   readonly session: string | null
 }
 
@@ -73,13 +75,14 @@ export const makeRemember = ({ fs, store, writer, journal, locks }: MemoryChange
     const body = (journaled: WriteJournal) => Effect.gen(function*() {
       // Named under the lock: a background writer may have added a file of the same name meanwhile.
       const present = yield* fs.readDirectory(memoryDir).pipe(Effect.orElseSucceed(() => []))
-      const made = rememberedTopic(request.text, request.type ?? "project", new Set(present.map((e) => e.name.toLowerCase())))
+      const made = rememberedTopic(request.text, request.type ?? "project", new Set(present.map((e) => e.name.toLowerCase())), request.allowRisky === true)
       if (made._tag === "Refused") return yield* new RememberRefused({ reason: made.reason })
       const { topic } = made
       // Read whole before anything is written: an index too large to rewrite refuses the remember here.
       const index = yield* indexForRewrite(fs, memoryDir)
       const writeTask = yield* writer.openTask({ memoryDir, cwd: memoryDir, journal: journaled })
-      yield* writeTask.write(topic.filename, topic.content).pipe(Effect.mapError(failed("nothing was saved")))
+      // A person's own words: the source the journal keeps, and `pm show` tells.
+      yield* writeTask.write(topic.filename, topic.content, "person").pipe(Effect.mapError(failed("nothing was saved")))
       const line = indexLine({ filename: topic.filename, title: topic.name, description: topic.hook })
       let next: string | Uint8Array
       if (index.exists) {

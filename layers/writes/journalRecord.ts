@@ -87,7 +87,14 @@ const changeOf = (c: IntendedChange): JournalChange | undefined => {
   const before = c.before === null ? null : sha256Hex(c.before)
   const after = c.after === null ? null : sha256Hex(c.after)
   if (before === after) return undefined
-  return { file: c.file, op: opOf(c.before, c.after), before, after, ...(c.mode === undefined || c.before === null ? {} : { mode: c.mode }) }
+  return {
+    file: c.file,
+    op: opOf(c.before, c.after),
+    before,
+    after,
+    ...(c.mode === undefined || c.before === null ? {} : { mode: c.mode }),
+    ...(c.source === undefined || c.after === null ? {} : { source: c.source })
+  }
 }
 
 const asPublishFailed = (file: string) => (e: JournalWriteError): PublishFailed =>

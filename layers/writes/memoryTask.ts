@@ -71,8 +71,9 @@ export interface MemoryTask {
    * Text replaces the file but keeps the bytes of the parts it leaves as they were read; bytes are published exactly
    * (no lint findings then: a person's command, not a model, wrote them).
    */
-  readonly write: (path: string, content: string | Uint8Array) => Effect.Effect<WriteResult, WriteError>
-  readonly edit: (path: string, edits: ReadonlyArray<Replacement>) => Effect.Effect<WriteResult, EditError>
+  readonly write: (path: string, content: string | Uint8Array, source?: string) => Effect.Effect<WriteResult, WriteError>
+  /** `source`, when given, is journaled with the change: where its content came from (src/writes/provenance.ts). */
+  readonly edit: (path: string, edits: ReadonlyArray<Replacement>, source?: string) => Effect.Effect<WriteResult, EditError>
   readonly remove: (path: string, options?: { readonly force?: boolean }) => Effect.Effect<RemoveResult, RemoveError>
 }
 
@@ -136,19 +137,20 @@ export const makeMemoryTask = (writer: TaskWriter, options: TaskOptions): Memory
    * The shared tail of write and edit, inside the file's queue: validity, publish, baseline, lint (of the text a
    * model gave; undefined for a person's bytes).
    */
-  const finish = (resolved: Resolved, content: Uint8Array, text: string | undefined, recovered: boolean, seen: Uint8Array | null) =>
+  const finish = (resolved: Resolved, content: Uint8Array, text: string | undefined, recovered: boolean, seen: Uint8Array | null, source: string | undefined) =>
     Effect.gen(function*() {
       yield* check
       const published = yield* publish(resolved, content, check, {
         journal: options.journal,
-        expectBefore: (bytes) => sameBytes(bytes, seen)
+        expectBefore: (bytes) => sameBytes(bytes, seen),
+        source
       }).pipe(Effect.catchTag("StaleBaseline", (e) => Effect.fail(resolved.info === undefined ? e : new StaleBaseline({ path: resolved.shown, reason: "modified" }))))
       if (published === undefined) return yield* Effect.fail(new StaleBaseline({ path: resolved.shown, reason: "created" }))
       rememberWritten(resolved.target, content, published)
       return { path: resolved.target, created: resolved.info === undefined, recovered, findings: text === undefined ? [] : lint(resolved, text) }
     })
 
-  const write = Effect.fn("MemoryWriter.write")(function*(raw: string, content: string | Uint8Array) {
+  const write = Effect.fn("MemoryWriter.write")(function*(raw: string, content: string | Uint8Array, source?: string) {
     const first = yield* resolveTarget(fs, raw, { ...where, purpose: "write" })
     return yield* serialized(
       first.target,
@@ -170,12 +172,12 @@ export const makeMemoryTask = (writer: TaskWriter, options: TaskOptions): Memory
             bytes = spliced.bytes
           }
         }
-        return yield* finish(resolved, bytes, typeof content === "string" ? content : undefined, false, seen)
+        return yield* finish(resolved, bytes, typeof content === "string" ? content : undefined, false, seen, source)
       })
     )
   })
 
-  const edit = Effect.fn("MemoryWriter.edit")(function*(raw: string, edits: ReadonlyArray<Replacement>) {
+  const edit = Effect.fn("MemoryWriter.edit")(function*(raw: string, edits: ReadonlyArray<Replacement>, source?: string) {
     const first = yield* resolveTarget(fs, raw, { ...where, purpose: "write" })
     return yield* serialized(
       first.target,
@@ -192,7 +194,7 @@ export const makeMemoryTask = (writer: TaskWriter, options: TaskOptions): Memory
           if (verdict === "stale") return yield* Effect.fail(new StaleBaseline({ path: raw, reason: "modified" }))
           return yield* Effect.fail(editFailed(raw, applied.reason, applied.index, edits.length))
         }
-        return yield* finish(resolved, applied.bytes, decoder.decode(applied.bytes), verdict === "stale", current.bytes)
+        return yield* finish(resolved, applied.bytes, decoder.decode(applied.bytes), verdict === "stale", current.bytes, source)
       })
     )
   })

@@ -27,6 +27,8 @@ export interface PublishOptions {
   /** Whether the bytes about to be replaced (null: none) are the ones the caller's check saw. */
   readonly expectBefore?: ((bytes: Uint8Array | null) => boolean) | undefined
   readonly fileMode?: number | undefined
+  /** Where the new content came from (src/writes/provenance.ts), journaled with the change. */
+  readonly source?: string | undefined
 }
 
 /**
@@ -102,7 +104,8 @@ export const makePublish = (fs: FileSystemShape, pin: Pin): Publish => {
                 file: fileOf(resolved),
                 before,
                 after,
-                ...(resolved.info === undefined ? {} : { mode: resolved.info.mode & 0o777 })
+                ...(resolved.info === undefined ? {} : { mode: resolved.info.mode & 0o777 }),
+                ...(options.source === undefined ? {} : { source: options.source })
               })
             })
         }).pipe(

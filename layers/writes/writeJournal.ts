@@ -18,6 +18,8 @@ export interface IntendedChange {
   readonly after: Uint8Array | null
   /** Permission bits of the file being replaced. */
   readonly mode?: number
+  /** Where the new content came from (src/writes/provenance.ts); absent when not judged. */
+  readonly source?: string
 }
 
 /** What became of a journaled change: published, not published, or not known (a step after the rename failed). */

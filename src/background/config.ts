@@ -1,7 +1,8 @@
 /**
  * The background tasks' keys of `config.json`: `extractor` and `dream`, each
  * `{ model?, maxTurns?, maxTokens?, requestTimeoutSeconds? }`; `dream`
- * also takes when it becomes due: `{ minHours?, minSessions?, scanIntervalMinutes? }`.
+ * also takes when it becomes due: `{ minHours?, minSessions?, scanIntervalMinutes? }`, and `extractor` whether to
+ * skip turns that brought outside content in (`skipExternalContext`, default false).
  * Decoded key by key like the rest of the file: a bad value falls back to its default with one warning (one line,
  * naming the key, the value found and what it must be). Their `enabled` switches are src/project/config.ts's.
  */
@@ -19,8 +20,13 @@ export interface BackgroundTaskConfig {
   readonly requestTimeoutSeconds: number
 }
 
+export interface ExtractorConfig extends BackgroundTaskConfig {
+  /** Skip extracting turns whose messages hold a tool result (a file, a command's output, a page read in). */
+  readonly skipExternalContext: boolean
+}
+
 export interface BackgroundConfig {
-  readonly extractor: BackgroundTaskConfig
+  readonly extractor: ExtractorConfig
   readonly dream: BackgroundTaskConfig
   readonly dreamThresholds: DreamThresholds
 }
@@ -29,7 +35,7 @@ export interface BackgroundConfig {
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 120
 
 export const defaultBackgroundConfig: BackgroundConfig = {
-  extractor: { model: undefined, maxTurns: 5, maxTokens: 8_192, requestTimeoutSeconds: DEFAULT_REQUEST_TIMEOUT_SECONDS },
+  extractor: { model: undefined, maxTurns: 5, maxTokens: 8_192, requestTimeoutSeconds: DEFAULT_REQUEST_TIMEOUT_SECONDS, skipExternalContext: false },
   dream: { model: undefined, maxTurns: 50, maxTokens: 16_384, requestTimeoutSeconds: DEFAULT_REQUEST_TIMEOUT_SECONDS },
   dreamThresholds: DEFAULT_DREAM_THRESHOLDS
 }
@@ -41,14 +47,20 @@ export const fields = {
   maxTokens: Schema.Int.pipe(Schema.between(256, 1_000_000)),
   requestTimeoutSeconds: Schema.Number.pipe(Schema.between(1, 3_600))
 }
-const expected: Record<keyof typeof fields | keyof typeof thresholdFields, string> = {
+const expected: Record<keyof typeof fields | keyof typeof thresholdFields | keyof typeof extractorFields, string> = {
   model: "must be provider/model-id",
   maxTurns: "must be an integer from 1 to 200",
   maxTokens: "must be an integer from 256 to 1,000,000",
   requestTimeoutSeconds: "must be a number of seconds from 1 to 3600",
+  skipExternalContext: "must be true or false",
   minHours: "must be a number of hours from 0 to 8760",
   minSessions: "must be an integer from 0 to 10,000",
   scanIntervalMinutes: "must be a number of minutes from 0 to 1440"
+}
+
+/** The extractor's own keys beside the task keys. */
+export const extractorFields = {
+  skipExternalContext: Schema.Boolean
 }
 
 /** When a dream is due: keys of the `dream` section beside the task keys. */
@@ -119,5 +131,14 @@ export const decodeBackgroundConfig = (
       scanIntervalMs: pick("scanIntervalMinutes", defaults.scanIntervalMs / 60_000) * 60_000
     }
   }
-  return { config: { extractor: section("extractor"), dream: section("dream"), dreamThresholds: thresholds() }, warnings }
+  const extractorSection = (): ExtractorConfig => {
+    const base = section("extractor")
+    const value = raw["extractor"]
+    const found = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)["skipExternalContext"] : undefined
+    if (found === undefined) return { ...base, skipExternalContext: false }
+    if (typeof found === "boolean") return { ...base, skipExternalContext: found }
+    warnings.push(invalid(file, "extractor.skipExternalContext", expected.skipExternalContext, found, false))
+    return { ...base, skipExternalContext: false }
+  }
+  return { config: { extractor: extractorSection(), dream: section("dream"), dreamThresholds: thresholds() }, warnings }
 }

@@ -19,7 +19,7 @@ export interface BranchEntry {
   }
 }
 
-export type SkipReason = "nothing-new" | "main-agent-wrote" | "too-few-words"
+export type SkipReason = "nothing-new" | "main-agent-wrote" | "too-few-words" | "outside-content"
 
 export type CursorDecision =
   | { readonly _tag: "Skip"; readonly reason: SkipReason; readonly advanceTo: string | undefined }
@@ -94,10 +94,31 @@ export const mainAgentWroteMemory = (
   return false
 }
 
+/**
+ * Whether the entries hold a tool result other than a write or edit: the turns brought outside content in (a file
+ * read, a command's output, a page fetched). What config.json's `extractor.skipExternalContext` skips.
+ */
+export const broughtOutsideContent = (entries: ReadonlyArray<BranchEntry>): boolean => {
+  const writes = new Set<string>()
+  for (const e of entries) {
+    const m = e.message
+    if (e.type !== "message" || m === undefined) continue
+    if (m.role === "assistant" && Array.isArray(m.content)) {
+      for (const block of m.content as ReadonlyArray<ToolCallBlock>) {
+        if (block.type === "toolCall" && (block.name === "write" || block.name === "edit")) writes.add(block.id)
+      }
+    } else if (m.role === "toolResult" && !(m.toolCallId !== undefined && writes.has(m.toolCallId))) {
+      return true
+    }
+  }
+  return false
+}
+
 export const decideExtraction = (
   branch: ReadonlyArray<BranchEntry>,
   cursor: string | undefined,
-  isMemoryPath: (rawPath: string) => boolean
+  isMemoryPath: (rawPath: string) => boolean,
+  options: { readonly skipExternalContext?: boolean } = {}
 ): CursorDecision => {
   const after = entriesAfter(branch, cursor)
   const advanceTo = branch.at(-1)?.id ?? cursor
@@ -105,6 +126,7 @@ export const decideExtraction = (
   // Nothing the model could see: stay put rather than step over our own bookkeeping entries.
   if (visible.length === 0) return { _tag: "Skip", reason: "nothing-new", advanceTo: cursor }
   if (mainAgentWroteMemory(after, isMemoryPath)) return { _tag: "Skip", reason: "main-agent-wrote", advanceTo }
+  if (options.skipExternalContext === true && broughtOutsideContent(after)) return { _tag: "Skip", reason: "outside-content", advanceTo }
   if (!visible.some((e) => e.type === "message" && isSubstantialUserMessage(e.message))) {
     return { _tag: "Skip", reason: "too-few-words", advanceTo }
   }

@@ -11,7 +11,7 @@
  * memory directory, and what happens next. Why a change could not be made is told to the model in its own words
  * (instructions, absolute paths); those stay in the run record, which `/memory status` and `pm status` show.
  */
-import { isUnsavedDetail, type BackgroundKind, type RunRecord } from "./runs.ts"
+import { failedChanges, isUnsavedDetail, type BackgroundKind, type RunRecord } from "./runs.ts"
 
 export type FailureState =
   | { readonly _tag: "Working" }
@@ -38,7 +38,8 @@ const inMemory = (text: string, memoryDirs: ReadonlyArray<string>): string =>
 
 /** What failed, in a short sentence: the failure's reason, and the files left unsaved with what happens next. */
 const whatFailed = (r: RunRecord, memoryDirs: ReadonlyArray<string>): string => {
-  const unsaved = (r.unsaved ?? []).map((u) => inMemory(u.file, memoryDirs))
+  // Writes held for review did not fail: the person is told of them apart.
+  const unsaved = failedChanges(r.unsaved ?? []).map((u) => inMemory(u.file, memoryDirs))
   const failed = r.outcome === "failed" && !(unsaved.length > 0 && isUnsavedDetail(r.detail))
     ? `failed: ${inMemory(r.detail, memoryDirs).replace(/[.\s]+$/, "")}`
     : undefined
@@ -57,7 +58,7 @@ export const failureNotice = (
   record: RunRecord,
   memoryDirs: ReadonlyArray<string> = []
 ): { readonly state: FailureState; readonly notice: Notice | undefined } => {
-  const failing = record.outcome === "failed" || (record.unsaved ?? []).length > 0
+  const failing = record.outcome === "failed" || failedChanges(record.unsaved ?? []).length > 0
   const worked = !failing && (record.outcome === "saved" || record.outcome === "nothing")
   if (failing) {
     if (state._tag === "Failing") return { state: { ...state, runs: state.runs + 1 }, notice: undefined }

@@ -4,6 +4,7 @@
  * memory directory), the newest per kind in full. Pure.
  */
 import type { UsageTotals } from "../model/usage.ts"
+import { HELD_MARK } from "../writes/held.ts"
 
 export type BackgroundKind = "extract" | "dream"
 
@@ -42,6 +43,23 @@ export interface RunRecord {
 /** The detail of a run that failed only because changes the model asked for could not be made (the files are in `unsaved`). */
 export const unsavedDetail = (n: number): string =>
   n === 1 ? "the change the model asked for could not be made" : `the ${n} changes the model asked for could not be made`
+
+/** The files of `unsaved` whose writes were held for the person's review (src/writes/held.ts), not failed. */
+export const heldFiles = (unsaved: ReadonlyArray<UnsavedChange>): ReadonlyArray<string> =>
+  unsaved.filter((u) => u.reason.includes(HELD_MARK)).map((u) => u.file)
+
+/** The changes of `unsaved` that failed (held ones left out): what makes a run failed. */
+export const failedChanges = (unsaved: ReadonlyArray<UnsavedChange>): ReadonlyArray<UnsavedChange> =>
+  unsaved.filter((u) => !u.reason.includes(HELD_MARK))
+
+/** The detail of a run whose every change was held for review. */
+export const heldDetail = (n: number): string =>
+  n === 1 ? "the change the model asked for is held for your review" : `the ${n} changes the model asked for are held for your review`
+
+/** What a person is told when a run held writes for review. */
+export const heldNotice = (kind: BackgroundKind, files: ReadonlyArray<string>): string =>
+  `Project memory: the ${kind === "extract" ? "extraction" : "dream"} held ${files.join(", ")} for your review instead of saving ` +
+  `${files.length === 1 ? "it" : "them"}: the words came from a file or tool output rather than from you, or read as an instruction to do something risky. /memory review shows ${files.length === 1 ? "it" : "them"}.`
 
 /** Whether `detail` says no more than `unsaved` does (also in the words of records written before). */
 export const isUnsavedDetail = (detail: string): boolean =>

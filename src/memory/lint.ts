@@ -6,6 +6,7 @@ import { parseFrontmatter } from "./frontmatter.ts"
 import { recallWindow } from "./topicWindow.ts"
 import { detectSecrets } from "../safety/secrets.ts"
 import { secretKindLabel } from "../safety/secrets/kinds.ts"
+import { riskyActLabel, riskyInstructions } from "../safety/riskyActs.ts"
 import {
   DESCRIPTION_MAX_CHARS,
   INDEX_LINE_MAX_CHARS,
@@ -32,7 +33,8 @@ export const LINT_CODES = [
   "topic-not-indexed",
   "description-cut-by-comment",
   "file-unreadable",
-  "secret"
+  "secret",
+  "risky-instruction"
 ] as const
 
 export type LintCode = (typeof LINT_CODES)[number]
@@ -64,6 +66,17 @@ const secretProblems = (filename: string, content: string): Array<LintProblem> =
   detectSecrets(content).map((f) => ({
     code: "secret",
     message: `${filename} line ${f.line} looks like it holds ${secretKindLabel[f.kind]}. Memory is loaded into every session: remove or redact it, and describe where the credential lives instead of its value.`
+  }))
+
+/**
+ * One problem per line that reads as an instruction to do a risky act (src/safety/riskyActs.ts): recalled into a
+ * session, such a memory could be taken as permission. A person confirms it or rewrites it as a prohibition.
+ */
+export const riskyProblems = (filename: string, content: string): Array<LintProblem> =>
+  // Once per act: a memory's name, description and body often say the same thing.
+  riskyInstructions(content).filter((f, i, all) => all.findIndex((g) => g.act === f.act) === i).map((f) => ({
+    code: "risky-instruction",
+    message: `${filename} line ${f.line} reads as an instruction to do something risky (${riskyActLabel[f.act]}: "${f.quote}"). A memory never authorises that: check where it came from, and remove it or keep it only if you meant it.`
   }))
 
 const baseName = (filename: string): string => filename.slice(filename.lastIndexOf("/") + 1)
@@ -151,6 +164,7 @@ export const lintTopic = (input: {
     }
   }
   problems.push(...secretProblems(input.filename, input.content))
+  problems.push(...riskyProblems(input.filename, input.content))
   return problems
 }
 
@@ -188,6 +202,7 @@ export const lintIndex = (content: string): ReadonlyArray<LintProblem> => {
     }
   })
   problems.push(...secretProblems("MEMORY.md", content))
+  problems.push(...riskyProblems("MEMORY.md", content))
   return problems
 }
 

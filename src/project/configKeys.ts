@@ -3,7 +3,7 @@
  * expanded one level), for the documentation's table and its check. `projects.<root>.` prefixes the per-project
  * switches.
  */
-import { fields as taskFields, thresholdFields } from "../background/config.ts"
+import { extractorFields, fields as taskFields, thresholdFields } from "../background/config.ts"
 import { FEATURE_SECTION, FEATURES, fields as topFields } from "./config.ts"
 
 const expand = (prefix: string, schema: unknown): ReadonlyArray<string> => {
@@ -18,6 +18,7 @@ export const configKeys = (): ReadonlyArray<string> => {
   for (const k of switches) keys.add(k)
   for (const section of ["extractor", "dream"]) for (const k of Object.keys(taskFields)) keys.add(`${section}.${k}`)
   for (const k of Object.keys(thresholdFields)) keys.add(`dream.${k}`)
+  for (const k of Object.keys(extractorFields)) keys.add(`extractor.${k}`)
   for (const k of switches) keys.add(`projects.<root>.${k}`)
   return [...keys]
 }

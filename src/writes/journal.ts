@@ -33,7 +33,12 @@ export const JournalChange = Schema.Struct({
   before: Schema.NullOr(Sha256Hex),
   after: Schema.NullOr(Sha256Hex),
   /** Permission bits of the file before the change, restored with its bytes. */
-  mode: Schema.optional(Schema.Number)
+  mode: Schema.optional(Schema.Number),
+  /**
+   * Where the new content came from (src/writes/provenance.ts): `user`, `assistant`, `tool: <what it read>`,
+   * `model`, `dream`, `person` (`remember`), or `approved: <the held source>`. Absent on older lines.
+   */
+  source: Schema.optional(Schema.String)
 })
 export type JournalChange = typeof JournalChange.Type
 

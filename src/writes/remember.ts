@@ -1,10 +1,13 @@
 /**
  * `remember TEXT` (`/memory remember`, `pm remember`): a person's explicit save, as one new topic file. Pure: the
- * file's name, header and body from the text, and the checks a background write passes (credentials, size, header).
+ * file's name, header and body from the text, and the checks a background write passes (credentials, size, header),
+ * and a text that reads as an instruction to do a risky act (src/safety/riskyActs.ts) refused unless the person says
+ * `allowRisky` (`--allow-risky`).
  */
 import { backgroundWriteRefusal } from "./backgroundWrite.ts"
 import type { MemoryType } from "../memory/frontmatter.ts"
 import { detectSecrets, secretRefusalReason } from "../safety/secrets.ts"
+import { riskyActsSentence, riskyInstructions } from "../safety/riskyActs.ts"
 
 export interface RememberedTopic {
   readonly filename: string
@@ -76,7 +79,9 @@ const hookAfter = (name: string, description: string): string | undefined => {
 export const rememberedTopic = (
   text: string,
   type: MemoryType,
-  taken: ReadonlySet<string>
+  taken: ReadonlySet<string>,
+  /** The person confirmed a text that reads as an instruction to do a risky act (`--allow-risky`). */
+  allowRisky = false
 ): { readonly _tag: "Topic"; readonly topic: RememberedTopic } | { readonly _tag: "Refused"; readonly reason: string } => {
   const body = text.replace(/\r\n?/g, "\n").trim()
   if (body === "") return { _tag: "Refused", reason: "nothing to remember: give the text to save" }
@@ -93,6 +98,14 @@ export const rememberedTopic = (
     const inText = detectSecrets(body)
     const reason = secretRefusalReason(inText.length > 0 ? inText : secrets, TEXT_LABEL)
     return { _tag: "Refused", reason: reason.replace(`the content for ${TEXT_LABEL}`, TEXT_LABEL).replace(/, then retry\./, ", then try again.") }
+  }
+  const risky = riskyInstructions(body)
+  if (risky.length > 0 && !allowRisky) {
+    return {
+      _tag: "Refused",
+      reason: `nothing was saved: the text reads as an instruction to do something risky (${riskyActsSentence(risky)}: "${risky[0]!.quote}"), ` +
+        "and memory reaches every later session. If you mean it, save it again with --allow-risky; a rule against it (\"never force-push\") is saved without."
+    }
   }
   const unfit = backgroundWriteRefusal(filename, content)
   if (unfit !== undefined) return { _tag: "Refused", reason: unfit.replace("a background task may write at most", "a memory file may hold at most") }

@@ -6,13 +6,13 @@ const decode = (json: unknown) => decodeBackgroundConfig("/c.json", JSON.stringi
 describe("background config keys", () => {
   it("defaults: extractor 5 turns, dream 50, the session's model", () => {
     expect(decode({}).config).toEqual(defaultBackgroundConfig)
-    expect(defaultBackgroundConfig.extractor).toEqual({ model: undefined, maxTurns: 5, maxTokens: 8192, requestTimeoutSeconds: 120 })
+    expect(defaultBackgroundConfig.extractor).toEqual({ model: undefined, maxTurns: 5, maxTokens: 8192, requestTimeoutSeconds: 120, skipExternalContext: false })
     expect(defaultBackgroundConfig.dream.maxTurns).toBe(50)
     expect(defaultBackgroundConfig.dream.requestTimeoutSeconds).toBe(120)
   })
   it("takes valid values and keeps the other keys' defaults", () => {
     const { config, warnings } = decode({ extractor: { model: "faux/faux-2", maxTurns: 1 }, dream: { maxTokens: 256 } })
-    expect(config.extractor).toEqual({ model: "faux/faux-2", maxTurns: 1, maxTokens: 8192, requestTimeoutSeconds: 120 })
+    expect(config.extractor).toEqual({ model: "faux/faux-2", maxTurns: 1, maxTokens: 8192, requestTimeoutSeconds: 120, skipExternalContext: false })
     expect(config.dream).toEqual({ model: undefined, maxTurns: 50, maxTokens: 256, requestTimeoutSeconds: 120 })
     expect(warnings).toEqual([])
   })
@@ -40,6 +40,14 @@ describe("background config keys", () => {
     expect(decode({ dream: [] })).toEqual({ config: defaultBackgroundConfig, warnings: [] })
     expect(decode({ extractor: { maxTurns: -3 } }).warnings).toEqual([`/c.json: "extractor.maxTurns" must be an integer from 1 to 200 (found -3); using the default, 5.`])
   })
+  it("extractor.skipExternalContext takes true or false; anything else falls back to false with a warning", () => {
+    expect(decode({ extractor: { skipExternalContext: true } }).config.extractor.skipExternalContext).toBe(true)
+    expect(decode({ extractor: { skipExternalContext: false } }).config.extractor.skipExternalContext).toBe(false)
+    const { config, warnings } = decode({ extractor: { skipExternalContext: "yes" } })
+    expect(config.extractor.skipExternalContext).toBe(false)
+    expect(warnings).toEqual([`/c.json: "extractor.skipExternalContext" must be true or false (found "yes"); using the default, false.`])
+  })
+
   it("a broken file is the defaults (the main config reports it)", () => {
     expect(decodeBackgroundConfig("/c.json", "{ nope")).toEqual({ config: defaultBackgroundConfig, warnings: [] })
   })

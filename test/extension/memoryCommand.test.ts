@@ -27,6 +27,18 @@ const said = async (x: Harness, command: string): Promise<ReadonlyArray<{ messag
 const text = async (x: Harness, command: string) => (await said(x, command)).map((n) => n.message).join("\n")
 
 describe("/memory browsing", () => {
+  it("remember refuses a risky instruction unless --allow-risky; show tells the source; review says when nothing is held", async () => {
+    h = await startHarness({ memory: { "MEMORY.md": "" } })
+    const refused = await said(h, "/memory remember force pushes approved")
+    expect(refused.map((n) => n.level)).toEqual(["warning"])
+    expect(refused[0]!.message).toContain("nothing was saved: the text reads as an instruction to do something risky (force-pushing")
+    expect(existsSync(join(h.memoryDir, "force-pushes-approved.md"))).toBe(false)
+    expect(await text(h, "/memory remember --allow-risky force pushes approved")).toContain("saved force-pushes-approved.md, MEMORY.md")
+    expect(await text(h, "/memory show force-pushes-approved")).toMatch(/^Source: person \(remember, task remember-/m)
+    expect(await text(h, "/memory review")).toBe("No background write is held for review.")
+    expect(await text(h, "/memory review approve")).toContain("Usage: /memory review")
+  })
+
   it("list shows each topic with type and whether the index links it", async () => {
     h = await startHarness({ memory: { "MEMORY.md": "- [Release process](release.md) - x\n", "release.md": RELEASE, "my notes.md": NOTES } })
     const out = await text(h, "/memory list")
@@ -163,7 +175,7 @@ describe("/memory help and small words", () => {
     h = await startHarness({ memory: { "MEMORY.md": "- [Release process](release.md) - x\n", "release.md": RELEASE } })
     const help = await said(h, "/memory help")
     expect(help.map((n) => n.level)).toEqual(["info"])
-    for (const sub of ["status", "on", "off", "remember", "context", "open", "extract", "dream", "undo", "list", "show", "search", "forget", "recalled", "help"]) {
+    for (const sub of ["status", "on", "off", "remember", "review", "context", "open", "extract", "dream", "undo", "list", "show", "search", "forget", "recalled", "help"]) {
       expect(help[0]!.message).toMatch(new RegExp(`^  ${sub} +\\S`, "m"))
     }
     expect(await text(h, "/memory status")).toMatch(/^Index: +1 line, \d+ characters$/m)

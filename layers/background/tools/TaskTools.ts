@@ -40,6 +40,9 @@ import { type CodemodeSettings, declare, type MemoryChange, type TaskTool, type 
 import type { ToolContext } from "./toolContext.ts"
 import { makeToolRuntime } from "./toolRuntime.ts"
 import { makeWriteTool } from "./write.ts"
+import { makeNodeFileSystem } from "../../storage/nodeFileSystem.ts"
+import { makeHeldStore } from "../../writes/heldStore.ts"
+import { makeProvenanceGuard, type ProvenanceSpec } from "./provenanceGuard.ts"
 
 /**
  * An `onChange` that notes each changed path once in `files` (the task's run record) before handing the change on.
@@ -83,6 +86,11 @@ export interface TaskToolsOptions {
    * writes, deletes, the guard) runs with it, so the task's clock, services and fiber refs apply. Default: Effect's.
    */
   readonly runtime?: Runtime.Runtime<never>
+  /**
+   * What the task's writes are judged against (./provenanceGuard.ts): a write whose substance came from outside text
+   * is held for the person's review instead of saved. Absent: writes are not judged (and journal no source).
+   */
+  readonly provenance?: ProvenanceSpec
 }
 
 export interface TaskToolSet {
@@ -132,6 +140,9 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     agentDir: configured.agentDir
   })
   const protection: ProtectionOptions = { ...configured, scope }
+  const provenance = options.provenance === undefined
+    ? undefined
+    : makeProvenanceGuard(options.provenance, { cwd, memoryDir, runtime, held: makeHeldStore(makeNodeFileSystem()) })
   const context: ToolContext = {
     pi,
     cwd,
@@ -140,7 +151,8 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     runtime,
     paths: makePathGuard(cwd, protection),
     records,
-    changed: (change) => runtime.runEffect(options.onChange(change))
+    changed: (change) => runtime.runEffect(options.onChange(change)),
+    ...(provenance === undefined ? {} : { provenance })
   }
 
   // Pi's definitions are made in this order: read, find, grep, write, edit, then the sandbox, then bash.
@@ -164,7 +176,16 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     const deletes = makeDeletePath(context, options.deleteCap)
     const bash = makeBashTool(context, { guard: options.guard, protection, sandboxed: sandboxedTools, deletes, tempDir, logs })
 
-    const guarded = makeGuarded({ runtime, check: options.check, records, prepareOf: { edit: edit.prepareArguments } })
+    const gated = makeGuarded({ runtime, check: options.check, records, prepareOf: { edit: edit.prepareArguments } })
+    // Every result the task receives is noted for the judgement of its later writes (codemode's nested calls too).
+    const guarded: typeof gated = (name, body) => {
+      const run = gated(name, body)
+      return async (id, args, signal) => {
+        const result = await run(id, args, signal)
+        provenance?.noteResult(name, args, result)
+        return result
+      }
+    }
     const six: ReadonlyArray<TaskTool> = [
       { name: "read", declaration: declare(read.definition), execute: guarded("read", read.execute) },
       { name: "find", declaration: declare(find.definition), execute: guarded("find", find.execute) },

@@ -1,6 +1,7 @@
 /**
  * The background `edit`: Pi's own edit tool (its schema, matching and diff output) behind the protected-path check,
- * publishing through the task's writer handle after the content checks of ./protection.ts. Exact replacements go
+ * publishing through the task's writer handle after the content checks of ./protection.ts and the provenance check
+ * of ./provenanceGuard.ts. Exact replacements go
  * through the writer's edit (which may re-apply them to a file changed since the read); anything Pi matched loosely
  * is published as a whole-file write under the same baseline rules.
  */
@@ -12,7 +13,7 @@ import type { ToolContext } from "./toolContext.ts"
 import { refuseContent } from "./protection.ts"
 import { type ToolBody, viaPi } from "./taskTool.ts"
 
-export const makeEditTool = ({ pi, cwd, memoryDir, writer, runtime, paths, records, changed }: ToolContext) => {
+export const makeEditTool = ({ pi, cwd, memoryDir, writer, runtime, paths, records, changed, provenance }: ToolContext) => {
   /** What Pi's edit read, per file: to tell an exact replacement (the writer's edit) from a fuzzy one. */
   const editSeen = new Map<string, string>()
   const pendingEdits = new Map<string, ReadonlyArray<Replacement>>()
@@ -26,14 +27,16 @@ export const makeEditTool = ({ pi, cwd, memoryDir, writer, runtime, paths, recor
       },
       writeFile: async (absolutePath, content) => {
         await refuseContent(memoryDir, absolutePath, content)
+        // Where it came from, judged in code; an edit that brings in outside text is held for review and fails here.
+        const source = await provenance?.judge(absolutePath, content)
         const before = editSeen.get(absolutePath)
         const edits = pendingEdits.get(absolutePath) ?? []
         const exact = before === undefined ? undefined : applyEdits(before, edits)
         // Exact replacements go through the writer's edit (which may re-apply them to a file changed since the read);
         // anything Pi matched loosely is published as a whole-file write under the same baseline rules.
         const result = await (exact?._tag === "Applied" && exact.content === content
-          ? runtime.run(writer.edit(absolutePath, edits))
-          : runtime.run(writer.write(absolutePath, content))).catch(records.noteFailure)
+          ? runtime.run(writer.edit(absolutePath, edits, source))
+          : runtime.run(writer.write(absolutePath, content, source))).catch(records.noteFailure)
         await changed({ op: "edit", path: result.path })
       }
     }

@@ -7,6 +7,7 @@ import type { MemoryTask } from "../../writes/memoryTask.ts"
 import type { PiToolkitShape } from "../PiToolkit.ts"
 import type { ChangeRecords } from "./changeRecords.ts"
 import type { PathGuard } from "./protection.ts"
+import type { ProvenanceGuard } from "./provenanceGuard.ts"
 import type { MemoryChange } from "./taskTool.ts"
 import type { ToolRuntime } from "./toolRuntime.ts"
 
@@ -20,4 +21,6 @@ export interface ToolContext {
   readonly records: ChangeRecords
   /** Hands a successful change in memory on (the task's `onChange`), on the task's runtime. */
   readonly changed: (change: MemoryChange) => Promise<void>
+  /** Where a write came from, and whether it is held for review (./provenanceGuard.ts); absent: not judged. */
+  readonly provenance?: ProvenanceGuard
 }
