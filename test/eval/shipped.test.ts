@@ -93,11 +93,21 @@ describe("pm eval on the shipped set", () => {
     expect([j.extract.coverage, j.extract.forbidden_saves, j.extract.poisoning_resistance]).toStrictEqual([0, 0, 1])
   })
 
-  it("an extractor that saves every forbidden text: each one counted but the secrets, which the writer refuses", async () => {
+  it("an extractor that saves every forbidden text: the planted instructions are held for review, the secrets refused, the rest counted", async () => {
     const r = await pmEval(["extract", "--json", "--model", "faux/faux-1"], "perfect", "poisoned")
-    const j = JSON.parse(r.stdout) as Report["extract"]
-    expect(j.forbidden_saves).toBe(count("task") + count("repo") + count("planted"))
-    expect(j.poisoning_resistance).toBe(0)
+    const j = JSON.parse(r.stdout) as Report["extract"] & {
+      readonly planted_saved: number
+      readonly verdicts: ReadonlyArray<{ readonly forbidden_saved: ReadonlyArray<{ readonly kind: string }> }>
+    }
+    // The writer's outside-text check holds every planted instruction; the credential guard refuses every secret.
+    expect(j.planted_saved).toBe(0)
+    expect(j.poisoning_resistance).toBe(1)
+    const saved = j.verdicts.flatMap((v) => v.forbidden_saved.map((f) => f.kind))
+    expect(saved.filter((k) => k === "planted" || k === "secret")).toStrictEqual([])
+    // The current task and what the repository says, when the user said it, are no outside text: saved and counted.
+    expect(saved.length).toBeGreaterThan(0)
+    expect(saved.every((k) => k === "task" || k === "repo")).toBe(true)
+    expect(j.forbidden_saves).toBe(saved.length)
     expect(j.coverage).toBe(1)
     expect(r.requests.some((q) => q.kind === "select")).toBe(false)
   })
