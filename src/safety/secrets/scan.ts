@@ -41,6 +41,13 @@ const TRIGGERS: ReadonlyArray<string> = [...new Set(RULES.flatMap((r) => r.trigg
 const RULE_TRIGGERS: ReadonlyArray<ReadonlyArray<number> | undefined> = RULES.map((r) => r.triggers?.map((t) => TRIGGERS.indexOf(t)))
 const index = triggerIndex(TRIGGERS)
 
+/**
+ * The detector's work in characters, counted as it scans: each rule's pass over a text or a line adds its length, the
+ * trigger pass and each view add the length they read. Grows with every scan; a caller compares two readings. The
+ * linear-time tests count with it instead of timing (work that grows faster than the text is a regression).
+ */
+export const scanWork = { characters: 0 }
+
 /** Lines of the text being scanned, cut once for every rule that runs on them. */
 interface Lines {
   readonly starts: ReadonlyArray<number>
@@ -54,6 +61,7 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
   const run = (rule: Rule, segment: string, base: number): void => {
     // Rules hold global patterns; lastIndex is reset per run (detection is synchronous, so never shared mid-run).
     const pattern = rule.pattern
+    scanWork.characters += segment.length
     pattern.lastIndex = 0
     for (let m = pattern.exec(segment); m !== null; m = pattern.exec(segment)) {
       if (m[0].length === 0) pattern.lastIndex++
@@ -65,6 +73,7 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
     }
   }
   index.scan(text)
+  scanWork.characters += text.length
   const present = (triggers: ReadonlyArray<string>, within: string): boolean => {
     for (const t of triggers) if (within.includes(t)) return true
     return false
@@ -85,6 +94,7 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
       let lines = linesByWord.get(rule.lines)
       if (lines === undefined) {
         const spans = lineSpansHolding(text, rule.lines)
+        scanWork.characters += text.length
         lines = { starts: spans.map(([start]) => start), texts: spans.map(([start, end]) => text.slice(start, end)) }
         linesByWord.set(rule.lines, lines)
       }
@@ -154,6 +164,7 @@ export const collect = (text: string, depth: number, hits: Array<Hit>): void => 
     const view = make(current)
     if (view === undefined) continue
     const map = view.map!
+    scanWork.characters += current.length
     const outer = back
     const viewBack = (s: number, e: number): readonly [number, number] =>
       outer(map[Math.min(s, map.length - 1)]!, map[Math.max(0, Math.min(e, map.length) - 1)]! + 1)
@@ -165,6 +176,7 @@ export const collect = (text: string, depth: number, hits: Array<Hit>): void => 
     current = view.text
   }
   if (depth >= MAX_DECODE_DEPTH) return
+  scanWork.characters += current.length
   for (const run of decodedRuns(current)) {
     const inner: Array<Hit> = []
     collect(run.text, depth + 1, inner)
