@@ -35,7 +35,8 @@ export const shannonEntropy = (s: string): number => {
       for (let k = 0; k < distinct; k++) smallCounts[firstSeen[k]!] = 0
       return entropyOfCodePoints(s)
     }
-    if (smallCounts[c]++ === 0) firstSeen[distinct++] = c
+    if (smallCounts[c] === 0) firstSeen[distinct++] = c
+    smallCounts[c]! += 1
   }
   let h = 0
   for (let k = 0; k < distinct; k++) {
