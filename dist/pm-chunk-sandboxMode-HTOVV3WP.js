@@ -1,0 +1,4 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{c as f}from"./pm-chunk-chunk-WV7X5DXK.js";import"./pm-chunk-chunk-LY4LRHHS.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-CRAQO27Y.js";import"./pm-chunk-chunk-AWVT23NQ.js";import"./pm-chunk-chunk-MMXLOUVF.js";import"./pm-chunk-chunk-N7QDWBXF.js";import"./pm-chunk-chunk-RMZMN22J.js";import"./pm-chunk-chunk-LKDWFQHW.js";import"./pm-chunk-chunk-AWRHECQE.js";import"./pm-chunk-chunk-F2VMJZ2Z.js";import{df as t,hf as o,ig as e}from"./pm-chunk-chunk-2MMGSAAK.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
+`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
+//# sourceMappingURL=pm-chunk-sandboxMode-HTOVV3WP.js.map
