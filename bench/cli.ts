@@ -3,7 +3,11 @@
  *   node bench/cli.ts [runs]      (builds dist/ when missing)
  * Two figures per row: wall time, and CPU time (user + system, from bash's `time`, which reads the child's resource
  * usage). On a busy machine the wall ratio wanders with the load; the CPU ratio much less, so both are printed.
- * Runs are interleaved (one of each row per round) so that a burst of load hits every row alike.
+ * Runs are interleaved (one of each row per round, the order reversed every other round) so that a burst of load hits
+ * every row alike and no row always runs first. Each row's ratio is shown two ways: the ratio of its median to the
+ * baseline's median, and the median of the per-round ratios (each round's row against that round's baseline).
+ * `pm status` runs in a project whose memory and agent folder hold the 1,000 topics' fixture and a settings.json
+ * naming another npm package (the Pi check reads it), so its figure is that of a used install.
  * Two floors, built and loaded as pm's bundle is: importing the effect runtime and @effect/cli with nothing of pm's
  * own, and a one-command @effect/cli program answering --help (what the CLI library costs to run at all).
  */
@@ -79,6 +83,8 @@ const main = async () => {
     ])
     const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, NO_COLOR: "1" }
     const dirs = { 200: topicFixture(base, 200), 1000: topicFixture(base, 1000) }
+    execFileSync("git", ["init", "-q"], { cwd: project })
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ packages: ["npm:some-other-pi-package"] }))
     const rows: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
       ["node -e 0", ["-e", "0"]],
       ["floor: import effect + @effect/cli", [floor]],
@@ -89,30 +95,46 @@ const main = async () => {
       ["pm scan --json, 200 topics", [PM, "scan", "--json", "--memory-dir", dirs[200]]],
       ["pm scan --json, 1,000 topics", [PM, "scan", "--json", "--memory-dir", dirs[1000]]],
       ["pm lint --json, 200 topics", [PM, "lint", "--json", "--memory-dir", dirs[200]]],
+      ["pm list, 1,000 topics", [PM, "list", "--memory-dir", dirs[1000]]],
+      ["pm search, 1,000 topics", [PM, "search", "--memory-dir", dirs[1000], "topic", "covers"]],
+      ["pm status, 1,000 topics", [PM, "status", "--cwd", project, "--memory-dir", dirs[1000]]],
+      ["pm doctor, 200 topics", [PM, "doctor", "--cwd", project, "--memory-dir", dirs[200]]],
       ["pm bash-check 'ls -la'", [PM, "bash-check", "ls -la", "--cwd", project]]
     ]
     const samples = rows.map(() => ({ wall: [] as Array<number>, cpu: [] as Array<number> }))
     // One untimed round: the compile cache and the page cache are warm, as for a user's second command.
     for (const [, args] of rows) timed(args, env, project)
     for (let run = 0; run < RUNS; run++) {
-      rows.forEach(([, args], i) => {
-        const t = timed(args, env, project)
+      const order = rows.map((_, i) => i)
+      if (run % 2 === 1) order.reverse()
+      for (const i of order) {
+        const t = timed(rows[i]![1], env, project)
         samples[i]!.wall.push(t.wall)
         samples[i]!.cpu.push(t.cpu)
-      })
+      }
     }
     const baseWall = median(samples[0]!.wall)
     const baseCpu = median(samples[0]!.cpu)
     const w = Math.max(...rows.map(([name]) => name.length))
     const ms = (x: number) => `${x.toFixed(1)} ms`.padStart(9)
     console.log(`node ${process.version}, ${RUNS} interleaved rounds; medians; ratios to node -e 0 of the same run`)
-    console.log(`${"command".padEnd(w)}  ${"wall".padStart(9)}  ratio  ${"cpu".padStart(9)}  ratio`)
+    console.log("ratio: of medians; paired: the median of the per-round ratios")
+    console.log(`${"command".padEnd(w)}  ${"wall".padStart(9)}  ratio  paired  ${"cpu".padStart(9)}  ratio  paired`)
+    const paired = (xs: ReadonlyArray<number>, base: ReadonlyArray<number>): string => `${median(xs.map((x, r) => x / base[r]!)).toFixed(2)}x`.padStart(6)
     rows.forEach(([name], i) => {
       const s = samples[i]!
       const wall = median(s.wall)
       const cpu = median(s.cpu)
-      console.log(`${name.padEnd(w)}  ${ms(wall)}  ${(wall / baseWall).toFixed(2)}x  ${ms(cpu)}  ${(cpu / baseCpu).toFixed(2)}x`)
+      console.log(
+        `${name.padEnd(w)}  ${ms(wall)}  ${(wall / baseWall).toFixed(2)}x  ${paired(s.wall, samples[0]!.wall)}  ${ms(cpu)}  ${(cpu / baseCpu).toFixed(2)}x  ${paired(s.cpu, samples[0]!.cpu)}`
+      )
     })
+    // pm scan against the one-command @effect/cli program, paired per round.
+    const scanRow = rows.findIndex(([name]) => name.startsWith("pm scan --json, 200"))
+    const appRow = rows.findIndex(([name]) => name.startsWith("floor: one-command"))
+    console.log(
+      `pm scan (200 topics) / one-command @effect/cli program: wall ${(median(samples[scanRow]!.wall) / median(samples[appRow]!.wall)).toFixed(2)}x (paired ${paired(samples[scanRow]!.wall, samples[appRow]!.wall).trim()}), cpu ${(median(samples[scanRow]!.cpu) / median(samples[appRow]!.cpu)).toFixed(2)}x (paired ${paired(samples[scanRow]!.cpu, samples[appRow]!.cpu).trim()})`
+    )
   } finally {
     rmSync(base, { recursive: true, force: true })
   }

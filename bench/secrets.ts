@@ -9,12 +9,17 @@
  *    floor of reading the text once) and one global regex scan for GitHub tokens (what a single-rule detector
  *    costs). Per KiB on memory-sized texts (1, 4 and 16 KiB of clean notes), and for 1 MiB writes: clean notes, the
  *    corpus with its credentials, and adversarial inputs built to make a backtracking pattern blow up.
+ * 3. Linearity: ms per KiB at 1, 4, 16, 64, 256 and 1,024 KiB (a flat line when the detector is linear), clean notes
+ *    and the corpus with its credentials, each beside one pass of a single regex (/[A-Za-z0-9]{20,}/g) over the same
+ *    text: the two run in alternating order, round after round, and the median of the paired ratios is shown beside
+ *    the ratio of the medians.
  * Figures are medians of N runs.
  */
 import { detectSecrets } from "../src/safety/secrets.ts"
 import { cleanSamples, credentialSamples } from "../test/secrets/corpus.ts"
 import { EVASIONS, FORMATS, generatedClean, generatedCredentials } from "../test/secrets/generatedCorpus.ts"
 import { median } from "./_support.ts"
+import { linearityTable } from "./secretsScale.ts"
 
 const RUNS = Number(process.argv[2] ?? 9)
 
@@ -118,3 +123,12 @@ for (const [name, unit] of [
 ] as const) {
   row(`1 MiB adversarial: ${name}`, fill(unit), Math.max(3, Math.floor(RUNS / 3)))
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3. Linearity
+
+console.log("")
+linearityTable([
+  ["clean notes", (bytes) => repeatTo(cleanTexts, bytes)],
+  ["corpus with credentials", (bytes) => repeatTo([...credentials.map((c) => c.text), ...cleanTexts], bytes)]
+])

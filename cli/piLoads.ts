@@ -5,20 +5,17 @@
  * loaded when one of them, switched on, belongs to a package named pi-project-memory. `pi -e PATH` adds an extension
  * for one run, which no file shows.
  *
- * Pi's package manager is imported from its module in the Pi install (a path inside the package, not among its
- * exports: the whole package takes seconds to load); a Pi without that module is imported whole.
+ * The cases Pi's files decide alone are read from them (cli/piLoadsFromFiles.ts: nothing configured, or npm packages
+ * by name in the agent folder); for the rest, Pi's package manager is imported from its module in the Pi install (a
+ * path inside the package, not among its exports: the whole package takes seconds to load); a Pi without that
+ * module is imported whole.
  */
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { findPi, importPiFile, importPiHost } from "./piHost.ts"
+import { PACKAGE_NAME, type PiLoads, piLoadsFromFiles } from "./piLoadsFromFiles.ts"
 
-export const PACKAGE_NAME = "pi-project-memory"
-
-export type PiLoads =
-  | { readonly state: "loaded" | "switched-off"; readonly path: string; readonly source: string; readonly scope: "user" | "project" }
-  | { readonly state: "not-installed"; readonly source: string }
-  | { readonly state: "absent" }
-  | { readonly state: "unknown"; readonly reason: string }
+export { PACKAGE_NAME, type PiLoads }
 
 interface Resolved {
   readonly path: string
@@ -59,6 +56,12 @@ const piParts = async (): Promise<PiParts> => {
 /** What Pi started in `cwd` with `agentDir` loads; `trusted`: whether it trusts the project (its settings count then). */
 export const piLoads = async (agentDir: string, cwd: string, trusted: boolean): Promise<PiLoads> => {
   if (findPi() === undefined) return { state: "unknown", reason: "Pi was not found" }
+  // The common cases are decided by Pi's files alone; loading Pi's package manager costs most of a second.
+  return piLoadsFromFiles(agentDir, cwd) ?? piLoadsByPi(agentDir, cwd, trusted)
+}
+
+/** The same, always from Pi's package manager (the tests hold the files' answer to it). */
+export const piLoadsByPi = async (agentDir: string, cwd: string, trusted: boolean): Promise<PiLoads> => {
   try {
     const { DefaultPackageManager, SettingsManager } = await piParts()
     const manager = new DefaultPackageManager({ cwd, agentDir, settingsManager: SettingsManager.create(cwd, agentDir), commandOutput: "capture" })

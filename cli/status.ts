@@ -1,4 +1,8 @@
-/** `pm status` (what is there) and `pm doctor` (what is wrong): one glance at a project's memory. */
+/**
+ * `pm status` (what is there) and `pm doctor` (what is wrong): one glance at a project's memory. Status answers from
+ * files and PATH alone (the sandbox's programs and the last run's use of it, cli/sandboxStatus.ts); doctor also starts
+ * the sandbox for a trial command, which status leaves to it.
+ */
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import { readFileSync } from "node:fs"
@@ -24,8 +28,8 @@ import { markerOwnerAlive } from "../layers/writes/openTasks.ts"
 import type { Parsed, statusOptions } from "./commandOptions.ts"
 import { withMemoryDir } from "./locate.ts"
 import { findPi } from "./piHost.ts"
-import { defaultSandbox, sandboxAvailability } from "../layers/safety/Sandbox.ts"
 import { sandboxMode, sandboxModeLine } from "../src/safety/sandbox.ts"
+import { lastSandboxUse, sandboxPrograms, sandboxStatusLine } from "./sandboxStatus.ts"
 import { readProjectTrust } from "../layers/project/projectTrustFiles.ts"
 import { trustLine } from "../src/project/projectTrust.ts"
 import { piLoads, piLoadsLine } from "./piLoads.ts"
@@ -80,7 +84,15 @@ export const queueStatusLine = (q: QueueSummary & { readonly blockedBy: string |
     : `${waiting}; they wait: ${q.blockedBy}${damaged}`
 }
 
-const gather = (cwd: string, memoryDir: Option.Option<string>) =>
+/** Whether the sandbox is started for a trial (`pm doctor`) or only its programs looked up on PATH (`pm status`). */
+type SandboxCheck = "trial" | "programs"
+
+/** The sandbox started and stopped for a trial command: the runtime is loaded only for this. */
+const sandboxTrial = Effect.promise(() => import("../layers/safety/Sandbox.ts")).pipe(
+  Effect.flatMap(({ defaultSandbox, sandboxAvailability }) => sandboxAvailability(defaultSandbox()))
+)
+
+const gather = (cwd: string, memoryDir: Option.Option<string>, check: SandboxCheck) =>
   Effect.gen(function* () {
     const config = yield* ConfigService
     const { config: cfg, warnings } = yield* config.load
@@ -144,9 +156,11 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
     const switches = switchesFor(cfg, location.projectRoot)
     const thresholds = background?.dreamThresholds
     const lastDreamAt = state._tag === "Right" ? state.right.state.lastDreamAt : null
-    // Whether the background shell runs in the OS sandbox here (the runtime is started and stopped for the answer).
-    const availability = yield* sandboxAvailability(defaultSandbox())
+    // Whether the background shell runs in the OS sandbox here: started for a trial, or its programs looked up.
+    const availability = check === "trial" ? yield* sandboxTrial : sandboxPrograms()
     const whenUnavailable = cfg.sandbox.whenUnavailable
+    const runs = backgroundRuns(location.projectDir)
+    const lastUse = lastSandboxUse(runs.recent)
     const queue = yield* makeQueueStore(yield* FileSystem).summary(location.memoryRootDir)
     // Background writes waiting for the person's review (`pm review`).
     const held = (yield* makeHeldStore(yield* FileSystem).list(location.memoryRootDir)).length
@@ -175,13 +189,17 @@ const gather = (cwd: string, memoryDir: Option.Option<string>) =>
       held,
       locks,
       open,
-      background: backgroundRuns(location.projectDir),
+      background: runs,
       versions: { node: process.versions.node, pi: piVersion() },
       sandbox: {
         mode: sandboxMode(availability, whenUnavailable),
         whenUnavailable,
         reason: availability._tag === "Unavailable" ? availability.reason : null,
-        line: sandboxModeLine(availability, whenUnavailable)
+        /** `started`: a trial command ran in it; `installed`: its programs are on PATH, nothing was started. */
+        checked: check === "trial" ? "started" as const : "installed" as const,
+        line: check === "trial" ? sandboxModeLine(availability, whenUnavailable) : `sandbox: ${sandboxStatusLine(availability, whenUnavailable, runs.recent, Date.now())}`,
+        /** The newest background run that says how its bash ran (null: none yet). */
+        lastRun: lastUse === undefined ? null : { kind: lastUse.kind, at: lastUse.at, mode: lastUse.sandbox }
       },
       selectorModel: cfg.selector.model ?? null,
       /** The models config.json names, by key (`pm doctor` checks that Pi knows each). */
@@ -202,7 +220,7 @@ const piLoadsHere = (cwd: string) =>
     }))
 
 export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =>
-  Effect.all([gather(cwd, memoryDir), piLoadsHere(cwd)], { concurrency: 2 }).pipe(
+  Effect.all([gather(cwd, memoryDir, "programs"), piLoadsHere(cwd)], { concurrency: 2 }).pipe(
     Effect.flatMap(([s, pi]) =>
       Effect.gen(function* () {
         if (json) return yield* printJson({ ...s, piLoads: pi.loads })
@@ -245,7 +263,7 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
   )
 
 export const doctor = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =>
-  gather(cwd, memoryDir).pipe(
+  gather(cwd, memoryDir, "trial").pipe(
     Effect.flatMap((s) =>
       Effect.gen(function* () {
         const problems: Array<{ code: string; message: string }> = []

@@ -74,7 +74,8 @@ export const makeDream = Effect.gen(function*() {
           deletesRefused: tools.deleteCapStatus?.()?.refused ?? [],
           topicsAtStart: topics.length,
           unsaved: tools.unsaved?.() ?? [],
-          writeFailures: tools.writeFailures()
+          writeFailures: tools.writeFailures(),
+          sandbox: tools.sandbox
         }
       })), (exit) => Exit.isSuccess(exit) && exit.value.result.stop !== "aborted").pipe(
       Effect.catchTag("TaskUnfinished", (e) => Effect.fail(new DreamTaskFailed({ phase: "completion", reason: e.message })))
@@ -87,7 +88,7 @@ export const makeDream = Effect.gen(function*() {
       Effect.mapError((e) => new DreamTaskFailed({ phase: "fork", reason: `a change interrupted earlier could not be rolled back first: ${e.message}` }))
     )
     const filesChanged: Array<string> = []
-    const { result, deletesRefused, topicsAtStart, unsaved, writeFailures } = yield* agent(request, filesChanged).pipe(
+    const { result, deletesRefused, topicsAtStart, unsaved, writeFailures, sandbox } = yield* agent(request, filesChanged).pipe(
       // An invalid task was stopped from outside, as an abort is: it keeps its attempt time.
       Effect.catchTag("TaskInvalid", () => Effect.interrupt),
       Effect.catchAll((e) => Effect.fail(e._tag === "DreamTaskFailed" ? e : new DreamTaskFailed({ phase: "fork", reason: messageOf(e) })))
@@ -116,7 +117,8 @@ export const makeDream = Effect.gen(function*() {
       deletesRefused,
       topicsAtStart,
       unsaved,
-      writeFailures
+      writeFailures,
+      ...(sandbox === undefined ? {} : { sandbox })
     } satisfies DreamTaskResult
   })
 

@@ -179,6 +179,7 @@ export const makeExtractor = Effect.gen(function*() {
               turns: 0,
               mode: "independent",
               filesChanged,
+              ...(tools.sandbox === undefined ? {} : { sandbox: tools.sandbox }),
               finalText: "",
               errorMessage:
                 `not sent: no recent message fits the model's ${model.contextWindow}-token context window with the task (about ${inputTokens} input tokens for all ${all.length})`,
@@ -208,7 +209,8 @@ export const makeExtractor = Effect.gen(function*() {
           advanceTo,
           unsaved: tools.unsaved?.() ?? [],
           writeFailures: tools.writeFailures(),
-          ...(shortened === undefined ? {} : { shortened })
+          ...(shortened === undefined ? {} : { shortened }),
+          ...(tools.sandbox === undefined ? {} : { sandbox: tools.sandbox })
         }
       })), (exit) =>
       Exit.isSuccess(exit) && exit.value.stop !== "aborted" && !(request.rollBackOnModelError === true && exit.value.stop === "api-error")).pipe(

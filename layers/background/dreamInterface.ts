@@ -6,6 +6,7 @@
 import type * as Effect from "effect/Effect"
 import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS } from "../../src/limits.ts"
 import type { DreamTaskFailed } from "./DreamAttempt.ts"
+import type { SandboxMode } from "../../src/safety/sandbox.ts"
 import type { StopReason } from "./Runner.ts"
 import type { BackgroundTaskRequest } from "./taskRequest.ts"
 import type { UnsavedChange } from "./tools/taskTool.ts"
@@ -38,6 +39,8 @@ export interface DreamTaskResult {
   readonly topicsAtStart?: number
   /** Changes the task tried and could not make. */
   readonly unsaved?: ReadonlyArray<UnsavedChange>
+  /** How the task's bash ran (its tools'): in the OS sandbox, refused, or behind the guard alone. */
+  readonly sandbox?: SandboxMode
   /** Writes that failed for a reason of the system (a full disk): what the task meant to save was not saved. */
   readonly writeFailures?: ReadonlyArray<string>
 }

@@ -10,6 +10,7 @@ import type { BranchEntry, SkipReason } from "../../src/background/cursor.ts"
 import type { LockFailed, LockLost } from "../storage/lockInterface.ts"
 import type { TaskInvalid } from "../writes/writeErrors.ts"
 import type { ModelRequestFailed } from "../model/ModelRegistry.ts"
+import type { SandboxMode } from "../../src/safety/sandbox.ts"
 import type { StopReason } from "./Runner.ts"
 import type { BackgroundTaskRequest } from "./taskRequest.ts"
 import type { CodemodeSettings, UnsavedChange } from "./tools/taskTool.ts"
@@ -68,6 +69,8 @@ export type ExtractionOutcome =
     readonly unsaved?: ReadonlyArray<UnsavedChange>
     /** How the request was shortened to fit the model's context window, when it was. */
     readonly shortened?: string
+    /** How the task's bash ran (its tools'): in the OS sandbox, refused, or behind the guard alone. */
+    readonly sandbox?: SandboxMode
   }
 
 export type ExtractionError = ExtractionFailed | TaskInvalid | ModelRequestFailed | LockLost | LockFailed

@@ -80,6 +80,7 @@ const ranRecord = (
     readonly errorMessage: string | undefined
     readonly writeFailures?: ReadonlyArray<string>
     readonly unsaved?: ReadonlyArray<{ readonly file: string; readonly reason: string }>
+    readonly sandbox?: RunRecord["sandbox"]
   },
   detail: string,
   spent: UsageTotals,
@@ -94,7 +95,8 @@ const ranRecord = (
       detail: `${ran.writeFailures!.length} write${ran.writeFailures!.length === 1 ? "" : "s"} failed, so memory was not saved: ${ran.writeFailures![0]}`,
       filesChanged: ran.filesChanged.map(relativeToMemory),
       turns: ran.turns,
-      usage: spent
+      usage: spent,
+      ...(ran.sandbox === undefined ? {} : { sandbox: ran.sandbox })
     }
     : {
       ...base,
@@ -103,7 +105,8 @@ const ranRecord = (
       filesChanged: ran.filesChanged.map(relativeToMemory),
       turns: ran.turns,
       usage: spent,
-      ...((ran.unsaved ?? []).length > 0 ? { unsaved: ran.unsaved } : {})
+      ...((ran.unsaved ?? []).length > 0 ? { unsaved: ran.unsaved } : {}),
+      ...(ran.sandbox === undefined ? {} : { sandbox: ran.sandbox })
     }
 }
 

@@ -185,11 +185,13 @@ export const makeBrowseReads = (fs: FileSystemShape, store: Context.Tag.Service<
   const search = Effect.fn("MemoryBrowse.search")(function*(memoryDir: string, query: string) {
     yield* checkDir(fs, memoryDir)
     const { topics } = yield* store.scanTopics(memoryDir, { thorough: true })
-    const documents = yield* Effect.forEach(topics, (t) =>
-      fs.readRegularFile(t.path, READ_MAX_BYTES).pipe(
-        Effect.map((r) => ({ filename: t.filename, name: t.name, description: t.description, content: decoder.decode(r.bytes) })),
-        Effect.orElseSucceed(() => ({ filename: t.filename, name: t.name, description: t.description, content: "" }))
-      ), { concurrency: 8 })
+    // One batch of plain reads (each checked as readRegularFile checks it): a fiber and a thread-pool round trip per
+    // topic cost more than reading a small file.
+    const reads = yield* fs.readHeads(topics.map((t) => t.path), READ_MAX_BYTES)
+    const documents = topics.map((t, i) => {
+      const r = reads[i]!
+      return { filename: t.filename, name: t.name, description: t.description, content: r._tag === "Right" ? decoder.decode(r.right.bytes) : "" }
+    })
     return searchDocuments(query, documents)
   })
 

@@ -5,6 +5,7 @@
  */
 import type { UsageTotals } from "../model/usage.ts"
 import { HELD_MARK } from "../writes/held.ts"
+import type { SandboxMode } from "../safety/sandbox.ts"
 
 export type BackgroundKind = "extract" | "dream"
 
@@ -38,6 +39,11 @@ export interface RunRecord {
   readonly usage: UsageTotals
   /** Changes the task tried and could not make; a run with some that saved nothing is `failed`. */
   readonly unsaved?: ReadonlyArray<UnsavedChange>
+  /**
+   * How the run's background bash ran, when the run got as far as its tools: inside the OS sandbox, refused for want
+   * of one, or behind the guard alone. `pm status` reads it instead of starting the sandbox itself.
+   */
+  readonly sandbox?: SandboxMode
 }
 
 /** The detail of a run that failed only because changes the model asked for could not be made (the files are in `unsaved`). */

@@ -20,6 +20,7 @@ export type SandboxAvailability =
 
 /** The mode the background shell runs in: the availability and the user's choice together. */
 export type SandboxMode = "sandbox" | "refuse" | "guard-only"
+export const SANDBOX_MODES: ReadonlyArray<SandboxMode> = ["sandbox", "refuse", "guard-only"]
 
 export const sandboxMode = (availability: SandboxAvailability, whenUnavailable: WhenUnavailable): SandboxMode =>
   availability._tag === "Available" ? "sandbox" : whenUnavailable

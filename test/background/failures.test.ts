@@ -67,6 +67,10 @@ describe("a failing extraction in the TUI", () => {
     const json = JSON.parse((await runPm(["status", "--cwd", h.cwd, "--json"], { agentDir: h.agentDir, home: h.base, env })).stdout)
     expect(json.background.extract).toMatchObject({ outcome: "nothing" })
     expect(json.background.recent.map((r: any) => r.outcome)).toEqual(["failed", "failed", "failed", "nothing"])
+    // Each of these runs reached its tools, so its record says how its bash ran; pm status reads the newest.
+    const modes = runsFile(h).map((r) => r.sandbox)
+    for (const m of modes) expect(["sandbox", "refuse"]).toContain(m)
+    expect(json.sandbox.lastRun).toMatchObject({ kind: "extract", mode: modes.at(-1) })
   })
 
   it("a change the task could not make, with nothing saved, is a failure that names the file and why", async () => {

@@ -65,6 +65,8 @@ describe("the scrubbed environment", () => {
 describe("the task tools without a sandbox", () => {
   it('"refuse" (the default): bash is refused with a reason to act on; rm of memory, read, find and grep still work', async () => {
     const { cwd, memoryDir, tools } = await setupTaskTools({ sandbox: noSandbox(), whenUnavailable: "refuse" })
+    // What the task's run record says of its bash (pm status reads it).
+    expect(tools.sandbox).toBe("refuse")
     writeFileSync(join(cwd, "notes.txt"), "needle here\n")
     const ls = await exec(tools, "bash", { command: "ls" })
     expect(ls.isError).toBe(true)
@@ -79,6 +81,7 @@ describe("the task tools without a sandbox", () => {
 
   it('"guard-only": bash runs behind the guard alone', async () => {
     const { cwd, tools } = await setupTaskTools({ sandbox: noSandbox(), whenUnavailable: "guard-only" })
+    expect(tools.sandbox).toBe("guard-only")
     writeFileSync(join(cwd, "notes.txt"), "x\n")
     const ls = await exec(tools, "bash", { command: "ls" })
     expect(ls.isError).not.toBe(true)

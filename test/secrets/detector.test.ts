@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { detectSecrets, SECRET_PATTERNS, secretRefusalReason } from "../../src/safety/secrets.ts"
 import { secretKindLabel, type SecretKind } from "../../src/safety/secrets/kinds.ts"
 import { secretNameStrength } from "../../src/safety/secrets/names.ts"
-import { isPlaceholder, looksLikeSecretValue } from "../../src/safety/secrets/values.ts"
+import { isPlaceholder, looksLikeSecretValue, shannonEntropy } from "../../src/safety/secrets/values.ts"
 import { cleanSamples, credentialSamples } from "./corpus.ts"
 
 const kinds = (text: string): ReadonlyArray<SecretKind> => detectSecrets(text).map((f) => f.kind)
@@ -261,5 +261,30 @@ describe("linear time", () => {
     for (const input of inputs) expect(detectSecrets(input), input.slice(0, 40)).toEqual([])
     const needle = "ghp_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz"
     expect(kinds(`${fill("a://b:c")}\n${needle}`)).toEqual(["github-token"])
+  })
+})
+
+describe("the value heuristics' entropy", () => {
+  /** Shannon entropy as first written: code points counted in a map, divided by the length in UTF-16 units. */
+  const reference = (s: string): number => {
+    const counts = new Map<string, number>()
+    for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1)
+    let h = 0
+    for (const n of counts.values()) h -= (n / s.length) * Math.log2(n / s.length)
+    return h
+  }
+
+  it("is the same to the last bit, for ASCII, Latin-1, wider letters and surrogate pairs, and one call never leaks into the next", () => {
+    const samples = ["", "a", "aaaa", "Xk9mQ2pLw7!Xk9", "ghp_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz", "café ÿþ", "\u0430\u0431c", "a\u{1d400}b\u{1d400}", "\ud800x"]
+    let seed = 7
+    for (let i = 0; i < 200; i++) {
+      let s = ""
+      for (let k = 0; k < i % 40; k++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        s += String.fromCharCode([32 + (seed % 95), 160 + (seed % 96), 0x400 + (seed % 64)][i % 3]!)
+      }
+      samples.push(s)
+    }
+    for (const s of samples) expect(shannonEntropy(s), JSON.stringify(s)).toBe(reference(s))
   })
 })

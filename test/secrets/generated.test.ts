@@ -33,6 +33,14 @@ describe("the generated corpus", () => {
     for (const e of ["none", ...EVASIONS] as const) expect(caught(credentials.filter((c) => c.evasion === e)), e).toBeGreaterThanOrEqual(0.9)
   })
 
+  it("misses exactly the two it is known to miss (549 of 551 caught) and flags none of the clean texts", () => {
+    // Pinned, so a change made for speed that loses or adds a finding fails here (docs/cost.md, docs/credentials.md).
+    const missed = credentials.filter((c) => detectSecrets(c.text).length === 0).map((c) => `${c.format} (${c.evasion})`)
+    expect(missed).toEqual(["logzio-token (none)", "logzio-token (split-lines)"])
+    expect(credentials).toHaveLength(551)
+    expect(clean.filter((c) => detectSecrets(c.text).length > 0).map((c) => c.family)).toEqual([])
+  })
+
   it("flags at most 2 % of the clean texts", () => {
     const flagged = clean.filter((c) => detectSecrets(c.text).length > 0)
     expect(flagged.length / clean.length).toBeLessThanOrEqual(0.02)

@@ -17,7 +17,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ProtectionOptions } from "../../../src/safety/protectedPaths.ts"
-import type { WhenUnavailable } from "../../../src/safety/sandbox.ts"
+import { type SandboxMode, sandboxMode, type WhenUnavailable } from "../../../src/safety/sandbox.ts"
 import type { BashGuardShape } from "../../safety/bashGuardShape.ts"
 import { loadProtection } from "../../safety/ProtectedReads.ts"
 import { loadReadScope } from "../../safety/readScopeLoad.ts"
@@ -103,6 +103,8 @@ export interface TaskToolSet {
   readonly deleteCapStatus?: () => DeleteCapStatus | undefined
   /** Files whose last `write` or `edit` in this task failed, with the error's first line (the run record's). */
   readonly unsaved?: () => ReadonlyArray<UnsavedChange>
+  /** How this task's bash ran: inside the OS sandbox, refused without one, or behind the guard alone (its run record's). */
+  readonly sandbox?: SandboxMode
   /**
    * Marks the tools dead (every later call fails), ends what the tools still run (a write or delete already under
    * way finishes first: it is never left to land after the task) and removes the task's temporary folder.
@@ -162,13 +164,14 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
   const grep = makeGrepTool(context, () => sandboxed!)
   const write = makeWriteTool(context)
   const edit = makeEditTool(context)
+  const whenUnavailable = options.whenUnavailable ?? await loadWhenUnavailable()
   const sandboxedTools = await makeSandboxedTools({
     sandbox: options.sandbox ?? defaultSandbox(),
     pi,
     cwd,
     memoryDir,
     protection,
-    whenUnavailable: options.whenUnavailable ?? await loadWhenUnavailable()
+    whenUnavailable
   })
   sandboxed = sandboxedTools
   // From here on the sandbox is held: a step that throws releases it, or its runtime would outlive the task.
@@ -201,6 +204,7 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
       unsaved: records.unsaved,
       writeFailures: records.writeFailures,
       deleteCapStatus: deletes.status,
+      sandbox: sandboxMode(sandboxedTools.availability, whenUnavailable),
       close: async (reason) => {
         runtime.dead ??= reason
         // A change under way fails at its last check (the task's check was stopped first); the rest is interrupted.

@@ -10,6 +10,7 @@ import type { SecretKind } from "./kinds.ts"
 import type { Rule } from "./rule.ts"
 import { SETTING_RULES } from "./settingRules.ts"
 import { TOKEN_RULES } from "./tokenRules.ts"
+import { triggerIndex } from "./triggers.ts"
 import { characterView, decodedRuns, joinedView, percentView } from "./views.ts"
 
 export const RULES: ReadonlyArray<Rule> = [...KEY_RULES, ...TOKEN_RULES, ...CONTEXT_RULES, ...SETTING_RULES]
@@ -35,39 +36,32 @@ const lineSpansHolding = (text: string, word: RegExp): Array<readonly [number, n
   return spans
 }
 
+/** Every distinct trigger of the rules, and for each rule the numbers of its own (none: the rule always runs). */
+const TRIGGERS: ReadonlyArray<string> = [...new Set(RULES.flatMap((r) => r.triggers ?? []))]
+const RULE_TRIGGERS: ReadonlyArray<ReadonlyArray<number> | undefined> = RULES.map((r) => r.triggers?.map((t) => TRIGGERS.indexOf(t)))
+const index = triggerIndex(TRIGGERS)
+
 /**
- * The prefilter's table: which characters, and which pairs of adjacent characters (folded to 7 bits, so a non-ASCII
- * pair may look present, never absent), the text being scanned holds. Stamped with a generation instead of cleared.
+ * The detector's work in characters, counted as it scans: each rule's pass over a text or a line adds its length, the
+ * trigger pass and each view add the length they read. Grows with every scan; a caller compares two readings. The
+ * linear-time tests count with it instead of timing (work that grows faster than the text is a regression).
  */
-const pairs = new Uint32Array(1 << 14)
-const singles = new Uint32Array(128)
-let generation = 0
-const pairIndex = (a: number, b: number): number => ((a & 127) << 7) | (b & 127)
-const markPairs = (text: string): void => {
-  generation = (generation + 1) >>> 0
-  if (generation === 0) {
-    pairs.fill(0)
-    singles.fill(0)
-    generation = 1
-  }
-  const g = generation
-  let prev = text.charCodeAt(0)
-  if (text.length > 0) singles[prev & 127] = g
-  for (let i = 1; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    singles[c & 127] = g
-    pairs[pairIndex(prev, c)] = g
-    prev = c
-  }
+export const scanWork = { characters: 0 }
+
+/** Lines of the text being scanned, cut once for every rule that runs on them. */
+interface Lines {
+  readonly starts: ReadonlyArray<number>
+  readonly texts: ReadonlyArray<string>
 }
 
 /** Hits of every rule in `text`, in `text`'s offsets. */
 const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: number) => readonly [number, number]): void => {
   let lower: string | undefined
-  const spansByWord = new Map<RegExp, Array<readonly [number, number]>>()
+  const linesByWord = new Map<RegExp, Lines>()
   const run = (rule: Rule, segment: string, base: number): void => {
     // Rules hold global patterns; lastIndex is reset per run (detection is synchronous, so never shared mid-run).
     const pattern = rule.pattern
+    scanWork.characters += segment.length
     pattern.lastIndex = 0
     for (let m = pattern.exec(segment); m !== null; m = pattern.exec(segment)) {
       if (m[0].length === 0) pattern.lastIndex++
@@ -78,35 +72,33 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
       hits.push({ kind, start: s, end: e, generic: rule.generic === true })
     }
   }
-  markPairs(text)
-  const stamp = generation
+  index.scan(text)
+  scanWork.characters += text.length
   const present = (triggers: ReadonlyArray<string>, within: string): boolean => {
     for (const t of triggers) if (within.includes(t)) return true
     return false
   }
-  // A trigger whose first two characters never occur together in the text cannot occur in it.
-  const triggered = (triggers: ReadonlyArray<string>): boolean => {
-    for (const t of triggers) {
-      if (t.length === 1 ? singles[t.charCodeAt(0) & 127] !== stamp : pairs[pairIndex(t.charCodeAt(0), t.charCodeAt(1))] !== stamp) continue
-      if (t.length <= 2 || text.includes(t)) return true
-    }
+  const triggered = (ids: ReadonlyArray<number>): boolean => {
+    for (const id of ids) if (index.has(id)) return true
     return false
   }
-  for (const rule of RULES) scanRule(rule)
-  function scanRule(rule: Rule): void {
-    if (rule.triggers !== undefined && !triggered(rule.triggers)) return
+  for (let r = 0; r < RULES.length; r++) {
+    const rule = RULES[r]!
+    const ids = RULE_TRIGGERS[r]
+    if (ids !== undefined && !triggered(ids)) continue
     if (rule.lowerTriggers !== undefined) {
       lower ??= text.toLowerCase()
-      const l = lower
-      if (!present(rule.lowerTriggers, l)) return
+      if (!present(rule.lowerTriggers, lower)) continue
     }
     if (rule.lines !== undefined) {
-      let spans = spansByWord.get(rule.lines)
-      if (spans === undefined) {
-        spans = lineSpansHolding(text, rule.lines)
-        spansByWord.set(rule.lines, spans)
+      let lines = linesByWord.get(rule.lines)
+      if (lines === undefined) {
+        const spans = lineSpansHolding(text, rule.lines)
+        scanWork.characters += text.length
+        lines = { starts: spans.map(([start]) => start), texts: spans.map(([start, end]) => text.slice(start, end)) }
+        linesByWord.set(rule.lines, lines)
       }
-      for (const [start, end] of spans) run(rule, text.slice(start, end), start)
+      for (let i = 0; i < lines.texts.length; i++) run(rule, lines.texts[i]!, lines.starts[i]!)
     } else {
       run(rule, text, 0)
     }
@@ -172,6 +164,7 @@ export const collect = (text: string, depth: number, hits: Array<Hit>): void => 
     const view = make(current)
     if (view === undefined) continue
     const map = view.map!
+    scanWork.characters += current.length
     const outer = back
     const viewBack = (s: number, e: number): readonly [number, number] =>
       outer(map[Math.min(s, map.length - 1)]!, map[Math.max(0, Math.min(e, map.length) - 1)]! + 1)
@@ -183,6 +176,7 @@ export const collect = (text: string, depth: number, hits: Array<Hit>): void => 
     current = view.text
   }
   if (depth >= MAX_DECODE_DEPTH) return
+  scanWork.characters += current.length
   for (const run of decodedRuns(current)) {
     const inner: Array<Hit> = []
     collect(run.text, depth + 1, inner)

@@ -5,14 +5,44 @@
  */
 import type { NameStrength } from "./names.ts"
 
-/** Shannon entropy in bits per character. */
-export const shannonEntropy = (s: string): number => {
-  if (s.length === 0) return 0
+/** Counts of each character below 256 (most values are ASCII), and the order they were first seen in. */
+const smallCounts = new Uint32Array(256)
+const firstSeen = new Uint8Array(256)
+
+/** Shannon entropy over code points, summed in the order each was first seen: the general case. */
+const entropyOfCodePoints = (s: string): number => {
   const counts = new Map<string, number>()
   for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1)
   let h = 0
   for (const n of counts.values()) {
     const p = n / s.length
+    h -= p * Math.log2(p)
+  }
+  return h
+}
+
+/**
+ * Shannon entropy in bits per character (code points counted, divided by the length in UTF-16 units). A value of
+ * characters below 256, nearly every one, is counted in a table without allocating, summed in the same order as the
+ * general case, so the figure is the same to the last bit; the scan calls this for every candidate value.
+ */
+export const shannonEntropy = (s: string): number => {
+  if (s.length === 0) return 0
+  let distinct = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 256) {
+      for (let k = 0; k < distinct; k++) smallCounts[firstSeen[k]!] = 0
+      return entropyOfCodePoints(s)
+    }
+    if (smallCounts[c] === 0) firstSeen[distinct++] = c
+    smallCounts[c]! += 1
+  }
+  let h = 0
+  for (let k = 0; k < distinct; k++) {
+    const c = firstSeen[k]!
+    const p = smallCounts[c]! / s.length
+    smallCounts[c] = 0
     h -= p * Math.log2(p)
   }
   return h
@@ -79,10 +109,12 @@ const DOCUMENTED_EXAMPLES: ReadonlySet<string> = new Set([
   "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 ])
 
+/** Any of the markers, in one pattern: one pass over a value instead of one per marker. */
+const PLACEHOLDER_MARKER = new RegExp(PLACEHOLDER_MARKERS.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"))
+
 export const isPlaceholder = (value: string): boolean => {
   if (DOCUMENTED_EXAMPLES.has(value)) return true
-  const lower = value.toLowerCase()
-  for (const m of PLACEHOLDER_MARKERS) if (lower.includes(m)) return true
+  if (PLACEHOLDER_MARKER.test(value.toLowerCase())) return true
   // A token made of very few distinct characters (aaaa, 0000, xXxX) is a stand-in.
   return value.length >= 8 && !hasDistinct(value, 5)
 }
