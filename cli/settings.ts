@@ -10,7 +10,7 @@ import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { describeSwitches, type Feature, switchesFor, switchPath } from "../src/project/config.ts"
-import { type ContextPart, formatContext, memorySections, summarizeContext, wrapSection } from "../src/session/memoryContext.ts"
+import { type ContextPart, formatContext, memorySections, summarizeContext, systemParts } from "../src/session/memoryContext.ts"
 import type { contextOptions, Parsed, rememberOptions, switchOptions } from "./commandOptions.ts"
 import { inspect, locate, waitOf } from "./locate.ts"
 import { EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit } from "./output.ts"
@@ -79,10 +79,7 @@ export const context = ({ cwd, json }: Parsed<typeof contextOptions>) =>
     if (switches.memory.on) {
       const index = yield* (yield* MemoryStore).peekIndex(location.memoryDir)
       const sections = memorySections(location.memoryDir, index.text)
-      parts.push(
-        { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", sections.rules) },
-        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", sections.indexSection) }
-      )
+      parts.push(...systemParts(sections))
     }
     const summary = summarizeContext(parts)
     if (json) return yield* printJson({ projectRoot: location.projectRoot, memoryDir: location.memoryDir, switches, ...summary })

@@ -9,7 +9,7 @@ import { chooseCandidates } from "../../src/recall/candidates.ts"
 import { forkTools, forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
 import { backgroundToolsSection } from "../../src/background/prompts/backgroundTools.ts"
 import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/background/prompts/extractor.ts"
-import { memoryRulesPrompt, memoryRulesSection } from "../../src/session/memoryRules.ts"
+import { emptyMemoryRulesPrompt, memoryRulesSection } from "../../src/session/memoryRules.ts"
 import { estimateInputTokens, fittingSuffix, maxInputTokens, messageChars, requestChars, tokensOfChars } from "../../src/model/requestFit.ts"
 import { locksDirOf } from "../../src/storage/layout.ts"
 import { LockService } from "../storage/LockService.ts"
@@ -100,7 +100,8 @@ export const makeExtractor = Effect.gen(function*() {
         const said = conversationText(entries.map(toModelMessage).filter((m): m is Message => m !== undefined))
         const { ranked, topics } = yield* store.rankTopics(memoryDir, said, SCAN_MAX_TOPICS)
         const shown = chooseCandidates(ranked, topics)
-        const rules = memoryRulesPrompt(memoryDir)
+        // What the task needs of the rules (what to save and how): the parent of an empty memory has no more.
+        const rules = emptyMemoryRulesPrompt(memoryDir)
         const model = request.model
         const identity = { provider: model.provider, api: model.api, id: model.id }
         const promptFor = (recentMessages: number) =>

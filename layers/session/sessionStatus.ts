@@ -8,7 +8,7 @@ import * as Ref from "effect/Ref"
 import { decodeBackgroundConfig } from "../../src/background/config.ts"
 import { trimIndex } from "../../src/memory/memoryIndex.ts"
 import { switchesFor } from "../../src/project/config.ts"
-import { type ContextPart, wrapSection } from "../../src/session/memoryContext.ts"
+import { type ContextPart, systemParts, wrapSection } from "../../src/session/memoryContext.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { ConfigService } from "../project/ConfigService.ts"
@@ -81,10 +81,7 @@ export const makeSessionStatus = (state: SessionState, sections: PromptSections)
       }
       // The snapshot the next request reuses, or the one it would build now.
       const snap = (yield* Ref.get(snapshot)) ?? (yield* sections.buildSnapshot(a))
-      const parts: Array<ContextPart> = [
-        { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", snap.rules) },
-        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", snap.indexSection) }
-      ]
+      const parts: Array<ContextPart> = systemParts(snap)
       const notice = yield* sections.changedNotice(a, snap)
       if (notice !== undefined) parts.push({ name: "auto_memory_notice", where: "system prompt", text: wrapSection("auto_memory_notice", notice) })
       const last = yield* Ref.get(lastRecall)
