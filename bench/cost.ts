@@ -58,9 +58,10 @@ const memoryOf = (count: number): Record<string, string> => {
 
 /** The two topics recall brings back at a turn: different ones each turn. */
 const picks = (turn: number, topics: number): [number, number] => [(turn * 7) % topics, (turn * 7 + 3) % topics]
-/** A request about the two topics recall picks at that turn (it names them, as a person names what they ask about). */
+const fileOf = (i: number) => `topic-${String(i).padStart(3, "0")}.md`
+/** A request about the two topics recall picks at that turn (it names their files, as a person names what they mean). */
 const USER = (turn: number, topics: number) =>
-  `Turn ${turn}, about topics ${picks(turn, topics).join(" and ")}: in area ${turn % 17}, the release script should run the integration tests before tagging; ` +
+  `Turn ${turn}, about ${picks(turn, topics).map(fileOf).join(" and ")}: in area ${turn % 17}, the release script should run the integration tests before tagging; ` +
   `please change it so, and remember that we always tag from main after the changelog is updated.`
 const ANSWER = (turn: number) =>
   `Done for turn ${turn}. I changed the release script so the integration tests run before the tag is made, and ` +
@@ -92,7 +93,7 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
     // Recall picks two topics a turn, different ones each time.
     h.selector = () =>
       fauxAssistantMessage(
-        [fauxToolCall("select_memories", { selected_memories: picks(turn, topics).map((i) => `topic-${String(i).padStart(3, "0")}.md`) })],
+        [fauxToolCall("select_memories", { selected_memories: picks(turn, topics).map(fileOf) })],
         { stopReason: "toolUse" }
       )
     // Extraction: every other turn reads the index, then saves one new topic and its index line, then answers (three
@@ -141,7 +142,7 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
     // Every scripted recall reached the main agent (a topic the selector was not shown would be dropped): said if not.
     if (memoryOn) {
       const sent = h.strict!.requests.filter((r) => r.status === 200 && kindOf(r) === "main").map((r) => JSON.stringify(r.messages)).join("\n")
-      const missed = Array.from({ length: turns }, (_, t) => picks(t, topics)).flat().filter((i) => !sent.includes(`## ${join(dir, `topic-${String(i).padStart(3, "0")}.md`)}`))
+      const missed = Array.from({ length: turns }, (_, t) => picks(t, topics)).flat().filter((i) => !sent.includes(`## ${join(dir, fileOf(i))}`))
       // A recall later than its wait (a loaded machine) rides with the next request; the last turn's has none.
       if (missed.length > 0) console.error(`note: at ${topics} topics, ${turns} turns, recall did not bring back topics ${[...new Set(missed)].join(", ")}`)
     }

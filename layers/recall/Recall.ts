@@ -1,7 +1,7 @@
 /**
  * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), the candidates (the
- * whole memory when it fits, else the topics near the text and a few of the newest; none near: no request), selection, bounded
- * reads, sanitized rendering, and the next branch state. Shared by `pm recall` and the extension.
+ * whole memory when it fits, else the topics near the text and a few of the newest; none near: no request),
+ * selection, bounded reads, sanitized rendering, and the next branch state. Shared by `pm recall` and the extension.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
