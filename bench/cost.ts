@@ -11,7 +11,11 @@
  * difference between the two. The models' answers are scripted, so output tokens are the script's; input tokens
  * and the cached share are what the extension sends.
  *
- *   npm run build && node bench/cost.ts            (prints the table docs/cost.md quotes)
+ * Each row also shows its effective input, uncached + a tenth of cached (what a provider that bills cached input at a
+ * tenth charges), and a second table sets a whole turn with memory on (selector, main request, extraction) against the
+ * same turn with memory off, both effective.
+ *
+ *   npm run build && node bench/cost.ts            (prints the tables docs/cost.md quotes)
  *   node bench/cost.ts --json                      (the same figures as JSON)
  *   COST_TOPICS=20 COST_TURNS=6 node bench/cost.ts (one cell only)
  */
@@ -52,8 +56,12 @@ const memoryOf = (count: number): Record<string, string> => {
   return files
 }
 
-const USER = (turn: number) =>
-  `Turn ${turn}: in area ${turn % 17}, the release script should run the integration tests before tagging; ` +
+/** The two topics recall brings back at a turn: different ones each turn. */
+const picks = (turn: number, topics: number): [number, number] => [(turn * 7) % topics, (turn * 7 + 3) % topics]
+const fileOf = (i: number) => `topic-${String(i).padStart(3, "0")}.md`
+/** A request about the two topics recall picks at that turn (it names their files, as a person names what they mean). */
+const USER = (turn: number, topics: number) =>
+  `Turn ${turn}, about ${picks(turn, topics).map(fileOf).join(" and ")}: in area ${turn % 17}, the release script should run the integration tests before tagging; ` +
   `please change it so, and remember that we always tag from main after the changelog is updated.`
 const ANSWER = (turn: number) =>
   `Done for turn ${turn}. I changed the release script so the integration tests run before the tag is made, and ` +
@@ -85,7 +93,7 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
     // Recall picks two topics a turn, different ones each time.
     h.selector = () =>
       fauxAssistantMessage(
-        [fauxToolCall("select_memories", { selected_memories: [`topic-${String((turn * 7) % topics).padStart(3, "0")}.md`, `topic-${String((turn * 7 + 3) % topics).padStart(3, "0")}.md`] })],
+        [fauxToolCall("select_memories", { selected_memories: picks(turn, topics).map(fileOf) })],
         { stopReason: "toolUse" }
       )
     // Extraction: every other turn reads the index, then saves one new topic and its index line, then answers (three
@@ -96,7 +104,7 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
       if (taskTurn(r) === 1) {
         const name = `release-${turn}.md`
         return calls(
-          ["write", { path: join(dir, name), content: topic(`Release ${turn}`, `release rule learned at turn ${turn}`, "project", `${USER(turn)}\n\n**Why:** the person asked.\n**How to apply:** in every release.`) }],
+          ["write", { path: join(dir, name), content: topic(`Release ${turn}`, `release rule learned at turn ${turn}`, "project", `${USER(turn, topics)}\n\n**Why:** the person asked.\n**How to apply:** in every release.`) }],
           ["edit", { path: join(dir, "MEMORY.md"), edits: [{ oldText: "- [Topic 0](topic-000.md)", newText: `- [Release ${turn}](${name}) - release rule of turn ${turn}\n- [Topic 0](topic-000.md)` }] }]
         )
       }
@@ -121,7 +129,7 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
     }
     h.background = (r) => (r.messages.some((m: any) => m.role === "user" && textOf(m).includes(DREAM_MARK)) ? dream(r) : extraction(r))
     for (turn = 0; turn < turns; turn++) {
-      await h.prompt(USER(turn))
+      await h.prompt(USER(turn, topics))
       // The turn's extraction runs after the turn settles; /memory extract waits for it (and finds nothing new).
       if (memoryOn) await h.prompt("/memory extract")
     }
@@ -131,6 +139,13 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
     // Every scripted save landed (a refused tool call would make the figures those of a different run).
     const saved = Array.from({ length: turns }, (_, t) => t).filter((t) => t % 2 === 0 && existsSync(join(dir, `release-${t}.md`)))
     if (memoryOn && saved.length !== Math.ceil(turns / 2)) throw new Error(`only ${saved.length} of ${Math.ceil(turns / 2)} saves landed`)
+    // Every scripted recall reached the main agent (a topic the selector was not shown would be dropped): said if not.
+    if (memoryOn) {
+      const sent = h.strict!.requests.filter((r) => r.status === 200 && kindOf(r) === "main").map((r) => JSON.stringify(r.messages)).join("\n")
+      const missed = Array.from({ length: turns }, (_, t) => picks(t, topics)).flat().filter((i) => !sent.includes(`## ${join(dir, fileOf(i))}`))
+      // A recall later than its wait (a loaded machine) rides with the next request; the last turn's has none.
+      if (missed.length > 0) console.error(`note: at ${topics} topics, ${turns} turns, recall did not bring back topics ${[...new Set(missed)].join(", ")}`)
+    }
     const refused = h.strict!.requests.filter((r) => r.status !== 200).length
     return { byKind, refused }
   } finally {
@@ -147,7 +162,21 @@ interface Row {
   input: number
   output: number
   cachedShare: number
+  /** Uncached input + a tenth of the cached, per turn. */
+  effective: number
 }
+
+/** Uncached input + a tenth of the cached. */
+const effectiveOf = (t: Totals): number => t.input - t.cached + t.cached / 10
+
+interface TurnRow {
+  topics: number
+  turns: number
+  on: number
+  off: number
+  offInput: number
+}
+const turnRows: Array<TurnRow> = []
 
 const rows: Array<Row> = []
 const perTurn = (t: Totals, turns: number, part: string, topics: number): Row => ({
@@ -157,7 +186,8 @@ const perTurn = (t: Totals, turns: number, part: string, topics: number): Row =>
   requests: t.requests / turns,
   input: t.input / turns,
   output: t.output / turns,
-  cachedShare: t.input === 0 ? 0 : t.cached / t.input
+  cachedShare: t.input === 0 ? 0 : t.cached / t.input,
+  effective: effectiveOf(t) / turns
 })
 
 for (const topics of TOPIC_COUNTS) {
@@ -177,17 +207,25 @@ for (const topics of TOPIC_COUNTS) {
     // One dream per session here; shown per run (turns = 1), since it runs at most once a day after 5 sessions.
     rows.push({ ...perTurn(on.byKind.dream, 1, "dream (per run)", topics), turns })
     rows.push(perTurn(bare, turns, "main request without memory (reference)", topics))
+    // A whole turn: what the person's turn costs with memory on (its selector, main request and extraction) and off.
+    turnRows.push({ topics, turns, on: (effectiveOf(on.byKind.selector) + effectiveOf(main) + effectiveOf(on.byKind.extraction)) / turns, off: effectiveOf(bare) / turns, offInput: bare.input / turns })
   }
 }
 
 if (json) {
-  console.log(JSON.stringify(rows, null, 2))
+  console.log(JSON.stringify({ rows, turns: turnRows }, null, 2))
 } else {
   const n = (x: number, digits = 0) => x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
   console.log(`memory cost per turn, strict fake provider, Node ${process.version}`)
-  console.log("| topics | turns | part | requests | input tokens | output tokens | cached share of input |")
-  console.log("|---:|---:|---|---:|---:|---:|---:|")
+  console.log("| topics | turns | part | requests | input tokens | output tokens | cached share of input | effective input |")
+  console.log("|---:|---:|---|---:|---:|---:|---:|---:|")
   for (const r of rows) {
-    console.log(`| ${r.topics} | ${r.turns} | ${r.part} | ${n(r.requests, 2)} | ${n(r.input)} | ${n(r.output)} | ${n(100 * r.cachedShare)} % |`)
+    console.log(`| ${r.topics} | ${r.turns} | ${r.part} | ${n(r.requests, 2)} | ${n(r.input)} | ${n(r.output)} | ${n(100 * r.cachedShare)} % | ${n(r.effective)} |`)
+  }
+  console.log("\nA whole turn, effective input (uncached + a tenth of cached): memory on (selector, main request, extraction) against memory off")
+  console.log("| topics | turns | memory on | memory off | on / off | on / off's whole input |")
+  console.log("|---:|---:|---:|---:|---:|---:|")
+  for (const t of turnRows) {
+    console.log(`| ${t.topics} | ${t.turns} | ${n(t.on)} | ${n(t.off)} | ${n(t.on / t.off, 1)}x | ${n(t.on / t.offInput, 1)}x |`)
   }
 }

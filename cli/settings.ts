@@ -11,7 +11,7 @@ import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
 import { describeSwitches, type Feature, switchesFor, switchPath } from "../src/project/config.ts"
-import { type ContextPart, formatContext, memorySections, summarizeContext, wrapSection } from "../src/session/memoryContext.ts"
+import { type ContextPart, formatContext, memorySections, summarizeContext, systemParts, wrapSection } from "../src/session/memoryContext.ts"
 import { DATE_SECTION, todayText } from "../src/session/today.ts"
 import type { contextOptions, Parsed, rememberOptions, switchOptions } from "./commandOptions.ts"
 import { inspect, locate, waitOf } from "./locate.ts"
@@ -82,11 +82,7 @@ export const context = ({ cwd, json }: Parsed<typeof contextOptions>) =>
     if (switches.memory.on) {
       const index = yield* (yield* MemoryStore).peekIndex(location.memoryDir)
       const sections = memorySections(location.memoryDir, index.text)
-      parts.push(
-        { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", sections.rules) },
-        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", sections.indexSection) },
-        { name: DATE_SECTION, where: "system prompt", text: wrapSection(DATE_SECTION, todayText(yield* Clock.currentTimeMillis)) }
-      )
+      parts.push(...systemParts(sections), { name: DATE_SECTION, where: "system prompt", text: wrapSection(DATE_SECTION, todayText(yield* Clock.currentTimeMillis)) })
     }
     const summary = summarizeContext(parts)
     if (json) return yield* printJson({ projectRoot: location.projectRoot, memoryDir: location.memoryDir, switches, ...summary })

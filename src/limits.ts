@@ -39,6 +39,12 @@ export const RANK_BODY_MAX_BYTES = 8_192
 export const RANK_QUERY_MAX_TERMS = 32
 /** Ours: the best-ranked topics of a request are stat-ed before they are shown, so the likeliest picks are current. */
 export const RANK_RECHECK_TOP = 16
+/**
+ * Ours: the most existing memories the extractor's task lists (those nearest to the conversation, then the newest).
+ * The fork's system prompt already holds the index of every memory, and the task says how many are left out and to
+ * search before creating a file; a longer list would be sent, uncached, on every extraction.
+ */
+export const EXTRACT_CATALOG_MAX_TOPICS = 10
 /** Ours: how much of the conversation's text (its end) the extractor's catalog is ranked against. */
 export const RANK_CONVERSATION_MAX_CHARS = 16_384
 /**
@@ -56,6 +62,14 @@ export const BRANCH_RECALL_BUDGET = 61_440
 
 /** Selector. */
 export const SELECTOR_MAX_FILES = 5
+/**
+ * Ours: a memory too large to be shown whole shows the selector the topics near the request (a ranking score, BM25
+ * over src/memory/topicRanking.ts, of at least RECALL_NEAR_MIN_SCORE: a word the request shares with a topic that
+ * few other topics hold) and at most SELECTOR_NEWEST_MAX_TOPICS of the newest others; with no topic near, the
+ * selector is not asked. A word found in about half of the topics, once in a topic's body, scores below it.
+ */
+export const RECALL_NEAR_MIN_SCORE = 1
+export const SELECTOR_NEWEST_MAX_TOPICS = 20
 /**
  * Ours: the catalog the selector is shown for one request, at most this many characters (lines and their line
  * breaks), with each description cut to CATALOG_DESCRIPTION_MAX_CHARS (the lint's own limit for a description).

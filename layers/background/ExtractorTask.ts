@@ -6,12 +6,12 @@ import { conversationText } from "../../src/background/conversationText.ts"
 import { evidenceOf } from "../../src/background/evidence.ts"
 import * as Exit from "effect/Exit"
 import { decideExtraction, type BranchEntry } from "../../src/background/cursor.ts"
-import { SCAN_MAX_TOPICS } from "../../src/limits.ts"
+import { EXTRACT_CATALOG_MAX_TOPICS, SCAN_MAX_TOPICS } from "../../src/limits.ts"
 import { chooseCandidates } from "../../src/recall/candidates.ts"
 import { forkTools, forkVerdict, stripForeignReasoning } from "../../src/background/request.ts"
 import { backgroundToolsSection } from "../../src/background/prompts/backgroundTools.ts"
 import { BACKGROUND_SYSTEM_PROMPT, extractorTaskPrompt } from "../../src/background/prompts/extractor.ts"
-import { memoryRulesPrompt, memoryRulesSection } from "../../src/session/memoryRules.ts"
+import { emptyMemoryRulesPrompt, memoryRulesSection } from "../../src/session/memoryRules.ts"
 import { localDay } from "../../src/session/today.ts"
 import { estimateInputTokens, fittingSuffix, maxInputTokens, messageChars, requestChars, tokensOfChars } from "../../src/model/requestFit.ts"
 import { locksDirOf } from "../../src/storage/layout.ts"
@@ -111,16 +111,19 @@ export const makeExtractor = Effect.gen(function*() {
     }, (tools, check) =>
       Effect.gen(function*(): Effect.fn.Return<RanOutcome, ExtractionError> {
         // The existing memories it would duplicate: those nearest to these messages, then the newest, within the
-        // selector's catalog budget.
+        // selector's catalog budget; in a fork, whose system prompt holds the index of every memory, at most
+        // EXTRACT_CATALOG_MAX_TOPICS of them.
         const said = conversationText(entries.map(toModelMessage).filter((m): m is Message => m !== undefined))
         const { ranked, topics } = yield* store.rankTopics(memoryDir, said, SCAN_MAX_TOPICS)
-        const shown = chooseCandidates(ranked, topics)
-        const rules = memoryRulesPrompt(memoryDir)
+        // What the task needs of the rules (what to save and how): the parent of an empty memory has no more.
+        const rules = emptyMemoryRulesPrompt(memoryDir)
         const model = request.model
         const identity = { provider: model.provider, api: model.api, id: model.id }
         const today = localDay(yield* Clock.currentTimeMillis)
-        const promptFor = (recentMessages: number) =>
-          extractorTaskPrompt({ memoryDir, today, recentMessages, catalog: store.catalog(shown), unlisted: topics.length - shown.length })
+        const promptFor = (recentMessages: number, maxTopics: number) => {
+          const shown = chooseCandidates(ranked, topics, undefined, maxTopics)
+          return extractorTaskPrompt({ memoryDir, today, recentMessages, catalog: store.catalog(shown), unlisted: topics.length - shown.length })
+        }
         const parent = request.parent
         const verdict = forkVerdict(
           parent === undefined ? undefined : { model: parent.model, tools: parentTools(parent.messages) },
@@ -139,7 +142,7 @@ export const makeExtractor = Effect.gen(function*() {
               sectionFor(forkOffered),
               ...(parentHasRules(parent.messages, rules) ? [] : [memoryRulesSection(memoryDir)]),
               // The parent's messages after the cursor, as it sent them: change notices count, system entries not.
-              promptFor(messageCount)
+              promptFor(messageCount, EXTRACT_CATALOG_MAX_TOPICS)
             ].join("\n\n"),
             sessionId: parent.sessionId
           }
@@ -162,7 +165,7 @@ export const makeExtractor = Effect.gen(function*() {
           ))
           const fixed = requestChars({
             systemPrompt,
-            messages: [{ role: "user", content: promptFor(all.length) }],
+            messages: [{ role: "user", content: promptFor(all.length, SCAN_MAX_TOPICS) }],
             tools: tools.tools.map((t) => t.declaration)
           })
           const budget = Number.isFinite(inputLimit) ? inputLimit * 4 - fixed : Number.POSITIVE_INFINITY
@@ -193,7 +196,7 @@ export const makeExtractor = Effect.gen(function*() {
             mode: "independent",
             systemPrompt,
             messages,
-            instructions: promptFor(messages.length),
+            instructions: promptFor(messages.length, SCAN_MAX_TOPICS),
             sessionId: request.taskSessionId
           }
         }

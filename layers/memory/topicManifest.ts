@@ -19,6 +19,8 @@ import { type Candidate, newestTopicFirst, type ScanResult, type Topic } from ".
 export interface RankedTopics extends ScanResult {
   /** The topics that share a word with the text, best first (ties: newest first). */
   readonly ranked: ReadonlyArray<Topic>
+  /** The score of each of `ranked` (BM25, src/memory/topicRanking.ts), in the same order. */
+  readonly scores: ReadonlyArray<number>
 }
 
 export interface TopicManifest {
@@ -57,18 +59,22 @@ export const makeTopicManifest = (fs: FileSystemShape, options: Partial<RefreshO
   const rank = (memoryDir: string, text: string, limit: number): Effect.Effect<RankedTopics> =>
     Effect.gen(function* () {
       const m = yield* refresh(memoryDir, false)
-      if (m === undefined) return { ...empty, ranked: [] }
+      if (m === undefined) return { ...empty, ranked: [], scores: [] }
       const before = topicsByName(m)
       const hits = m.ranking.rank(text, limit, (a, b) => newestTopicFirst(before.get(a)!, before.get(b)!))
       const top = hits.slice(0, RANK_RECHECK_TOP).map((h) => m.entries.get(before.get(h.key)!.path)!)
       yield* checkAndRead(fs, m, top, new Map<string, Candidate>())
       const by = topicsByName(m)
       const ranked: Array<Topic> = []
+      const scores: Array<number> = []
       for (const h of hits) {
         const topic = by.get(h.key)
-        if (topic !== undefined) ranked.push(topic)
+        if (topic !== undefined) {
+          ranked.push(topic)
+          scores.push(h.score)
+        }
       }
-      return { ...resultOf(m), ranked }
+      return { ...resultOf(m), ranked, scores }
     })
 
   const close = () => {

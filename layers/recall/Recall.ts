@@ -1,14 +1,14 @@
 /**
- * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), the candidates (every
- * topic ranked against the text, the best and then the newest within the catalog's budget), selection, bounded
- * reads, the cited project files checked (citedFiles.ts), sanitized rendering, and the next branch state. Shared by
- * `pm recall` and the extension.
+ * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), the candidates (the
+ * whole memory when it fits, else the topics near the text and a few of the newest; none near: no request),
+ * selection, bounded reads, the cited project files checked (citedFiles.ts), sanitized rendering, and the next
+ * branch state. Shared by `pm recall` and the extension.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SCAN_MAX_TOPICS } from "../../src/limits.ts"
-import { chooseCandidates } from "../../src/recall/candidates.ts"
+import { selectorCandidates } from "../../src/recall/candidates.ts"
 import { renderRecall, type RecalledFile } from "../../src/recall/recall.ts"
 import { budgetExhausted, withRecall, type BranchRecallState } from "../../src/recall/recallState.ts"
 import { sanitizeMemoryText } from "../../src/safety/sanitize.ts"
@@ -89,10 +89,11 @@ export const makeRecall = Effect.gen(function* () {
     } else {
       if (!passesWhitespaceThreshold(request.query) || budgetExhausted(request.state)) return nothing()
       const query = request.query.trim()
-      const { ranked, topics: newest } = yield* store.rankTopics(request.memoryDir, query, SCAN_MAX_TOPICS)
+      const { ranked, scores, topics: newest } = yield* store.rankTopics(request.memoryDir, query, SCAN_MAX_TOPICS)
       // The catalog shows file names verbatim (the model copies them back). A name the sanitizer would change (a
       // reserved tag, a bidi or zero-width character) cannot be shown safely, so that file is not offered at all.
-      const topics = chooseCandidates(ranked, newest, showableName)
+      // No candidates (a memory too large to show whole, and no topic near the text): the selector is not asked.
+      const topics = selectorCandidates(ranked, scores, newest, showableName)
       const outcome = yield* selector.select({
         query,
         topics,

@@ -2,7 +2,9 @@
  * The system prompt sections memory adds to a request: the rules and the index, built once into a snapshot that
  * is reused byte for byte (cache-friendly), today's date (from Effect's Clock, a day at a time, so the section changes
  * at most once a day), and a notice after them when MEMORY.md changed since the snapshot. The index file is read again
- * only when its stat says it may have changed. Selects no topic (recall does that).
+ * only when its stat says it may have changed. A snapshot of an empty memory (the short rules, no index) is built
+ * again once MEMORY.md holds something, so the agent gets the whole rules and the index (Pi sends the changed
+ * sections as a patch after the conversation, so its cached prefix stays). Selects no topic (recall does that).
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -74,7 +76,12 @@ export const makePromptSections = (state: SessionState) =>
         // The snapshot is reused byte for byte; a changed index only adds a notice after it. The file is read again
         // only when its stat says it may have changed.
         const notice = yield* changedNotice(a, snap)
-        if (notice !== undefined) sections["auto_memory_notice"] = notice
+        if (notice !== undefined && snap.indexSection === "") {
+          snap = yield* buildSnapshot(a)
+          yield* Ref.set(snapshot, snap)
+          sections["auto_memory"] = snap.rules
+          sections["auto_memory_index"] = snap.indexSection
+        } else if (notice !== undefined) sections["auto_memory_notice"] = notice
       })
 
     return { buildSnapshot, changedNotice, fill, today }

@@ -8,7 +8,7 @@ import * as Ref from "effect/Ref"
 import { decodeBackgroundConfig } from "../../src/background/config.ts"
 import { trimIndex } from "../../src/memory/memoryIndex.ts"
 import { switchesFor } from "../../src/project/config.ts"
-import { type ContextPart, wrapSection } from "../../src/session/memoryContext.ts"
+import { type ContextPart, systemParts, wrapSection } from "../../src/session/memoryContext.ts"
 import { DATE_SECTION } from "../../src/session/today.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
@@ -83,8 +83,7 @@ export const makeSessionStatus = (state: SessionState, sections: PromptSections)
       // The snapshot the next request reuses, or the one it would build now.
       const snap = (yield* Ref.get(snapshot)) ?? (yield* sections.buildSnapshot(a))
       const parts: Array<ContextPart> = [
-        { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", snap.rules) },
-        { name: "auto_memory_index", where: "system prompt", text: wrapSection("auto_memory_index", snap.indexSection) },
+        ...systemParts(snap),
         { name: DATE_SECTION, where: "system prompt", text: wrapSection(DATE_SECTION, yield* sections.today) }
       ]
       const notice = yield* sections.changedNotice(a, snap)

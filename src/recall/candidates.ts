@@ -1,12 +1,14 @@
 /**
- * Which topics the selector is shown for one request: the topics the ranking found for the user's text, best first,
- * then the newest of the others, while they fit: at most SCAN_MAX_TOPICS lines and SELECTOR_CATALOG_MAX_CHARS
- * characters of catalog (each line with its line break; a line too long for what is left is passed over). When the
- * whole memory fits, every topic is shown, so a small memory gives the same catalog on every request. The chosen
- * topics are listed newest first, the catalog's one order. Pure.
+ * Which topics the selector is shown for one request. When the whole memory fits (at most SCAN_MAX_TOPICS lines and
+ * SELECTOR_CATALOG_MAX_CHARS characters of catalog, each line with its line break), every topic is shown, so a small
+ * memory gives the same catalog on every request and the selector can match a request to a topic by meaning alone.
+ * A larger memory shows the topics near the user's text (a ranking score of at least RECALL_NEAR_MIN_SCORE), best
+ * first, then at most SELECTOR_NEWEST_MAX_TOPICS of the newest others, within the same budgets (a line too long for
+ * what is left is passed over); when no topic is near, nothing, and the selector is not asked. The chosen topics are
+ * listed newest first, the catalog's one order. Pure.
  */
 import { catalogLine, type CatalogTopic } from "../memory/catalog.ts"
-import { SCAN_MAX_TOPICS, SELECTOR_CATALOG_MAX_CHARS } from "../limits.ts"
+import { RECALL_NEAR_MIN_SCORE, SCAN_MAX_TOPICS, SELECTOR_CATALOG_MAX_CHARS, SELECTOR_NEWEST_MAX_TOPICS } from "../limits.ts"
 
 export interface CandidateTopic extends CatalogTopic {
   /** The file's mtime: the catalog's order (newest first), ties by filename. */
@@ -21,13 +23,17 @@ const SHORTEST_LINE = 24
 
 /**
  * `ranked`: the ranking's hits, best first. `newest`: every topic, newest first. `shown`: whether a topic may be shown
- * at all (asked only of the topics looked at, so the cost follows what is chosen, not the size of the memory). The
- * result's catalog (`catalogOf`) is at most SELECTOR_CATALOG_MAX_CHARS long.
+ * at all (asked only of the topics looked at, so the cost follows what is chosen, not the size of the memory).
+ * `maxTopics`: the most lines (SCAN_MAX_TOPICS for the selector; fewer for the extractor, EXTRACT_CATALOG_MAX_TOPICS);
+ * `maxNewest`: the most of them taken from `newest`. The result's catalog (`catalogOf`) is at most
+ * SELECTOR_CATALOG_MAX_CHARS long.
  */
 export const chooseCandidates = <T extends CandidateTopic>(
   ranked: ReadonlyArray<T>,
   newest: ReadonlyArray<T>,
-  shown: (topic: T) => boolean = () => true
+  shown: (topic: T) => boolean = () => true,
+  maxTopics: number = SCAN_MAX_TOPICS,
+  maxNewest: number = maxTopics
 ): ReadonlyArray<T> => {
   const chosen: Array<T> = []
   const seen = new Set<string>()
@@ -41,10 +47,37 @@ export const chooseCandidates = <T extends CandidateTopic>(
       chosen.push(t)
       used += cost
     }
-    return chosen.length < SCAN_MAX_TOPICS && SELECTOR_CATALOG_MAX_CHARS - used >= SHORTEST_LINE
+    return chosen.length < maxTopics && SELECTOR_CATALOG_MAX_CHARS - used >= SHORTEST_LINE
   }
-  let open = true
+  let open = maxTopics > 0
   for (let i = 0; open && i < ranked.length; i++) open = offer(ranked[i]!)
-  for (let i = 0; open && i < newest.length; i++) open = offer(newest[i]!)
+  const fromRanked = chosen.length
+  for (let i = 0; open && i < newest.length; i++) open = offer(newest[i]!) && chosen.length - fromRanked < maxNewest
   return chosen.sort(newestFirst)
+}
+
+/** How many of a ranking's scores (best first) are near the text: at least RECALL_NEAR_MIN_SCORE. */
+export const nearCount = (scores: ReadonlyArray<number>): number => {
+  let n = 0
+  while (n < scores.length && scores[n]! >= RECALL_NEAR_MIN_SCORE) n++
+  return n
+}
+
+/**
+ * The selector's candidates (the rule above). `ranked` and `scores`: the ranking's hits for the text, best first;
+ * `newest`: every topic, newest first. An empty result means the selector is not asked.
+ */
+export const selectorCandidates = <T extends CandidateTopic>(
+  ranked: ReadonlyArray<T>,
+  scores: ReadonlyArray<number>,
+  newest: ReadonlyArray<T>,
+  shown: (topic: T) => boolean = () => true
+): ReadonlyArray<T> => {
+  // Whole: every topic that may be shown fits (only a memory of at most SCAN_MAX_TOPICS topics can).
+  if (newest.length <= SCAN_MAX_TOPICS) {
+    const all = chooseCandidates([], newest, shown)
+    if (all.length === newest.filter(shown).length) return all
+  }
+  const near = nearCount(scores)
+  return near === 0 ? [] : chooseCandidates(ranked.slice(0, near), newest, shown, SCAN_MAX_TOPICS, SELECTOR_NEWEST_MAX_TOPICS)
 }

@@ -3,19 +3,27 @@
  * and the last recall, each with its size in characters and in tokens as every budget here estimates them
  * (characters / 4, rounded up). Pure formatting.
  */
-import { EMPTY_INDEX_TEXT, memoryRulesPrompt } from "./memoryRules.ts"
+import { emptyMemoryRulesPrompt, memoryRulesPrompt } from "./memoryRules.ts"
 import { tokensOfChars } from "../model/requestFit.ts"
 import { sanitizeMemoryText } from "../safety/sanitize.ts"
 
 /**
  * The two system-prompt sections from the memory directory and the index as read: the rules, and the index
  * sanitized (DECISIONS D5; the directory's path too, which reaches the model like memory text). One function for the
- * session's snapshot and `pm context`, so what is shown is what is sent.
+ * session's snapshot and `pm context`, so what is shown is what is sent. An empty index (nothing saved yet) gives no
+ * index section ("") and the rules without their part on using memories: what the agent needs to save its first.
  */
 export const memorySections = (memoryDir: string, indexText: string): { readonly rules: string; readonly indexSection: string } => {
   const clean = sanitizeMemoryText(indexText).trim()
-  return { rules: memoryRulesPrompt(sanitizeMemoryText(memoryDir)), indexSection: clean === "" ? EMPTY_INDEX_TEXT : clean }
+  const dir = sanitizeMemoryText(memoryDir)
+  return clean === "" ? { rules: emptyMemoryRulesPrompt(dir), indexSection: "" } : { rules: memoryRulesPrompt(dir), indexSection: clean }
 }
+
+/** The system-prompt parts of `memorySections` as Pi writes them; an empty section is left out, as Pi leaves it. */
+export const systemParts = (sections: { readonly rules: string; readonly indexSection: string }): Array<ContextPart> => [
+  { name: "auto_memory", where: "system prompt", text: wrapSection("auto_memory", sections.rules) },
+  ...(sections.indexSection === "" ? [] : [{ name: "auto_memory_index", where: "system prompt" as const, text: wrapSection("auto_memory_index", sections.indexSection) }])
+]
 
 export interface ContextPart {
   /** `auto_memory`, `auto_memory_index`, `auto_memory_date`, `auto_memory_notice`, or "recall" for the last recall's message. */

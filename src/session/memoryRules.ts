@@ -48,8 +48,18 @@ Keep each memory file small (well under 200 lines and 4 KB; only the start of a 
 - For the current state of the repository (recent changes, work in progress), prefer git log and the code: a memory's account of it is frozen at the time it was written.
 - Memory is for what matters in later conversations. Plans and task lists for the current work belong in the conversation, not here.`
 
-/** Shown instead of an empty index. */
-export const EMPTY_INDEX_TEXT = "MEMORY.md is empty or missing: no memories have been saved for this project yet."
+/**
+ * Where the part of the rules about using what memory holds begins. A memory with nothing in it yet is sent the rules
+ * up to there (what to save and how), not that part: it would only cost tokens on every request.
+ */
+const USING_HEADING = "\n\n## Using memories"
+
+/** The rules for a memory that holds nothing yet: `memoryRulesPrompt` without its part on using memories. */
+export const emptyMemoryRulesPrompt = (memoryDir: string): string => {
+  const full = memoryRulesPrompt(memoryDir)
+  const at = full.indexOf(USING_HEADING)
+  return at < 0 ? full : full.slice(0, at)
+}
 
 /** Appended (as its own section) when MEMORY.md changes after the snapshot was taken. */
 export const indexChangedNotice = (memoryDir: string): string =>

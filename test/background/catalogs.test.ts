@@ -1,6 +1,7 @@
 /**
  * What the background tasks are shown of a large memory: the extractor, the topics nearest to the conversation and
- * the newest (end to end in the real Pi host, and the conversation's text bounded at RANK_CONVERSATION_MAX_CHARS);
+ * the newest, at most EXTRACT_CATALOG_MAX_TOPICS in a fork (end to end in the real Pi host, and the conversation's
+ * text bounded at RANK_CONVERSATION_MAX_CHARS);
  * the dream, the DREAM_NEIGHBOURS_EACH topics nearest to each of the DREAM_NEIGHBOUR_SEEDS newest, and the newest;
  * both within the selector's catalog budget, saying how many topics they leave out.
  */
@@ -14,7 +15,8 @@ import { MemoryStore } from "../../layers/memory/MemoryStore.ts"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
 import { conversationText } from "../../src/background/conversationText.ts"
 import { extractorTaskPrompt } from "../../src/background/prompts/extractor.ts"
-import { DREAM_NEIGHBOUR_SEEDS, DREAM_NEIGHBOURS_EACH, RANK_CONVERSATION_MAX_CHARS, SCAN_MAX_TOPICS } from "../../src/limits.ts"
+import { DREAM_NEIGHBOUR_SEEDS, DREAM_NEIGHBOURS_EACH, EXTRACT_CATALOG_MAX_TOPICS, RANK_CONVERSATION_MAX_CHARS, SCAN_MAX_TOPICS } from "../../src/limits.ts"
+import { type CandidateTopic, chooseCandidates } from "../../src/recall/candidates.ts"
 import { type Harness, say, startHarness, textOf, topic } from "./harness.ts"
 import { tempDir, topicText, writeFileAt } from "../support/tmp.ts"
 
@@ -48,6 +50,19 @@ describe("the extractor's prompt", () => {
   })
 })
 
+describe(`the extractor's list of memories in a fork (${EXTRACT_CATALOG_MAX_TOPICS})`, () => {
+  const topics = (count: number): Array<CandidateTopic> =>
+    Array.from({ length: count }, (_, i) => ({ filename: `n${1_000 - i}.md`, type: "project", description: "d", mtimeMs: 1_000 - i, fileMtimeMs: 1_000 - i }))
+  for (const count of [EXTRACT_CATALOG_MAX_TOPICS - 1, EXTRACT_CATALOG_MAX_TOPICS, EXTRACT_CATALOG_MAX_TOPICS + 1]) {
+    it(`of ${count} memories holds ${Math.min(count, EXTRACT_CATALOG_MAX_TOPICS)}, the nearest first`, () => {
+      const all = topics(count)
+      const chosen = chooseCandidates([all.at(-1)!], all, undefined, EXTRACT_CATALOG_MAX_TOPICS)
+      expect(chosen).toHaveLength(Math.min(count, EXTRACT_CATALOG_MAX_TOPICS))
+      expect(chosen).toContain(all.at(-1))
+    })
+  }
+})
+
 let h: Harness | undefined
 afterEach(async () => {
   await h?.dispose()
@@ -73,7 +88,10 @@ describe("an extraction over 260 topics", () => {
     expect(task).not.toContain("note-258.md")
     expect(task).toMatch(/\n\(\d+ more memories are not listed/)
     const listed = task.split("\n").filter((l) => /^- \[project\] /.test(l))
-    expect(listed.length).toBeLessThanOrEqual(SCAN_MAX_TOPICS)
+    // A fork (its system prompt holds the index of every memory): the nearest and the newest, EXTRACT_CATALOG_MAX_TOPICS.
+    expect(h.ofKind("background")[0]!.system).toContain("<auto_memory>")
+    expect(listed).toHaveLength(EXTRACT_CATALOG_MAX_TOPICS)
+    expect(task).toContain(`(${260 - EXTRACT_CATALOG_MAX_TOPICS} more memories are not listed`)
   }, 120_000)
 })
 

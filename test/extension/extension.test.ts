@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { RECALL_MESSAGE } from "../../layers/session/sessionShape.ts"
 import { SELECTOR_WAIT_MS } from "../../src/limits.ts"
-import { memoryRulesPrompt } from "../../src/session/memoryRules.ts"
+import { emptyMemoryRulesPrompt, memoryRulesPrompt } from "../../src/session/memoryRules.ts"
 import { heldSelector, mainGate, makeTestClock, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
 let h: Harness | undefined
@@ -69,10 +69,23 @@ describe("system prompt", () => {
     expect(second).not.toContain("[New](new.md)")
   })
 
-  it("says the index is empty when there is no memory yet", async () => {
+  it("sends an empty memory the rules for saving only, then the whole rules and the index once MEMORY.md holds a line", async () => {
     h = await startHarness()
     await h.prompt("hello there friend")
-    expect(lastMain(h).system).toContain("no memories have been saved for this project yet")
+    const empty = lastMain(h).system
+    expect(empty).toContain(`<auto_memory>\n${emptyMemoryRulesPrompt(h.memoryDir)}\n</auto_memory>`)
+    expect(empty).toContain("## How to save")
+    expect(empty).not.toContain("## Using memories")
+    expect(empty).not.toContain("<auto_memory_index>")
+    writeFileSync(join(h.memoryDir, "release.md"), RELEASE)
+    writeFileSync(join(h.memoryDir, "MEMORY.md"), INDEX)
+    await h.prompt("second question here")
+    const second = lastMain(h)
+    // The first request's bytes are sent again; the rules and the index follow as a patch, not a notice.
+    expect(second.leadingSystem).toBe(h.mainRequests()[0]!.leadingSystem)
+    expect(second.system).toContain(`<auto_memory>\n${memoryRulesPrompt(h.memoryDir)}\n</auto_memory>`)
+    expect(second.system).toContain(`<auto_memory_index>\n${INDEX.trim()}\n</auto_memory_index>`)
+    expect(second.system).not.toContain("<auto_memory_notice>")
   })
 })
 

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./pm-chunk-chunk-IQWV7E2P.js";import"./pm-chunk-chunk-UA37EJFZ.js";import"./pm-chunk-chunk-R2YXGYDF.js";import"./pm-chunk-chunk-3O353RX5.js";import"./pm-chunk-chunk-RQC6Y7MU.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-SJLFFVWR.js";import"./pm-chunk-chunk-ZOACDVLN.js";import"./pm-chunk-chunk-Y3GEDAQF.js";import"./pm-chunk-chunk-Z7WXHF5K.js";import"./pm-chunk-chunk-HPDUJ7QL.js";export{a as ModelRuntimeLoadError,b as ProviderExtensionRejected,c as extensionsFromEnv,d as loadPiModelBackend,e as piModelRegistry};
-//# sourceMappingURL=pm-chunk-PiModelRuntime-JYTS5TO6.js.map
