@@ -13,7 +13,7 @@ import { makeNodeFileSystem } from "../storage/nodeFileSystem.ts"
 import { Journal, makeJournal } from "../writes/Journal.ts"
 import { LockService, makeLockService } from "../storage/LockService.ts"
 import { makeMemoryStore, makeWatchingMemoryStore, MemoryStore } from "../memory/MemoryStore.ts"
-import { makeProjectLocatorWith, ProjectLocator } from "../project/ProjectLocator.ts"
+import { makeProjectLocator, ProjectLocator } from "../project/ProjectLocator.ts"
 import { makeStateStore, StateStore } from "../storage/StateStore.ts"
 
 /** Layers a caller may put in place of the live ones (tests: fault injection, short lock timeouts). */
@@ -35,11 +35,8 @@ export type Core = FileSystem | ConfigService | LockService | ProjectLocator | M
 export const makeCore = (
   env: ConfigEnvironment = {},
   replace: CoreReplacements = {},
-  /**
-   * `watchMemory`: a long-lived process (the extension) also watches each memory folder it reads (MemoryStore).
-   * `readGitFiles`: the locator finds the repository from git's files, starting git only when they leave it undecided.
-   */
-  options: { readonly watchMemory?: boolean; readonly readGitFiles?: boolean } = {}
+  /** `watchMemory`: a long-lived process (the extension) also watches each memory folder it reads (MemoryStore). */
+  options: { readonly watchMemory?: boolean } = {}
 ): Effect.Effect<Context.Context<Core>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const fileSystem = replace.fileSystem === undefined
@@ -51,7 +48,7 @@ export const makeCore = (
       : Context.get(yield* Layer.build(replace.locks).pipe(Effect.provide(withFileSystem)), LockService)
     const config = yield* makeConfigService({ ...env, locks }).pipe(Effect.provide(withFileSystem))
     const base = withFileSystem.pipe(Context.add(LockService, locks), Context.add(ConfigService, config))
-    const [locator, store] = yield* Effect.all([makeProjectLocatorWith({ readGitFiles: options.readGitFiles === true }), options.watchMemory === true ? makeWatchingMemoryStore : makeMemoryStore]).pipe(
+    const [locator, store] = yield* Effect.all([makeProjectLocator, options.watchMemory === true ? makeWatchingMemoryStore : makeMemoryStore]).pipe(
       Effect.provide(base)
     )
     return base.pipe(

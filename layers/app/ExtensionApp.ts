@@ -86,7 +86,7 @@ const makeExtension = (env: ConfigEnvironment, replace: ExtensionReplacements, h
         onNone: () => Effect.provide(make, ctx) as Effect.Effect<S, never, Scope.Scope>,
         onSome: (service) => Effect.succeed(service)
       }).pipe(Effect.map((service) => Context.add(ctx, tag, service)))
-    const core = yield* makeCore(env, replace, { watchMemory: true, readGitFiles: true })
+    const core = yield* makeCore(env, replace, { watchMemory: true })
     // The host's pieces only: the builder's own entries (its scope, its memo map) are not services of the graph.
     const pieces = Context.pick(Host, ModelRegistry, BackgroundHost, PiToolkit)(yield* Effect.context<Host | ModelRegistry | BackgroundHost | PiToolkit>())
     const withHost = Context.merge(core, pieces)

@@ -12,7 +12,6 @@ import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/pro
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { ConfigService } from "./ConfigService.ts"
-import { readGitFiles } from "./gitFiles.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { type FsError, fsReasonText } from "../storage/FsError.ts"
 
@@ -74,11 +73,7 @@ const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
     )
   })
 
-/**
- * `readGitFiles`: find the repository from the files git reads (gitFiles.ts) and start git only when they leave it
- * undecided. The extension does, so its session start spawns no process; `pm` asks git.
- */
-export const makeProjectLocatorWith = (options: { readonly readGitFiles?: boolean } = {}) => Effect.gen(function* () {
+export const makeProjectLocator = Effect.gen(function* () {
   const fs = yield* FileSystem
   const config = yield* ConfigService
 
@@ -107,8 +102,7 @@ export const makeProjectLocatorWith = (options: { readonly readGitFiles?: boolea
 
   const projectRootOf = Effect.fn("ProjectLocator.projectRootOf")(function* (cwd: string) {
     const canonicalCwd = yield* real(cwd, resolve(cwd))
-    const files = options.readGitFiles === true ? yield* readGitFiles(fs, canonicalCwd) : undefined
-    const git = files?._tag === "Found" ? files : files?._tag === "None" ? undefined : yield* askGitShared(canonicalCwd)
+    const git = yield* askGitShared(canonicalCwd)
     if (git === undefined) return canonicalCwd
     const commonDir = yield* fs.realpath(resolve(canonicalCwd, git.commonDir)).pipe(Effect.option)
     // A linked worktree whose common dir is a `.git` folder belongs to the checkout that owns that folder.
@@ -209,9 +203,6 @@ export const makeProjectLocatorWith = (options: { readonly readGitFiles?: boolea
 
   return { projectRootOf, locate, inspect } satisfies ProjectLocatorShape
 })
-
-/** The locator that asks git (`pm`, and the layer below). */
-export const makeProjectLocator = makeProjectLocatorWith()
 
 export class ProjectLocator extends Context.Tag("pm/ProjectLocator")<ProjectLocator, ProjectLocatorShape>() {
   static readonly layer: Layer.Layer<ProjectLocator, never, FileSystem | ConfigService> = Layer.effect(
