@@ -165,7 +165,7 @@ export const PROVENANCE_SPAN_TOKENS = 6
 /**
  * Ours: how many of a `user` or `feedback` memory's distinctive words (src/writes/provenance.ts) the user must have
  * said or confirmed for a background write of it to be saved; with fewer it is held for review. A memory with fewer
- * distinctive words needs all of them.
+ * distinctive words needs all of them, and a user who said fewer than this many needs all of theirs (never none).
  */
 export const USER_SUPPORT_MIN_WORDS = 2
 

@@ -10,7 +10,8 @@
  *  - held: an added line that reads as an instruction to do a risky act (src/safety/riskyActs.ts) the user's own
  *    messages do not ask for;
  *  - held: a `user` or `feedback` memory fewer than USER_SUPPORT_MIN_WORDS of whose distinctive words the user said
- *    (or confirmed: an assistant message answered by a short yes);
+ *    (or confirmed: an assistant message answered by a short yes); a user who said fewer distinctive words than that
+ *    supports it with all of theirs, never with none;
  *  - saved otherwise, with the source whose words it shares most (user first on a tie), or `model` when it shares
  *    none (the task's own summary).
  * The dream consolidates memory, not a conversation: only the risky-act rule applies to it (its source is `dream`).
@@ -172,7 +173,8 @@ export const judgeWrite = (write: WriteToJudge, evidence: ReadonlyArray<Evidence
     const said = userWords(evidence)
     const words = [...distinctiveWords(added.join("\n"))]
     const supported = words.filter((w) => said.has(w)).length
-    if (supported < Math.min(USER_SUPPORT_MIN_WORDS, words.length) || words.length === 0) {
+    // A user who said fewer distinctive words than the minimum ("I always use pnpm") supports it with all of them.
+    if (supported === 0 || supported < Math.min(USER_SUPPORT_MIN_WORDS, words.length, said.size)) {
       return {
         _tag: "Hold",
         source,

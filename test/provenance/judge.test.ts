@@ -63,6 +63,11 @@ describe("a background write's source, judged against the conversation", () => {
     const one = judge(body, [user("tabs please")], "user")
     expect(one._tag).toBe("Hold")
     expect(one._tag === "Hold" && one.reason).toContain("a user memory comes only from what the user said or confirmed")
+    // A user who said fewer distinctive words than the minimum supports it with all of theirs, never with none.
+    const pnpm = "The user always uses pnpm as the package manager."
+    expect(judge(pnpm, [user("I always use pnpm")], "user")._tag).toBe("Save")
+    expect(judge(pnpm, [user("I always use yarn")], "user")._tag).toBe("Hold")
+    expect(judge(pnpm, [user("ok")], "user")._tag).toBe("Hold")
     // The same words as a project memory need no user support.
     expect(judge(body, [user("tabs please")], "project")._tag).toBe("Save")
     // Confirmed: the assistant proposed it and the user answered yes.

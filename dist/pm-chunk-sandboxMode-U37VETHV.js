@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-E2RH6BYB.js";import"./pm-chunk-chunk-LY4LRHHS.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-LVXGEYMG.js";import"./pm-chunk-chunk-AWVT23NQ.js";import"./pm-chunk-chunk-CY5FAQSH.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-JS37OAX5.js";import"./pm-chunk-chunk-ZOACDVLN.js";import"./pm-chunk-chunk-LKDWFQHW.js";import"./pm-chunk-chunk-Y3GEDAQF.js";import"./pm-chunk-chunk-Z7WXHF5K.js";import{df as t,hf as o,ig as e}from"./pm-chunk-chunk-HPDUJ7QL.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-U37VETHV.js.map
