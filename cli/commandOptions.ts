@@ -118,8 +118,8 @@ export const forgetOptions = {
 export const switchOptions = {
   ...commonOptions,
   project: Options.boolean("project").pipe(Options.withDescription("Only for this project (the one --cwd is in), in config.json's projects")),
-  part: Args.choice([["memory", "memory"], ["extraction", "extraction"], ["dream", "dream"], ["recall", "recall"]] as const, { name: "PART" }).pipe(
-    Args.withDescription("extraction, dream or recall: switch only that part (default: all of memory)"),
+  part: Args.choice([["memory", "memory"], ["extraction", "extraction"], ["dream", "dream"], ["recall", "recall"], ["history", "history"]] as const, { name: "PART" }).pipe(
+    Args.withDescription("extraction, dream or recall: switch only that part (default: all of memory); history: the memory's history in git (off unless turned on)"),
     Args.optional
   )
 }

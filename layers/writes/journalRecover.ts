@@ -81,6 +81,12 @@ export interface RecoverOptions {
   readonly sweepAlways?: boolean
 }
 
+/**
+ * Told after a task that changed memory was kept (its marker removed), still under the task's locks: the memory
+ * history commits it there (layers/history/). Never fails; what it does not finish, the next call takes in.
+ */
+export type AfterKept = (paths: MemoryPaths, meta: TaskMeta) => Effect.Effect<void>
+
 export interface WholeSpec {
   readonly paths: MemoryPaths
   readonly meta: TaskMeta
@@ -118,7 +124,8 @@ export const makeJournalRecovery = (
   store: JournalStore,
   recording: JournalRecording,
   openTasks: OpenTasks,
-  loadWriter: Effect.Effect<MemoryWriterShape>
+  loadWriter: Effect.Effect<MemoryWriterShape>,
+  afterKept: AfterKept = () => Effect.void
 ): JournalRecovery => {
   const { currentOf, settlePending } = makeJournalSettling(fs, store)
 
@@ -255,7 +262,11 @@ export const makeJournalRecovery = (
         let unclosed: Cause.Cause<unknown> | undefined
         if (keep(exit)) {
           const closed = yield* Effect.exit(openTasks.unmark(paths, meta.task))
-          if (Exit.isSuccess(closed)) return yield* exit
+          if (Exit.isSuccess(closed)) {
+            // Interruptible inside, in a fiber of its own (it takes a lock, whose race with its loss must be interruptible).
+            yield* Effect.fork(Effect.interruptible(afterKept(paths, meta))).pipe(Effect.flatMap(Fiber.await))
+            return yield* exit
+          }
           unclosed = closed.cause
         }
         // In a fiber of its own, interruptible inside: the locks it takes race their own loss, and a race's loser must

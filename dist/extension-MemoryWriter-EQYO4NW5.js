@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{A as a,B as b}from"./extension-chunk-GM53TBH5.js";import"./extension-chunk-ZCWDGCSG.js";import"./extension-chunk-HVRXV66A.js";import"./extension-chunk-E7FVJSDL.js";import"./extension-chunk-3T6DHTTG.js";import"./extension-chunk-FYHAR4LF.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=extension-MemoryWriter-EQYO4NW5.js.map
