@@ -36,7 +36,8 @@ import {
   searchCommand,
   showCommand,
   statusCommand,
-  undoCommand
+  undoCommand,
+  syncCommand
 } from "./commandLine.ts"
 import { cliPlatformContext } from "./platform.ts"
 
@@ -83,6 +84,7 @@ export const pmCommand = Command.make("pm").pipe(
     doctorCommand,
     logCommand,
     undoCommand,
+    syncCommand,
     listCommand.pipe(Command.provide(browse)),
     showCommand.pipe(Command.provide(browse)),
     searchCommand.pipe(Command.provide(browse)),

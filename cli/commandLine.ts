@@ -22,6 +22,7 @@ import {
   showOptions,
   statusOptions,
   switchOptions,
+  syncOptions,
   undoOptions
 } from "./commandOptions.ts"
 
@@ -36,6 +37,7 @@ const status = () => import("./status.ts")
 const journal = () => import("./journal.ts")
 const browse = () => import("./memoryCommands.ts")
 const extract = () => import("./extract.ts")
+const sync = () => import("./sync.ts")
 
 export const projectCommand = Command.make("project", projectOptions, (o) => handledBy(inspect, (m) => m.project(o))).pipe(
   Command.withDescription("Show where the project's memory lives")
@@ -94,4 +96,7 @@ export const extractCommand = Command.make("extract", extractOptions, (o) => han
   Command.withDescription(
     "Run the extractions that ended sessions handed over to this project's queue, oldest first, and wait for them (exit 1 when one fails or stays queued)"
   )
+)
+export const syncCommand = Command.make("sync", syncOptions, (o) => handledBy(sync, (m) => m.sync(o))).pipe(
+  Command.withDescription("Sync this project's memory with a git remote: `pm sync init REMOTE` turns it on, `pm sync` syncs now, `pm sync status` shows what waits")
 )

@@ -45,8 +45,11 @@ export interface GitOptions {
   readonly okCodes?: ReadonlyArray<number>
 }
 
-/** The machine's name in our commits and conflict files: the host name, reduced to safe file-name characters. */
-export const machineName = (): string => hostname().toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "machine"
+/**
+ * The machine's name in our commits and conflict files: `PM_MACHINE_NAME` when set (two agent folders on one host,
+ * or a name of one's choosing), else the host name; reduced to safe file-name characters.
+ */
+export const machineName = (): string => (process.env["PM_MACHINE_NAME"] || hostname()).toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "machine"
 
 const FIXED: ReadonlyArray<string> = [
   "-c", "core.hooksPath=/dev/null",
@@ -108,6 +111,8 @@ export const runGit = (repo: HistoryRepo, args: ReadonlyArray<string>, options: 
       }
     )
     child.on("error", () => undefined)
+    // A git that exits before reading its input (refused, killed) must not crash us with EPIPE.
+    child.stdin?.on("error", () => undefined)
     if (options.input !== undefined) child.stdin?.end(options.input)
     else child.stdin?.end()
   })
@@ -127,4 +132,16 @@ export const gitAnswers = (repo: HistoryRepo, args: ReadonlyArray<string>): Effe
       else if (code === 1) resume(Effect.succeed(false))
       else resume(Effect.fail(new GitFailed({ args, code: typeof code === "number" ? code : null, stderr: String(stderr) })))
     })
+  })
+
+/** The URL of `origin` of the project repository at `dir`, or undefined (no git, no origin). Read-only. */
+export const originUrlOf = (dir: string): Effect.Effect<string | undefined> =>
+  Effect.async<string | undefined>((resume, signal) => {
+    execFile("git", ["-c", "safe.directory=*", "-C", dir, "remote", "get-url", "origin"], {
+      env: envFor(false),
+      timeout: HISTORY_GIT_TIMEOUT_MS,
+      killSignal: "SIGKILL",
+      signal,
+      encoding: "utf8"
+    }, (error, stdout) => resume(Effect.succeed(error === null && stdout.trim() !== "" ? stdout.trim() : undefined)))
   })

@@ -27,6 +27,7 @@ import { locksDirOf } from "../../src/storage/layout.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import type { LockServiceShape } from "../storage/lockInterface.ts"
 import { GitFailed, type HistoryRepo, runGit } from "./git.ts"
+import { commitOf } from "./gitTree.ts"
 
 export interface HistoryPlace {
   readonly memoryRootDir: string
@@ -98,6 +99,10 @@ export const commitStaged = (
 ): Effect.Effect<CommitOutcome, GitFailed> =>
   Effect.gen(function*() {
     yield* clearGitLocks(fs, repo)
+    // A merge a sync started and did not finish (killed) was rolled back: no other commit may claim it.
+    if (subject?.kind !== "sync") yield* fs.unlink(join(repo.gitDir, "MERGE_HEAD")).pipe(Effect.ignore)
+    // A first sync into an empty history: the sync points the branch at the remote's commit once its files are in.
+    else if ((yield* commitOf(repo, "HEAD")) === undefined) return { _tag: "Nothing" } as const
     yield* runGit(repo, ["add", "-A", "--", "."])
     const status = yield* runGit(repo, ["status", "--porcelain=v1", "-z", "--untracked-files=all"])
     const files = parsePorcelain(status.stdout)

@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-V5KIP7ER.js";import"./pm-chunk-chunk-ZRB7USFT.js";import"./pm-chunk-chunk-YNXWSZ3O.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-EPR6NCCK.js";import"./pm-chunk-chunk-SVLH76YE.js";import"./pm-chunk-chunk-K5QWENCI.js";import"./pm-chunk-chunk-OBRMLD5K.js";import"./pm-chunk-chunk-RMZMN22J.js";import"./pm-chunk-chunk-AWRHECQE.js";import"./pm-chunk-chunk-F2VMJZ2Z.js";import{df as t,hf as o,ig as e}from"./pm-chunk-chunk-2MMGSAAK.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-O7BLYNUX.js.map
