@@ -3,7 +3,7 @@
  * project checkout and a machine name, running the real `pm` (dist/pm.js) with the real git; one bare remote on disk.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { type PmResult, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent, tempDir } from "../support/tmp.ts"
@@ -51,5 +51,29 @@ export const machine = (name: string): Machine => {
 export const bareRemote = (): string => {
   const dir = join(tempDir("pm-remote-"), "memory.git")
   execFileSync("git", ["init", "-q", "--bare", dir])
+  return dir
+}
+
+/**
+ * A folder holding a `git` that kills the process that ran it (pm, with SIGKILL) at the `nth` call of `subcommand`,
+ * before that call does anything, and runs the real git otherwise: a sync killed at a chosen point.
+ */
+export const killingGit = (subcommand: string, nth = 1): string => {
+  const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim()
+  const dir = tempDir("pm-killgit-")
+  const counter = join(dir, "count")
+  const script = [
+    "#!/bin/sh",
+    `for a in "$@"; do`,
+    `  if [ "$a" = "${subcommand}" ]; then`,
+    `    n=$(( $(cat "${counter}" 2>/dev/null || echo 0) + 1 )); echo $n > "${counter}"`,
+    `    if [ $n -eq ${nth} ]; then kill -9 $PPID; exit 137; fi`,
+    "    break",
+    "  fi",
+    "done",
+    `exec ${real} "$@"`,
+    ""
+  ].join("\n")
+  writeFileSync(join(dir, "git"), script, { mode: 0o755 })
   return dir
 }
