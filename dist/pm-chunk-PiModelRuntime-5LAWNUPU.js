@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./pm-chunk-chunk-XE62P3B5.js";import"./pm-chunk-chunk-L7NFBCT3.js";import"./pm-chunk-chunk-ARGUC3GQ.js";import"./pm-chunk-chunk-3O353RX5.js";import"./pm-chunk-chunk-T7CNKT3M.js";import"./pm-chunk-chunk-IQUQM3GG.js";import"./pm-chunk-chunk-RMZMN22J.js";import"./pm-chunk-chunk-AWRHECQE.js";import"./pm-chunk-chunk-F2VMJZ2Z.js";import"./pm-chunk-chunk-2MMGSAAK.js";export{a as ModelRuntimeLoadError,b as ProviderExtensionRejected,c as extensionsFromEnv,d as loadPiModelBackend,e as piModelRegistry};
-//# sourceMappingURL=pm-chunk-PiModelRuntime-5LAWNUPU.js.map

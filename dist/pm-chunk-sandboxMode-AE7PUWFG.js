@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-XPPVIRVS.js";import"./pm-chunk-chunk-NUDWLFMC.js";import"./pm-chunk-chunk-QTETSERA.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-YWVT2AGW.js";import"./pm-chunk-chunk-T7CNKT3M.js";import"./pm-chunk-chunk-GWKBAL2A.js";import"./pm-chunk-chunk-IQUQM3GG.js";import"./pm-chunk-chunk-RMZMN22J.js";import"./pm-chunk-chunk-AWRHECQE.js";import"./pm-chunk-chunk-F2VMJZ2Z.js";import{df as t,hf as o,ig as e}from"./pm-chunk-chunk-2MMGSAAK.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-AE7PUWFG.js.map
