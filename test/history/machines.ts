@@ -77,3 +77,20 @@ export const killingGit = (subcommand: string, nth = 1): string => {
   writeFileSync(join(dir, "git"), script, { mode: 0o755 })
   return dir
 }
+
+/** A folder holding a `git` that runs `shell` once, before the first call of `subcommand`, then the real git. */
+export const gitRunningFirst = (subcommand: string, shell: string): string => {
+  const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim()
+  const dir = tempDir("pm-pregit-")
+  const done = join(dir, "done")
+  const script = [
+    "#!/bin/sh",
+    `for a in "$@"; do`,
+    `  if [ "$a" = "${subcommand}" ] && [ ! -e "${done}" ]; then : > "${done}"; ${shell}; break; fi`,
+    "done",
+    `exec ${real} "$@"`,
+    ""
+  ].join("\n")
+  writeFileSync(join(dir, "git"), script, { mode: 0o755 })
+  return dir
+}

@@ -9,7 +9,7 @@ import { appendFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt } from "../support/pm.ts"
-import { bareRemote, type Machine, machine } from "./machines.ts"
+import { bareRemote, gitRunningFirst, type Machine, machine } from "./machines.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -99,6 +99,27 @@ describe("pm sync", () => {
     expect(a.files()).not.toContain("use-pnpm-never-npm.md")
     expect(a.read("MEMORY.md")).not.toContain("use-pnpm-never-npm.md")
     expect(a.read("MEMORY.md")).toContain("(tests-run-with-vitest.md)")
+  })
+
+  it("a push refused because the remote moved meanwhile is retried after a new pull, and both facts arrive", async () => {
+    const { remote, a, b } = await pair()
+    await ok(a, ["remember", "The deploy script lives in scripts/deploy.sh"])
+    await ok(a, ["sync"])
+    await ok(b, ["sync"])
+    const before = execFileSync("git", [`--git-dir=${remote}`, "rev-parse", "pm/shop"], { encoding: "utf8" }).trim()
+    await ok(a, ["remember", "Use pnpm, never npm"])
+    await ok(a, ["sync"])
+    // A's new commit is held aside; the branch goes back, and moves to it between B's fetch and B's push.
+    execFileSync("git", [`--git-dir=${remote}`, "update-ref", "refs/heads/held", "pm/shop"])
+    execFileSync("git", [`--git-dir=${remote}`, "update-ref", "refs/heads/pm/shop", before])
+    await ok(b, ["remember", "Tests run with vitest"])
+    const moving = gitRunningFirst("push", `git --git-dir=${remote} update-ref refs/heads/pm/shop refs/heads/held`)
+    const r = await b.pm(["sync"], { PATH: `${moving}:${process.env["PATH"]}` })
+    expect(r.code, r.stderr).toBe(0)
+    expect(b.files()).toContain("use-pnpm-never-npm.md")
+    const pushed = execFileSync("git", [`--git-dir=${remote}`, "ls-tree", "--name-only", "pm/shop"], { encoding: "utf8" })
+    expect(pushed).toContain("tests-run-with-vitest.md")
+    expect(pushed).toContain("use-pnpm-never-npm.md")
   })
 
   it("an unreachable remote fails the sync with a reason and leaves local memory working; it syncs later", async () => {
