@@ -70,3 +70,8 @@ export const awaitStartPull = (memoryRootDir: string, waitMs = SYNC_PULL_WAIT_MS
   if (pull === undefined) return Effect.void
   return Effect.promise(() => pull).pipe(Effect.timeout(waitMs), Effect.ignore)
 }
+
+/** Resolves when no sync of this process runs any more (tests, and a host that wants to wait at its end). */
+export const syncsSettled = async (): Promise<void> => {
+  while (running.size > 0) await Promise.all([...running.values()].map((r) => r.done))
+}
