@@ -59,9 +59,10 @@ export const requestSync = (place: HistoryPlace): Promise<SyncResult | undefined
 }
 
 /** The pull at a session's start: started once per memory and process. */
-export const pullAtStart = (place: HistoryPlace): void => {
-  if (services === undefined || firstPull.has(place.memoryRootDir)) return
-  firstPull.set(place.memoryRootDir, requestSync(place))
+export const pullAtStart = (place: HistoryPlace, start: (place: HistoryPlace) => Promise<unknown> = requestSync): void => {
+  // Without services (as in `pm`) requestSync does nothing, and nothing is waited for.
+  if (firstPull.has(place.memoryRootDir) || (start === requestSync && services === undefined)) return
+  firstPull.set(place.memoryRootDir, start(place))
 }
 
 /** Waits for the start's pull, at most `SYNC_PULL_WAIT_MS` (`waitMs` in tests); never fails. */
