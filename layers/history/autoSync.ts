@@ -15,7 +15,8 @@ import { FileSystem as FileSystemTag } from "../storage/FileSystem.ts"
 import type { LockService } from "../storage/LockService.ts"
 import type { Journal } from "../writes/Journal.ts"
 import { activeRepo, type HistoryPlace } from "./historyRepo.ts"
-import { readSyncSettings, type SyncResult, syncNow } from "./sync.ts"
+import type { SyncResult } from "./sync.ts"
+import { readSyncSettings } from "./syncSettings.ts"
 
 type Services = FileSystem | Journal | LockService
 
@@ -42,6 +43,8 @@ export const requestSync = (place: HistoryPlace): Promise<SyncResult | undefined
   const once = Effect.gen(function*() {
     const repo = yield* activeRepo(fs, place)
     if (repo === undefined || (yield* readSyncSettings(fs, repo)) === undefined) return undefined
+    // Loaded by the first sync: a session of a project without sync never loads the merge or the writer.
+    const { syncNow } = yield* Effect.promise(() => import("./sync.ts"))
     return yield* syncNow(fs, place, { maxWaitMs: 10 * 60_000 })
   })
   const entry = { again: false, done: Promise.resolve<SyncResult | undefined>(undefined) }

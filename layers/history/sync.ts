@@ -14,7 +14,7 @@
  */
 import * as Effect from "effect/Effect"
 import { join } from "node:path"
-import { HISTORY_BRANCH, SYNC_SETTINGS_FILE, SYNC_STATE_FILE } from "../../src/history/commits.ts"
+import { HISTORY_BRANCH, SYNC_SETTINGS_FILE } from "../../src/history/commits.ts"
 import { branchOfKey } from "../../src/history/syncKey.ts"
 import { SYNC_PUSH_RETRIES } from "../../src/limits.ts"
 import { detectSecrets } from "../../src/safety/secrets.ts"
@@ -26,19 +26,8 @@ import { holdingBackgroundLocks, type PersonWait } from "../writes/MemoryUndo.ts
 import { GitFailed, type HistoryRepo, runGit } from "./git.ts"
 import { blobText, commitOf, countAhead, treeOf } from "./gitTree.ts"
 import { activeRepo, commitStaged, type HistoryPlace, initRepo } from "./historyRepo.ts"
+import { readSyncSettings, type SyncSettings, writeSyncState } from "./syncSettings.ts"
 import { mergeRemote } from "./syncMerge.ts"
-
-export interface SyncSettings {
-  readonly remote: string
-  readonly key: string
-}
-
-export interface SyncState {
-  readonly lastSyncAt?: number
-  readonly ok?: boolean
-  /** What the last sync did or why it stopped, in words. */
-  readonly message?: string
-}
 
 export type SyncResult =
   | { readonly _tag: "Synced"; readonly pulled: ReadonlyArray<string>; readonly conflicts: ReadonlyArray<string>; readonly pushed: number }
@@ -47,18 +36,6 @@ export type SyncResult =
 
 const REMOTE_NAME = "sync"
 const trackingRef = (key: string) => `refs/remotes/${REMOTE_NAME}/${branchOfKey(key)}`
-
-const readJson = <A>(fs: FileSystemShape, path: string): Effect.Effect<A | undefined> =>
-  fs.readRegularFile(path, 64 * 1024).pipe(
-    Effect.map((r) => JSON.parse(new TextDecoder().decode(r.bytes)) as A),
-    Effect.orElseSucceed(() => undefined)
-  )
-
-export const readSyncSettings = (fs: FileSystemShape, repo: HistoryRepo) => readJson<SyncSettings>(fs, join(repo.gitDir, SYNC_SETTINGS_FILE))
-export const readSyncState = (fs: FileSystemShape, repo: HistoryRepo) => readJson<SyncState>(fs, join(repo.gitDir, SYNC_STATE_FILE))
-
-const writeState = (fs: FileSystemShape, repo: HistoryRepo, state: SyncState) =>
-  fs.writeFile(join(repo.gitDir, SYNC_STATE_FILE), `${JSON.stringify(state)}\n`).pipe(Effect.ignore)
 
 /** Turns sync on: the history made if needed, the remote named, the key kept. */
 export const initSync = (fs: FileSystemShape, place: HistoryPlace, settings: SyncSettings): Effect.Effect<HistoryRepo, GitFailed> =>
@@ -165,7 +142,7 @@ export const syncNow = (
     Effect.catchAll((e): Effect.Effect<SyncResult> => Effect.succeed({ _tag: "Failed", reason: e.message })),
     Effect.tap((result) =>
       result._tag === "Off" ? Effect.void : Effect.flatMap(activeRepo(fs, place), (repo) =>
-        repo === undefined ? Effect.void : writeState(fs, repo, {
+        repo === undefined ? Effect.void : writeSyncState(fs, repo, {
           lastSyncAt: Date.now(),
           ok: result._tag === "Synced",
           message: result._tag === "Synced" ? describeSynced(result) : result.reason

@@ -10,7 +10,7 @@ import { isConflictFile } from "../../src/history/treeMerge.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import { commitOf, countAhead } from "./gitTree.ts"
 import { activeRepo, type HistoryPlace } from "./historyRepo.ts"
-import { readSyncSettings, readSyncState, type SyncSettings, type SyncState } from "./sync.ts"
+import { readSyncSettings, readSyncState, type SyncSettings, type SyncState } from "./syncSettings.ts"
 
 export interface HistoryStatus {
   readonly history: boolean

@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{h as a,i as b,j as c,k as d}from"./extension-chunk-GLZFQBPA.js";import"./extension-chunk-6F6BG6A5.js";import"./extension-chunk-GZ7V2BGO.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-TVFGAVPP.js";import"./extension-chunk-3O5R5Q3W.js";import"./extension-chunk-DZBCEXCQ.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
+//# sourceMappingURL=extension-sandboxed-ILVM5ND7.js.map

@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{a,b,c,d,e}from"./pm-chunk-chunk-BM2HM5BO.js";import"./pm-chunk-chunk-L7NFBCT3.js";import"./pm-chunk-chunk-7KNYNKIE.js";import"./pm-chunk-chunk-3O353RX5.js";import"./pm-chunk-chunk-YMS2CS5J.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-WTG7WLDU.js";import"./pm-chunk-chunk-QQJLT5BC.js";import"./pm-chunk-chunk-B6EVS43P.js";import"./pm-chunk-chunk-GX3YFYJX.js";import"./pm-chunk-chunk-PNVX3IXI.js";export{a as ModelRuntimeLoadError,b as ProviderExtensionRejected,c as extensionsFromEnv,d as loadPiModelBackend,e as piModelRegistry};
+//# sourceMappingURL=pm-chunk-PiModelRuntime-RCX22GDJ.js.map

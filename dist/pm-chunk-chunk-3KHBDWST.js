@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{a as d}from"./pm-chunk-chunk-35M47WWP.js";import{o as a}from"./pm-chunk-chunk-WTG7WLDU.js";var m=(t,n)=>n.fileMtimeMs-t.fileMtimeMs||(t.filename<n.filename?-1:t.filename>n.filename?1:0),p=24,A=(t,n,f=()=>!0)=>{let i=[],l=new Set,r=-1,s=e=>{if(l.has(e.filename)||!f(e))return!0;let c=d(e).length+1;return r+c<=a&&(l.add(e.filename),i.push(e),r+=c),i.length<200&&a-r>=p},o=!0;for(let e=0;o&&e<t.length;e++)o=s(t[e]);for(let e=0;o&&e<n.length;e++)o=s(n[e]);return i.sort(m)};export{A as a};
+//# sourceMappingURL=pm-chunk-chunk-3KHBDWST.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-6FBWE2TS.js";import"./pm-chunk-chunk-CQZ7SYJJ.js";import"./pm-chunk-chunk-QTETSERA.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-YWVT2AGW.js";import"./pm-chunk-chunk-Q3WSLW3H.js";import"./pm-chunk-chunk-GWKBAL2A.js";import"./pm-chunk-chunk-WTG7WLDU.js";import"./pm-chunk-chunk-QQJLT5BC.js";import"./pm-chunk-chunk-B6EVS43P.js";import"./pm-chunk-chunk-GX3YFYJX.js";import{df as t,hf as o,jg as e}from"./pm-chunk-chunk-PNVX3IXI.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-IMBAXKH5.js.map
