@@ -26,6 +26,8 @@ export class GitFailed extends Data.TaggedError("GitFailed")<{
 export interface GitResult {
   readonly stdout: string
   readonly stderr: string
+  /** stdout's bytes, with `bytes: true`. */
+  readonly raw?: Uint8Array
 }
 
 /** Where a history lives: its git folder (under the memory root) and its work tree (the memory folder). */
@@ -35,6 +37,8 @@ export interface HistoryRepo {
 }
 
 export interface GitOptions {
+  /** stdout as bytes (a blob's exact content), not decoded. */
+  readonly bytes?: boolean
   /** Talks to the remote: the user's global configuration (credentials) is kept, and the longer bound applies. */
   readonly network?: boolean
   /** Bytes for stdin. */
@@ -98,12 +102,14 @@ export const runGit = (repo: HistoryRepo, args: ReadonlyArray<string>, options: 
         maxBuffer: HISTORY_GIT_MAX_OUTPUT_BYTES,
         killSignal: "SIGKILL",
         signal,
-        encoding: "utf8"
+        encoding: "buffer"
       },
-      (error, stdout, stderr) => {
+      (error, out, err) => {
+        const stdout = options.bytes === true ? "" : out.toString("utf8")
+        const stderr = err.toString("utf8")
         const code = error === null ? 0 : (error as NodeJS.ErrnoException & { code?: number | string }).code ?? null
         if (error === null || (typeof code === "number" && options.okCodes?.includes(code) === true)) {
-          resume(Effect.succeed({ stdout, stderr }))
+          resume(Effect.succeed(options.bytes === true ? { stdout, stderr, raw: new Uint8Array(out) } : { stdout, stderr }))
         } else {
           const killed = (error as { killed?: boolean }).killed === true
           resume(Effect.fail(new GitFailed({ args, code: killed ? "timeout" : code, stderr: killed ? "stopped: it ran past its time bound" : String(stderr || error.message) })))

@@ -24,8 +24,12 @@ export const treeOf = (repo: HistoryRepo, commit: string | undefined): Effect.Ef
       return tree
     })
 
+/** A blob's exact bytes (a topic taken from the other machine is published as it is, bytes that are not UTF-8 included). */
+export const blobBytes = (repo: HistoryRepo, blob: string): Effect.Effect<Uint8Array, GitFailed> =>
+  Effect.map(runGit(repo, ["cat-file", "blob", blob], { bytes: true }), (r) => r.raw ?? new Uint8Array())
+
 export const blobText = (repo: HistoryRepo, blob: string): Effect.Effect<string, GitFailed> =>
-  Effect.map(runGit(repo, ["cat-file", "blob", blob]), (r) => r.stdout)
+  Effect.map(blobBytes(repo, blob), (bytes) => new TextDecoder().decode(bytes))
 
 /** The commit a ref names, or undefined when it does not exist (an empty history, a branch never fetched). */
 export const commitOf = (repo: HistoryRepo, ref: string): Effect.Effect<string | undefined, GitFailed> =>

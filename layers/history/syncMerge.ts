@@ -21,7 +21,7 @@ import { Journal } from "../writes/Journal.ts"
 import { makeMemoryWriter } from "../writes/MemoryWriter.ts"
 import type { WriteJournal } from "../writes/writeJournal.ts"
 import { GitFailed, type HistoryRepo, machineName, runGit } from "./git.ts"
-import { baseOf, blobText, commitOf, isAncestor, machineOfCommit, treeOf } from "./gitTree.ts"
+import { baseOf, blobBytes, blobText, commitOf, isAncestor, machineOfCommit, treeOf } from "./gitTree.ts"
 import { commitStaged, type HistoryPlace } from "./historyRepo.ts"
 
 export interface MergeOutcome {
@@ -72,8 +72,8 @@ export const mergeRemote = (
               Effect.tap((r) => memoryTask.recordRead(path, { kind: "text", truncated: false }, { bytes: r.bytes, mtimeMs: r.info.mtimeMs })),
               Effect.option
             )
-          const put = (path: string, text: string) =>
-            Effect.zipRight(seen(path), memoryTask.write(path, encoder.encode(text)))
+          const put = (path: string, content: string | Uint8Array) =>
+            Effect.zipRight(seen(path), memoryTask.write(path, typeof content === "string" ? encoder.encode(content) : content))
           // Topics first, the index last: its lines never point at a file not yet there.
           const ordered = [...actions].sort((a, b) => Number(a.path === "MEMORY.md") - Number(b.path === "MEMORY.md"))
           for (const action of ordered) yield* apply(action)
@@ -81,7 +81,7 @@ export const mergeRemote = (
             return Effect.gen(function*() {
               switch (action._tag) {
                 case "Take":
-                  yield* put(action.path, yield* blobText(repo, action.blob))
+                  yield* put(action.path, yield* blobBytes(repo, action.blob))
                   changed.push(action.path)
                   return
                 case "Delete":
@@ -100,7 +100,7 @@ export const mergeRemote = (
                   return
                 }
                 case "Conflict":
-                  yield* put(action.conflictPath, yield* blobText(repo, action.blob))
+                  yield* put(action.conflictPath, yield* blobBytes(repo, action.blob))
                   conflicts.push(action.conflictPath)
                   return
               }

@@ -5,7 +5,7 @@
  * leaves local memory working; a push carrying a credential is refused.
  */
 import { execFileSync } from "node:child_process"
-import { appendFileSync, writeFileSync } from "node:fs"
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt } from "../support/pm.ts"
@@ -38,6 +38,15 @@ describe("pm sync", () => {
     expect(b.read("MEMORY.md")).toContain("(the-deploy-script-lives-in-scripts.md)")
     const listed = await ok(b, ["search", "deploy"])
     expect(listed.stdout).toContain("the-deploy-script-lives-in-scripts.md")
+  })
+
+  it("a topic arrives byte for byte, bytes that are not UTF-8 included", async () => {
+    const { a, b } = await pair()
+    const bytes = Buffer.concat([Buffer.from("---\nname: odd\ndescription: odd bytes\n---\nLatin-1 caf"), Buffer.from([0xe9, 0xff, 0x0a])])
+    writeFileSync(join(a.memoryDir(), "odd-bytes.md"), bytes)
+    await ok(a, ["sync"])
+    await ok(b, ["sync"])
+    expect(readFileSync(join(b.memoryDir(), "odd-bytes.md")).equals(bytes)).toBe(true)
   })
 
   it("the same project key is one branch: another name is another project", async () => {
