@@ -51,7 +51,8 @@ export const activeRepo = (fs: FileSystemShape, place: HistoryPlace): Effect.Eff
 export const initRepo = (fs: FileSystemShape, place: HistoryPlace): Effect.Effect<HistoryRepo, GitFailed> =>
   Effect.gen(function*() {
     const repo = repoOf(place)
-    if (!(yield* exists(fs, join(repo.gitDir, "HEAD")))) {
+    const made = !(yield* exists(fs, join(repo.gitDir, "HEAD")))
+    if (made) {
       // git makes the git folder but not its parents (the memory root is made by the first lock or journal entry).
       yield* fs.makeDirectory(repo.gitDir, { recursive: true }).pipe(
         Effect.mapError((e) => new GitFailed({ args: ["init"], code: null, stderr: e.message }))
@@ -62,6 +63,10 @@ export const initRepo = (fs: FileSystemShape, place: HistoryPlace): Effect.Effec
     yield* fs.writeFile(join(repo.gitDir, "info", "exclude"), EXCLUDE_LINES).pipe(
       Effect.mapError((e) => new GitFailed({ args: ["init"], code: null, stderr: e.message }))
     )
+    if (made) {
+      // The memory as it is when the history starts is its first commit, so that each later commit is one task's.
+      yield* commitStaged(fs, repo, { task: "history-start", kind: "start", session: null, model: null }).pipe(Effect.ignore)
+    }
     return repo
   })
 

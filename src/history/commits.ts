@@ -46,7 +46,8 @@ const KIND_TEXT: Readonly<Record<string, string>> = {
   forget: "forgot topics a person named",
   undo: "undid an earlier change",
   recover: "rolled back an interrupted change",
-  sync: "merged memory from another machine"
+  sync: "merged memory from another machine",
+  start: "the history starts with the memory as it was"
 }
 
 /** One file's change as git's `status --porcelain` names it: A added, M modified, D deleted. */
