@@ -49,6 +49,24 @@ describe("pm sync", () => {
     expect(readFileSync(join(b.memoryDir(), "odd-bytes.md")).equals(bytes)).toBe(true)
   })
 
+  it("matches the project by its origin remote on every machine, or asks for a name when there is none", async () => {
+    const remote = bareRemote()
+    const a = machine("alpha")
+    const b = machine("beta")
+    const none = await a.pm(["sync", "init", remote])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/no origin remote .*--name NAME/)
+    execFileSync("git", ["-C", a.project, "remote", "add", "origin", "git@github.com:me/shop.git"])
+    execFileSync("git", ["-C", b.project, "remote", "add", "origin", "https://github.com/me/shop"])
+    await ok(a, ["sync", "init", remote])
+    await ok(a, ["remember", "The deploy script lives in scripts/deploy.sh"])
+    await ok(a, ["sync"])
+    await ok(b, ["sync", "init", remote])
+    expect(b.files()).toContain("the-deploy-script-lives-in-scripts.md")
+    const heads = execFileSync("git", [`--git-dir=${remote}`, "for-each-ref", "--format=%(refname)"], { encoding: "utf8" })
+    expect(heads.trim()).toBe("refs/heads/pm/github.com/me/shop")
+  })
+
   it("the same project key is one branch: another name is another project", async () => {
     const { remote, a } = await pair()
     await ok(a, ["remember", "The deploy script lives in scripts/deploy.sh"])
