@@ -1,7 +1,8 @@
 /**
  * The journal's `afterKept` for the memory history: each task kept (an extraction, a dream, remember, forget, undo)
  * becomes one commit, made under the task's locks right after its last journaled change, whose message names the
- * task, its kind, its session and its files. Memory without a history pays two stats per task (no git is run).
+ * task, its kind, its session and its files. A task that holds only its own lock commits only its own files (what
+ * is already staged, a failed commit's, goes with them). Memory without a history pays two stats per task (no git is run).
  *
  * `onCommitted` is told after a commit (the extension and `pm` push from there when sync is on); it runs after the
  * commit, never fails the task, and whatever it does is its own business (it should fork, not hold the task's locks).
@@ -17,9 +18,12 @@ export const makeHistoryHook = (
   locks: LockServiceShape,
   onCommitted: (place: HistoryPlace) => Effect.Effect<void> = () => Effect.void
 ): AfterKept =>
-(paths, meta) =>
+(paths, meta, task) =>
   Effect.gen(function*() {
     const place = { memoryRootDir: paths.rootDir, memoryDir: paths.memoryDir }
-    const outcome = yield* commitAll(fs, locks, place, meta)
+    // Holding both writers' locks, nobody else changes memory: everything changed is committed (earlier leftovers
+    // too). An extraction or a dream holds one, and the other may be writing: only the task's own files are staged.
+    const alone = task.locks.includes("extract.lock") && task.locks.includes("dream.lock")
+    const outcome = yield* commitAll(fs, locks, place, meta, alone ? undefined : task.files)
     if (outcome._tag === "Committed") yield* onCommitted(place)
   }).pipe(Effect.catchAllCause(() => Effect.void))

@@ -20,7 +20,7 @@ import {
   EXCLUDE_LINES,
   HISTORY_BRANCH,
   historyDirOf,
-  parsePorcelain,
+  parseNameStatus,
   PAUSED_FILE
 } from "../../src/history/commits.ts"
 import { locksDirOf } from "../../src/storage/layout.ts"
@@ -100,7 +100,9 @@ export type CommitOutcome =
 export const commitStaged = (
   fs: FileSystemShape,
   repo: HistoryRepo,
-  subject: CommitSubject | undefined
+  subject: CommitSubject | undefined,
+  /** Stage only these files (relative to the memory folder); default: every change in the work tree. */
+  only?: ReadonlyArray<string>
 ): Effect.Effect<CommitOutcome, GitFailed> =>
   Effect.gen(function*() {
     yield* clearGitLocks(fs, repo)
@@ -108,9 +110,12 @@ export const commitStaged = (
     if (subject?.kind !== "sync") yield* fs.unlink(join(repo.gitDir, "MERGE_HEAD")).pipe(Effect.ignore)
     // A first sync into an empty history: the sync points the branch at the remote's commit once its files are in.
     else if ((yield* commitOf(repo, "HEAD")) === undefined) return { _tag: "Nothing" } as const
-    yield* runGit(repo, ["add", "-A", "--", "."])
-    const status = yield* runGit(repo, ["status", "--porcelain=v1", "-z", "--untracked-files=all"])
-    const files = parsePorcelain(status.stdout)
+    if (only === undefined) yield* runGit(repo, ["add", "-A", "--", "."])
+    // Each file as it is now: added or updated if it exists, removed if it does not (a file the task made and removed
+    // again is no change).
+    else if (only.length > 0) yield* runGit(repo, ["update-index", "--add", "--remove", "-z", "--stdin"], { input: only.map((f) => `${f}\0`).join("") })
+    const staged = yield* runGit(repo, ["diff", "--cached", "--name-status", "-z", "--no-renames"])
+    const files = parseNameStatus(staged.stdout)
     if (files.length === 0) return { _tag: "Nothing" } as const
     yield* runGit(repo, ["commit", "-q", "--no-verify", "-F", "-"], { input: commitMessage(subject, files) })
     const head = yield* runGit(repo, ["rev-parse", "HEAD"])
@@ -125,12 +130,13 @@ export const commitAll = (
   fs: FileSystemShape,
   locks: LockServiceShape,
   place: HistoryPlace,
-  subject: CommitSubject | undefined
+  subject: CommitSubject | undefined,
+  only?: ReadonlyArray<string>
 ): Effect.Effect<CommitOutcome | { readonly _tag: "Failed"; readonly reason: string }> =>
   Effect.gen(function*() {
     const repo = yield* activeRepo(fs, place)
     if (repo === undefined) return { _tag: "Nothing" } as const
-    const held = yield* locks.withLock(locksDirOf(place.memoryRootDir), "history.lock", () => commitStaged(fs, repo, subject), {
+    const held = yield* locks.withLock(locksDirOf(place.memoryRootDir), "history.lock", () => commitStaged(fs, repo, subject, only), {
       maxWaitMs: 5 * 60_000
     })
     return held._tag === "Done" ? held.value : ({ _tag: "Failed", reason: `history.lock is held by ${held.description}` } as const)

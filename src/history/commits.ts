@@ -80,15 +80,15 @@ export const commitMessage = (subject: CommitSubject | undefined, files: Readonl
   return `${lines.join("\n")}\n`
 }
 
-/** `git status --porcelain=v1 -z --untracked-files=all` output as changed files (renames do not occur: no index tricks). */
-export const parsePorcelain = (out: string): ReadonlyArray<ChangedFile> => {
+/** `git diff --cached --name-status -z --no-renames` output as changed files, sorted by name. */
+export const parseNameStatus = (out: string): ReadonlyArray<ChangedFile> => {
+  const parts = out.split("\0")
   const files: Array<ChangedFile> = []
-  for (const entry of out.split("\0")) {
-    if (entry.length < 4) continue
-    const xy = entry.slice(0, 2)
-    const file = entry.slice(3)
-    const change = xy.includes("D") ? "D" : xy === "??" || xy.includes("A") ? "A" : "M"
-    files.push({ file, change })
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const status = parts[i]!
+    const file = parts[i + 1]!
+    if (status === "" || file === "") continue
+    files.push({ file, change: status.startsWith("D") ? "D" : status.startsWith("A") ? "A" : "M" })
   }
   return files.sort((a, b) => a.file.localeCompare(b.file))
 }
