@@ -40,7 +40,8 @@ import {
   searchCommand,
   showCommand,
   statusCommand,
-  undoCommand
+  undoCommand,
+  syncCommand
 } from "./commandLine.ts"
 import { cliPlatformContext } from "./platform.ts"
 
@@ -87,6 +88,7 @@ export const pmCommand = Command.make("pm").pipe(
     doctorCommand,
     logCommand,
     undoCommand,
+    syncCommand,
     listCommand.pipe(Command.provide(browse)),
     showCommand.pipe(Command.provide(browse)),
     searchCommand.pipe(Command.provide(browse)),

@@ -25,6 +25,7 @@ import {
   showOptions,
   statusOptions,
   switchOptions,
+  syncOptions,
   undoOptions
 } from "./commandOptions.ts"
 
@@ -41,6 +42,7 @@ const browse = () => import("./memoryCommands.ts")
 const extract = () => import("./extract.ts")
 const evaluate = () => import("./eval.ts")
 const review = () => import("./review.ts")
+const sync = () => import("./sync.ts")
 
 export const projectCommand = Command.make("project", projectOptions, (o) => handledBy(inspect, (m) => m.project(o))).pipe(
   Command.withDescription("Show where the project's memory lives")
@@ -112,4 +114,7 @@ const evalExtractCommand = Command.make("extract", evalOptions, (o) => handledBy
 export const evalCommand = Command.make("eval", evalOptions, (o) => handledBy(evaluate, (m) => m.evalBoth(o))).pipe(
   Command.withDescription("Measure memory quality against a model Pi knows: recall and extraction on the shipped set, with requests, tokens and cost"),
   Command.withSubcommands([evalRecallCommand, evalExtractCommand])
+)
+export const syncCommand = Command.make("sync", syncOptions, (o) => handledBy(sync, (m) => m.sync(o))).pipe(
+  Command.withDescription("Sync this project's memory with a git remote: `pm sync init REMOTE` turns it on, `pm sync` syncs now, `pm sync status` shows what waits")
 )

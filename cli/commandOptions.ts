@@ -85,6 +85,19 @@ export const undoOptions = {
     Options.optional
   )
 }
+export const syncOptions = {
+  ...commonOptions,
+  wait: waitOption,
+  name: Options.text("name").pipe(
+    Options.withDescription("With init: the project's name in the remote, the same on every machine (default: the repository's origin remote)"),
+    Options.optional
+  ),
+  action: Args.choice([["init", "init"], ["status", "status"]] as const, { name: "ACTION" }).pipe(
+    Args.withDescription("init REMOTE: turn sync on with this git remote; status: what the last sync did and what waits; none: sync now"),
+    Args.optional
+  ),
+  remote: Args.text({ name: "REMOTE" }).pipe(Args.withDescription("With init: any git remote (a bare repository's path, an ssh or https URL)"), Args.optional)
+}
 export const listOptions = {
   ...commonOptions,
   memoryDir: browseMemoryDirOption,
@@ -118,8 +131,8 @@ export const forgetOptions = {
 export const switchOptions = {
   ...commonOptions,
   project: Options.boolean("project").pipe(Options.withDescription("Only for this project (the one --cwd is in), in config.json's projects")),
-  part: Args.choice([["memory", "memory"], ["extraction", "extraction"], ["dream", "dream"], ["recall", "recall"]] as const, { name: "PART" }).pipe(
-    Args.withDescription("extraction, dream or recall: switch only that part (default: all of memory)"),
+  part: Args.choice([["memory", "memory"], ["extraction", "extraction"], ["dream", "dream"], ["recall", "recall"], ["history", "history"]] as const, { name: "PART" }).pipe(
+    Args.withDescription("extraction, dream or recall: switch only that part (default: all of memory); history: the memory's history in git (off unless turned on)"),
     Args.optional
   )
 }

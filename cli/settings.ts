@@ -10,7 +10,9 @@ import { ConfigService } from "../layers/project/ConfigService.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
 import { ProjectLocator } from "../layers/project/ProjectLocator.ts"
+import { historyDirOf } from "../src/history/commits.ts"
 import { describeSwitches, type Feature, switchesFor, switchPath } from "../src/project/config.ts"
+import { historyPath, historySetting } from "../src/project/historySwitch.ts"
 import { type ContextPart, formatContext, memorySections, summarizeContext, systemParts, wrapSection } from "../src/session/memoryContext.ts"
 import { DATE_SECTION, todayText } from "../src/session/today.ts"
 import type { contextOptions, Parsed, rememberOptions, switchOptions } from "./commandOptions.ts"
@@ -20,7 +22,9 @@ import { EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit } from "
 const setSwitch = (on: boolean) => ({ cwd, json, part, project }: Parsed<typeof switchOptions>) =>
   Effect.gen(function*() {
     const config = yield* ConfigService
-    const what = Option.getOrElse(part, () => "memory" as const) as "memory" | Feature
+    const chosen = Option.getOrElse(part, () => "memory" as const)
+    if (chosen === "history") return yield* setHistory(on, { cwd, json, project })
+    const what = chosen as "memory" | Feature
     const root = project ? yield* (yield* ProjectLocator).projectRootOf(resolve(cwd)) : undefined
     yield* config.setKey(switchPath(what, root), on)
     const { config: cfg, warnings } = yield* config.load
@@ -39,6 +43,29 @@ const setSwitch = (on: boolean) => ({ cwd, json, part, project }: Parsed<typeof 
       )
     }
   }).pipe(Effect.catchAll((e) => fail(e.message)))
+
+/**
+ * `pm on|off history [--project]`: the switch in config.json, then this project's history made, resumed or paused at
+ * once (other projects follow at their next change).
+ */
+const setHistory = (on: boolean, { cwd, json, project }: { cwd: string; json: boolean; project: boolean }) =>
+  Effect.gen(function*() {
+    const config = yield* ConfigService
+    const locator = yield* ProjectLocator
+    const root = project ? yield* locator.projectRootOf(resolve(cwd)) : undefined
+    yield* config.setKey(historyPath(root), on)
+    const location = yield* locator.locate(resolve(cwd))
+    const { config: cfg } = yield* config.load
+    const inForce = historySetting(cfg, location.projectRoot) === true
+    const where = historyDirOf(location.memoryRootDir)
+    if (json) return yield* printJson({ key: historyPath(root), value: on, configPath: config.configPath, projectRoot: location.projectRoot, history: inForce, gitDir: where })
+    yield* printLine(`Memory history is ${on ? "on" : "off"} (saved in ${config.configPath}${root === undefined ? " for every project" : ` for ${root} only`}).`)
+    yield* printLine(
+      inForce
+        ? `Each change to this project's memory is now one commit in ${where} (\`git --git-dir=${where} log\` shows them).`
+        : `This project's memory is not committed${on ? " (it keeps its own setting: pm on history --project)" : ""}; an existing history is kept, paused.`
+    )
+  })
 
 export const on = setSwitch(true)
 export const off = setSwitch(false)

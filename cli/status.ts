@@ -34,6 +34,7 @@ import { readProjectTrust } from "../layers/project/projectTrustFiles.ts"
 import { trustLine } from "../src/project/projectTrust.ts"
 import { piLoads, piLoadsLine } from "./piLoads.ts"
 import { nextDreamText } from "../src/session/nextDream.ts"
+import { describeHistoryStatus, historyStatusOf } from "../layers/history/syncStatus.ts"
 import { ago, EXIT_PROBLEMS, fail, printJson, printLine, setExit } from "./output.ts"
 
 
@@ -223,7 +224,9 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
   Effect.all([gather(cwd, memoryDir, "programs"), piLoadsHere(cwd)], { concurrency: 2 }).pipe(
     Effect.flatMap(([s, pi]) =>
       Effect.gen(function* () {
-        if (json) return yield* printJson({ ...s, piLoads: pi.loads })
+        // The memory history and its sync (git runs only when sync is on).
+        const history = yield* historyStatusOf(yield* FileSystem, { memoryRootDir: s.location.memoryRootDir, memoryDir: s.location.memoryDir })
+        if (json) return yield* printJson({ ...s, history, piLoads: pi.loads })
         const now = Date.now()
         yield* printLine(`Project memory ${s.enabled ? "on" : "off"}  (${s.configPath})`)
         yield* printLine(`Pi:         ${piLoadsLine(pi.loads, pi.agentDir)}`)
@@ -245,6 +248,7 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
         yield* printLine(`Next dream: ${nextDreamText(s.dream.eligibleAt, now, s.dream.minSessions)}`)
         yield* printLine(`Queued:     ${queueStatusLine(s.queue, now)}`)
         if (s.held > 0) yield* printLine(`Held:       ${s.held} background write${s.held === 1 ? "" : "s"} waiting for your review (pm review)`)
+        for (const line of describeHistoryStatus(history, now)) yield* printLine(line.replace(/^([A-Za-z ]+): /, (_, label: string) => `${label}:`.padEnd(12)))
         if (s.locks.length === 0) yield* printLine("Locks:      none held")
         else {
           yield* printLine("Locks:")

@@ -106,6 +106,7 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
     `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} characters used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
+    ...(s.historyLines ?? []).map((l) => l.replace(/^([A-Za-z ]+): /, (_, label: string) => `${label}:`.padEnd(18))),
     ...(s.switches === undefined ? [] : [`Switches:         ${describeSwitches(s.switches)}`]),
     ...(s.configProblems ?? []).map((p) => `Config problem:   ${p}`),
     ...(sandbox === undefined ? [] : [`Sandbox:          ${sandbox.replace(/^sandbox: /, "")}`]),

@@ -105,6 +105,8 @@ export const LOCK_TIMEOUTS_MS = {
   "journal.lock": 60_000,
   // A change of config.json (one key read, set and published): a short critical section under the storage root.
   "config.lock": 60_000,
+  // The memory history's git folder (history.git): one commit, or the local part of one sync, at a time.
+  "history.lock": 5 * 60_000,
   // Held by whoever runs the queued extractions (a session's drain, `pm extract`), for the whole drain.
   "queue.lock": 15 * 60_000
 } as const
@@ -174,3 +176,24 @@ export const USER_SUPPORT_MIN_WORDS = 2
  * that would be held beyond it is refused with the reason instead, so outside text cannot fill the disk.
  */
 export const HELD_MAX_ITEMS = 20
+
+/**
+ * Ours: the longest one local git command of the memory history (add, commit, read a tree) may run before it is
+ * stopped; a commit stopped this way leaves the change in the folder, committed by the next commit.
+ */
+export const HISTORY_GIT_TIMEOUT_MS = 30_000
+
+/** Ours: the most output one git command of the history may give (stdout and stderr each); past it, it is stopped. */
+export const HISTORY_GIT_MAX_OUTPUT_BYTES = 32 * 1024 * 1024
+
+/** Ours: the longest one fetch or push of `pm sync` (the user's own git, over the network) may run. */
+export const SYNC_NETWORK_TIMEOUT_MS = 120_000
+
+/**
+ * Ours: how long a session's first recall waits for the pull that starts with the session; past it, recall goes on
+ * with the memory on this machine and the pull lands when it is done.
+ */
+export const SYNC_PULL_WAIT_MS = 3_000
+
+/** Ours: how many times a push that the remote refused (it moved meanwhile) is retried after a pull. */
+export const SYNC_PUSH_RETRIES = 3

@@ -10,6 +10,8 @@ import type * as Scope from "effect/Scope"
 import { ConfigService, type ConfigEnvironment, makeConfigService } from "../project/ConfigService.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { makeNodeFileSystem } from "../storage/nodeFileSystem.ts"
+import { makeHistoryHook } from "../history/commitHook.ts"
+import type { HistoryPlace } from "../history/historyRepo.ts"
 import { Journal, makeJournal } from "../writes/Journal.ts"
 import { LockService, makeLockService } from "../storage/LockService.ts"
 import { makeMemoryStore, makeWatchingMemoryStore, MemoryStore } from "../memory/MemoryStore.ts"
@@ -36,7 +38,11 @@ export const makeCore = (
   env: ConfigEnvironment = {},
   replace: CoreReplacements = {},
   /** `watchMemory`: a long-lived process (the extension) also watches each memory folder it reads (MemoryStore). */
-  options: { readonly watchMemory?: boolean } = {}
+  options: {
+    readonly watchMemory?: boolean
+    /** Told after each task's commit to the memory history (the extension pushes from there when sync is on). */
+    readonly onCommitted?: (place: HistoryPlace) => Effect.Effect<void>
+  } = {}
 ): Effect.Effect<Context.Context<Core>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const fileSystem = replace.fileSystem === undefined
@@ -55,7 +61,7 @@ export const makeCore = (
       Context.add(ProjectLocator, locator),
       Context.add(MemoryStore, store),
       Context.add(StateStore, makeStateStore(fileSystem, locks)),
-      Context.add(Journal, makeJournal(fileSystem, locks))
+      Context.add(Journal, makeJournal(fileSystem, locks, makeHistoryHook(fileSystem, locks, options.onCommitted)))
     )
   })
 

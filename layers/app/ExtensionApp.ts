@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { BashGuard } from "../safety/BashGuard.ts"
 import { ConfigService, type ConfigEnvironment } from "../project/ConfigService.ts"
+import { enableAutoSync, requestSync } from "../history/autoSync.ts"
 import { type CoreReplacements, makeCore } from "./Core.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { Host } from "../session/Host.ts"
@@ -86,7 +87,9 @@ const makeExtension = (env: ConfigEnvironment, replace: ExtensionReplacements, h
         onNone: () => Effect.provide(make, ctx) as Effect.Effect<S, never, Scope.Scope>,
         onSome: (service) => Effect.succeed(service)
       }).pipe(Effect.map((service) => Context.add(ctx, tag, service)))
-    const core = yield* makeCore(env, replace, { watchMemory: true })
+    // After each task's commit, a sync (when sync is on), from this process: never from a task's sandbox.
+    const core = yield* makeCore(env, replace, { watchMemory: true, onCommitted: (place) => Effect.sync(() => void requestSync(place)) })
+    enableAutoSync(core)
     // The host's pieces only: the builder's own entries (its scope, its memo map) are not services of the graph.
     const pieces = Context.pick(Host, ModelRegistry, BackgroundHost, PiToolkit)(yield* Effect.context<Host | ModelRegistry | BackgroundHost | PiToolkit>())
     const withHost = Context.merge(core, pieces)

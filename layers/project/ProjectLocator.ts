@@ -11,6 +11,8 @@ import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/projectKey.ts"
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
+import { historySetting } from "../../src/project/historySwitch.ts"
+import { reconcile } from "../history/historyRepo.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { type FsError, fsReasonText } from "../storage/FsError.ts"
@@ -176,7 +178,10 @@ export const makeProjectLocator = Effect.gen(function* () {
     yield* fs.makeDirectory(wanted, { recursive: true }).pipe(
       Effect.mapError((e) => fail(cwd, `cannot create the memory directory ${wanted}: ${fsReasonText(e.reason, e.detail)}`))
     )
-    return locationOf(projectRoot, projectKey, wanted, yield* real(cwd, wanted))
+    const location = locationOf(projectRoot, projectKey, wanted, yield* real(cwd, wanted))
+    // The memory history follows its switch here, where every writer of memory passes (nothing when never set).
+    yield* reconcile(fs, { memoryRootDir: location.memoryRootDir, memoryDir: wanted }, historySetting(cfg, projectRoot))
+    return location
   })
 
   /** Whether `root` could claim `dir`, without claiming it: no marker yet counts as yes. */

@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { SELECTOR_WAIT_MS } from "../../src/limits.ts"
 import { RECALL_ENTRY, type RecallEntryData, withRecall } from "../../src/recall/recallState.ts"
+import { awaitStartPull } from "../history/autoSync.ts"
 import { Recall, type RecallOutcome } from "../recall/Recall.ts"
 import { Host } from "./Host.ts"
 import type { PromptSections } from "./promptSections.ts"
@@ -64,6 +65,8 @@ export const makeRecallHook = (state: SessionState, sections: PromptSections) =>
         // The mode exists before the fiber starts, so even an instant result finds the right one.
         const mode = yield* Ref.make<"waiting" | "late" | "taken">(initial)
         const work = Effect.gen(function* () {
+          // The session's first pull (sync on), waited for a bounded time: on timeout, recall reads local memory.
+          yield* awaitStartPull(a.location.memoryRootDir)
           const computed = yield* recall.recall({
             memoryDir: a.location.memoryDir,
             projectRoot: a.location.projectRoot,

@@ -50,6 +50,8 @@ export interface SessionStatus {
   readonly generation: number
   /** Epoch ms of the last consolidation attempt, from the shared state. */
   readonly lastDreamAt: number | null
+  /** The memory history and its sync, in words (layers/history/syncStatus.ts); absent while memory is inactive. */
+  readonly historyLines?: ReadonlyArray<string>
   /** The switches in force for this project, as config.json says now. */
   readonly switches?: EffectiveSwitches
   /** The project root they were resolved for (undefined: not known, the global switches). */

@@ -10,6 +10,7 @@ import * as FiberSet from "effect/FiberSet"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import { type Config, type EffectiveSwitches, mayBeOnSomewhere, offReason, switchesFor } from "../../src/project/config.ts"
+import { pullAtStart } from "../history/autoSync.ts"
 import { type BranchRecallState, emptyRecallState, rebuildRecallState } from "../../src/recall/recallState.ts"
 import type { ProjectLocation } from "../../src/storage/layout.ts"
 import { ConfigService } from "../project/ConfigService.ts"
@@ -98,6 +99,8 @@ export const makeSessionState = Effect.gen(function* () {
     const canonicalMemoryDir = yield* fs.realpath(located.right.memoryDir).pipe(Effect.orElseSucceed(() => located.right.memoryDir))
     const sessionId = yield* host.sessionId
     yield* Ref.set(active, { location: located.right, canonicalMemoryDir, config: cfg, switches, sessionId })
+    // Sync on: a pull starts now, in this process; the first recall waits a little for it (recallHook.ts).
+    pullAtStart({ memoryRootDir: located.right.memoryRootDir, memoryDir: located.right.memoryDir })
     yield* Ref.set(inactiveReason, undefined)
     yield* Ref.set(branchState, rebuildRecallState(yield* host.branch))
   })

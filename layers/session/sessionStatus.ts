@@ -18,6 +18,7 @@ import { FileSystem } from "../storage/FileSystem.ts"
 import { StateStore } from "../storage/StateStore.ts"
 import { Host } from "./Host.ts"
 import type { PromptSections } from "./promptSections.ts"
+import { describeHistoryStatus, historyStatusOf } from "../history/syncStatus.ts"
 import type { MemoryContext, SessionStatus } from "./sessionShape.ts"
 import type { SessionState } from "./sessionState.ts"
 
@@ -70,7 +71,9 @@ export const makeSessionStatus = (state: SessionState, sections: PromptSections)
         Effect.map((snap) => snap.state.lastDreamAt),
         Effect.orElseSucceed(() => null)
       )
-      return { ...base, topics: topics.length, indexLines: index.lines, indexChars: index.chars, lastDreamAt } satisfies SessionStatus
+      const history = yield* historyStatusOf(fs, { memoryRootDir: a.location.memoryRootDir, memoryDir: a.location.memoryDir })
+      const historyLines = describeHistoryStatus(history, Date.now())
+      return { ...base, topics: topics.length, indexLines: index.lines, indexChars: index.chars, lastDreamAt, historyLines } satisfies SessionStatus
     })
 
     const context = Effect.gen(function* () {

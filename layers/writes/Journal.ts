@@ -17,6 +17,8 @@
  *   background writers' locks (layers/writes/MemoryUndo.ts). `exportTask` writes a task's previous bytes to a folder
  *   instead (journalUndo.ts).
  *
+ * - `afterKept` (optional, given by the core) is told of each task kept, under its locks: the memory history's commit.
+ *
  * This module holds the service's interface, its constructor (which wires the parts) and its layer. It needs only the
  * writer's hook types (writeJournal.ts): the writer itself is loaded by the first undo.
  */
@@ -33,7 +35,7 @@ import type { PublishFailed } from "../storage/PublishFailed.ts"
 import { JournalFailed, type JournalWriteError, type NothingToUndo } from "./journalErrors.ts"
 import { makeJournalPruning, type PruneResult } from "./journalPrune.ts"
 import { makeJournalRecording, type RecordInput, type TaskMeta } from "./journalRecord.ts"
-import { type JournalRecovery, makeJournalRecovery, type MemoryPaths, type TaskUnfinished } from "./journalRecover.ts"
+import { type AfterKept, type JournalRecovery, makeJournalRecovery, type MemoryPaths, type TaskUnfinished } from "./journalRecover.ts"
 import { type JournalListing, type JournalPaths, makeJournalStore } from "./journalStore.ts"
 import { type ExportedFile, makeJournalUndo, type UndoRequest, type UndoResult } from "./journalUndo.ts"
 import { type ListedMarker, makeOpenTasks } from "./openTasks.ts"
@@ -67,7 +69,7 @@ export interface JournalShape {
 
 export type { MemoryPaths }
 
-export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): JournalShape => {
+export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape, afterKept?: AfterKept): JournalShape => {
   const store = makeJournalStore(fs, locks)
   const pruning = makeJournalPruning(fs, store)
   const recording = makeJournalRecording(store, pruning)
@@ -75,7 +77,7 @@ export const makeJournal = (fs: FileSystemShape, locks: LockServiceShape): Journ
   // The writer is loaded by the first undo or recovery only: the core makes the journal for every command.
   let writerLoad: Promise<ReturnType<typeof import("./MemoryWriter.ts").makeMemoryWriter>> | undefined
   const loadWriter = Effect.promise(() => (writerLoad ??= import("./MemoryWriter.ts").then((m) => m.makeMemoryWriter(fs))))
-  const recovery = makeJournalRecovery(fs, locks, store, recording, markers, loadWriter)
+  const recovery = makeJournalRecovery(fs, locks, store, recording, markers, loadWriter, afterKept)
   const { undo, exportTask } = makeJournalUndo(fs, store, recovery, loadWriter)
 
   const readBlob = (paths: JournalPaths, sha: string) =>

@@ -81,6 +81,22 @@ export interface RecoverOptions {
   readonly sweepAlways?: boolean
 }
 
+/**
+ * Told after a task that changed memory was kept (its marker removed), still under the task's locks: the memory
+ * history commits it there (layers/history/). Never fails; what it does not finish, the next call takes in.
+ */
+export type AfterKept = (
+  paths: MemoryPaths,
+  meta: TaskMeta,
+  /** The files the task changed (relative to the memory folder) and the locks it held. */
+  task: { readonly files: ReadonlyArray<string>; readonly locks: ReadonlyArray<LockName> }
+) => Effect.Effect<void>
+
+/** `journal` noting in `files` each file a change is intended for. */
+const tracking = (files: Set<string>, journal: WriteJournal): WriteJournal => ({
+  around: (publish, settle) => journal.around((intend) => publish((change) => Effect.zipRight(Effect.sync(() => void files.add(change.file)), intend(change))), settle)
+})
+
 export interface WholeSpec {
   readonly paths: MemoryPaths
   readonly meta: TaskMeta
@@ -118,7 +134,8 @@ export const makeJournalRecovery = (
   store: JournalStore,
   recording: JournalRecording,
   openTasks: OpenTasks,
-  loadWriter: Effect.Effect<MemoryWriterShape>
+  loadWriter: Effect.Effect<MemoryWriterShape>,
+  afterKept: AfterKept = () => Effect.void
 ): JournalRecovery => {
   const { currentOf, settlePending } = makeJournalSettling(fs, store)
 
@@ -243,10 +260,11 @@ export const makeJournalRecovery = (
       Effect.gen(function*() {
         const { paths, meta } = spec
         let marked = false
-        const journal = marking(
+        const files = new Set<string>()
+        const journal = tracking(files, marking(
           recording.forWriter(paths, meta),
           openTasks.mark(paths, markerOf(meta, spec.locks)).pipe(Effect.tap(() => Effect.sync(() => void (marked = true))))
-        )
+        ))
         runningTasks.add(meta.task)
         const exit = yield* Effect.exit(restore(body(journal)))
         runningTasks.delete(meta.task)
@@ -255,7 +273,11 @@ export const makeJournalRecovery = (
         let unclosed: Cause.Cause<unknown> | undefined
         if (keep(exit)) {
           const closed = yield* Effect.exit(openTasks.unmark(paths, meta.task))
-          if (Exit.isSuccess(closed)) return yield* exit
+          if (Exit.isSuccess(closed)) {
+            // Interruptible inside, in a fiber of its own (it takes a lock, whose race with its loss must be interruptible).
+            yield* Effect.fork(Effect.interruptible(afterKept(paths, meta, { files: [...files], locks: spec.locks }))).pipe(Effect.flatMap(Fiber.await))
+            return yield* exit
+          }
           unclosed = closed.cause
         }
         // In a fiber of its own, interruptible inside: the locks it takes race their own loss, and a race's loser must

@@ -7,7 +7,8 @@
  * with a value that is not true or false is off. So a bad edit never turns on what a person had switched off.
  *
  * Switches: `enabled` (all of memory) and `extractor.enabled`, `dream.enabled`, `recall.enabled` (one feature),
- * globally and per project under `projects["<project root>"]`, where the most specific setting wins.
+ * globally and per project under `projects["<project root>"]`, where the most specific setting wins; and
+ * `history.enabled`, the memory history in git, which is off unless set (opt-in).
  */
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -187,6 +188,14 @@ const decodeSwitches = (file: string, raw: Record<string, unknown>, label: strin
     }
     const v = flag(`${section}.enabled`, value["enabled"])
     if (v !== undefined) out[feature] = v
+  }
+  const history = raw["history"]
+  if (isObject(history)) {
+    const v = flag("history.enabled", history["enabled"])
+    if (v !== undefined) out.history = v
+  } else if (history !== undefined) {
+    warnings.push({ file, key: `${label}history`, message: invalidKeyMessage(file, `${label}history`, "must be an object", history, "history is off until it is fixed") })
+    out.history = false
   }
   return out
 }

@@ -14,7 +14,8 @@ const expand = (prefix: string, schema: unknown): ReadonlyArray<string> => {
 export const configKeys = (): ReadonlyArray<string> => {
   const keys = new Set<string>()
   for (const [key, schema] of Object.entries(topFields)) for (const k of expand(key, schema)) keys.add(k)
-  const switches = ["enabled", ...FEATURES.map((f) => `${FEATURE_SECTION[f]}.enabled`)]
+  // `history.enabled` is a switch of both levels too (decoded with the others; off unless set).
+  const switches = ["enabled", ...FEATURES.map((f) => `${FEATURE_SECTION[f]}.enabled`), "history.enabled"]
   for (const k of switches) keys.add(k)
   for (const section of ["extractor", "dream"]) for (const k of Object.keys(taskFields)) keys.add(`${section}.${k}`)
   for (const k of Object.keys(thresholdFields)) keys.add(`dream.${k}`)

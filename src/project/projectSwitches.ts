@@ -11,6 +11,8 @@ export interface Switches {
   readonly extraction?: boolean | undefined
   readonly dream?: boolean | undefined
   readonly recall?: boolean | undefined
+  /** The memory history in git (`history.enabled`): off unless set. */
+  readonly history?: boolean | undefined
 }
 
 /** A project key as a root is compared: normalized, without a trailing slash (`/repo/` and `/repo/./` are `/repo`). */
@@ -25,7 +27,7 @@ export const normalizeProjectKey = (root: string): string => {
  */
 export const mergeProjectSwitches = (a: Switches, b: Switches): Switches => {
   const pick = (x: boolean | undefined, y: boolean | undefined) => (x === undefined ? y : y === undefined ? x : x && y)
-  return { enabled: pick(a.enabled, b.enabled), extraction: pick(a.extraction, b.extraction), dream: pick(a.dream, b.dream), recall: pick(a.recall, b.recall) }
+  return { enabled: pick(a.enabled, b.enabled), extraction: pick(a.extraction, b.extraction), dream: pick(a.dream, b.dream), recall: pick(a.recall, b.recall), history: pick(a.history, b.history) }
 }
 
 /** The project entries under their canonical keys (`canonical` maps a key; the pure form only normalizes it). */

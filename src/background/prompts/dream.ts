@@ -65,6 +65,8 @@ Do not read exhaustively: follow only leads you already believe matter.
 ## 3. Consolidate
 Write or update topic files at the top of the memory directory. Merge new facts into the existing file on the subject instead of adding a near-duplicate, and merge duplicates into one file. Turn relative dates into absolute ones, using the transcript timestamps (a relative date is relative to when it was said). When new evidence disproves a memory, correct or delete it in its file.
 
+A file named \`<topic>.conflict-<machine>.md\` is another machine's version of \`<topic>.md\`, kept beside it by a sync: merge what it adds into \`<topic>.md\`, then delete it.
+
 When a feedback or project memory covers the same ground as AGENTS.md:
 - if they disagree, AGENTS.md wins: delete the memory, or rewrite it to agree and keep its **Why:**;
 - if the memory is clearly newer and corrects AGENTS.md, leave AGENTS.md alone: add the line \`**To verify:** conflicts with AGENTS.md\` to the memory and name it in your summary (a **Why:** that cites a user correction does not by itself show that the memory is newer);

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./pm-chunk-chunk-3C7Y5IKE.js";import"./pm-chunk-chunk-CZKHRQYM.js";import"./pm-chunk-chunk-R2YXGYDF.js";import"./pm-chunk-chunk-3O353RX5.js";import"./pm-chunk-chunk-WOQZIMTB.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-MCEC5CBW.js";import"./pm-chunk-chunk-ZOACDVLN.js";import"./pm-chunk-chunk-Y3GEDAQF.js";import"./pm-chunk-chunk-Z7WXHF5K.js";import"./pm-chunk-chunk-HPDUJ7QL.js";export{a as ModelRuntimeLoadError,b as ProviderExtensionRejected,c as extensionsFromEnv,d as loadPiModelBackend,e as piModelRegistry};
-//# sourceMappingURL=pm-chunk-PiModelRuntime-32IVECII.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-G2HRA5QQ.js";import"./pm-chunk-chunk-LY4LRHHS.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-LVXGEYMG.js";import"./pm-chunk-chunk-AWVT23NQ.js";import"./pm-chunk-chunk-WOQZIMTB.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-MCEC5CBW.js";import"./pm-chunk-chunk-ZOACDVLN.js";import"./pm-chunk-chunk-LKDWFQHW.js";import"./pm-chunk-chunk-Y3GEDAQF.js";import"./pm-chunk-chunk-Z7WXHF5K.js";import{df as t,hf as o,ig as e}from"./pm-chunk-chunk-HPDUJ7QL.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-I4UNEFE3.js.map

@@ -1,0 +1,153 @@
+/**
+ * One git command of the memory history, run as a child of this process with the user's own `git`: bounded in time
+ * and output, stopped when its fiber is interrupted, never prompting. Our commits run with a fixed identity and none
+ * of the user's hooks or signing (`-c core.hooksPath=/dev/null -c commit.gpgsign=false`); a command that talks to the
+ * remote (`network: true`) keeps the user's global configuration, which holds their credentials and ssh set-up.
+ * Local commands read no global or system configuration at all, so nothing there (a template, an fsmonitor, a
+ * pager) runs or changes what we commit. Never fails with a defect: every outcome is a `GitResult` or a `GitFailed`.
+ */
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { execFile } from "node:child_process"
+import { hostname } from "node:os"
+import { HISTORY_GIT_MAX_OUTPUT_BYTES, HISTORY_GIT_TIMEOUT_MS, SYNC_NETWORK_TIMEOUT_MS } from "../../src/limits.ts"
+
+export class GitFailed extends Data.TaggedError("GitFailed")<{
+  readonly args: ReadonlyArray<string>
+  readonly code: number | string | null
+  readonly stderr: string
+}> {
+  override get message(): string {
+    const first = this.stderr.split("\n").find((l) => l.trim() !== "")?.trim() ?? `exit ${String(this.code)}`
+    return `git ${this.args.find((a) => !a.startsWith("-") && !a.includes("=")) ?? ""} failed: ${first}`
+  }
+}
+
+export interface GitResult {
+  readonly stdout: string
+  readonly stderr: string
+  /** stdout's bytes, with `bytes: true`. */
+  readonly raw?: Uint8Array
+}
+
+/** Where a history lives: its git folder (under the memory root) and its work tree (the memory folder). */
+export interface HistoryRepo {
+  readonly gitDir: string
+  readonly workTree: string
+}
+
+export interface GitOptions {
+  /** stdout as bytes (a blob's exact content), not decoded. */
+  readonly bytes?: boolean
+  /** Talks to the remote: the user's global configuration (credentials) is kept, and the longer bound applies. */
+  readonly network?: boolean
+  /** Bytes for stdin. */
+  readonly input?: string
+  /** Overrides the time bound (tests). */
+  readonly timeoutMs?: number
+  /** Exit codes that are answers, not failures (`merge-base --is-ancestor` answers 1). */
+  readonly okCodes?: ReadonlyArray<number>
+}
+
+/**
+ * The machine's name in our commits and conflict files: `PM_MACHINE_NAME` when set (two agent folders on one host,
+ * or a name of one's choosing), else the host name; reduced to safe file-name characters.
+ */
+export const machineName = (): string => (process.env["PM_MACHINE_NAME"] || hostname()).toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "machine"
+
+const FIXED: ReadonlyArray<string> = [
+  "-c", "core.hooksPath=/dev/null",
+  "-c", "commit.gpgsign=false",
+  "-c", "tag.gpgsign=false",
+  "-c", "core.autocrlf=false",
+  "-c", "core.fsmonitor=false",
+  "-c", "core.quotepath=false",
+  "-c", "gc.auto=0",
+  "-c", "safe.directory=*"
+]
+
+const envFor = (network: boolean): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_PAGER: "cat",
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_AUTHOR_NAME: "pi-project-memory",
+    GIT_AUTHOR_EMAIL: `pm@${machineName()}`,
+    GIT_COMMITTER_NAME: "pi-project-memory",
+    GIT_COMMITTER_EMAIL: `pm@${machineName()}`,
+    LC_ALL: "C"
+  }
+  for (const name of ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_NAMESPACE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CEILING_DIRECTORIES"]) {
+    delete env[name]
+  }
+  if (!network) {
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["GIT_CONFIG_GLOBAL"] = "/dev/null"
+  }
+  return env
+}
+
+/** Runs `git --git-dir=… --work-tree=… args` in the memory folder. */
+export const runGit = (repo: HistoryRepo, args: ReadonlyArray<string>, options: GitOptions = {}): Effect.Effect<GitResult, GitFailed> =>
+  Effect.async<GitResult, GitFailed>((resume, signal) => {
+    const all = [...FIXED, `--git-dir=${repo.gitDir}`, `--work-tree=${repo.workTree}`, ...args]
+    const child = execFile(
+      "git",
+      all,
+      {
+        cwd: repo.workTree,
+        env: envFor(options.network === true),
+        timeout: options.timeoutMs ?? (options.network === true ? SYNC_NETWORK_TIMEOUT_MS : HISTORY_GIT_TIMEOUT_MS),
+        maxBuffer: HISTORY_GIT_MAX_OUTPUT_BYTES,
+        killSignal: "SIGKILL",
+        signal,
+        encoding: "buffer"
+      },
+      (error, out, err) => {
+        const stdout = options.bytes === true ? "" : out.toString("utf8")
+        const stderr = err.toString("utf8")
+        const code = error === null ? 0 : (error as NodeJS.ErrnoException & { code?: number | string }).code ?? null
+        if (error === null || (typeof code === "number" && options.okCodes?.includes(code) === true)) {
+          resume(Effect.succeed(options.bytes === true ? { stdout, stderr, raw: new Uint8Array(out) } : { stdout, stderr }))
+        } else {
+          const killed = (error as { killed?: boolean }).killed === true
+          resume(Effect.fail(new GitFailed({ args, code: killed ? "timeout" : code, stderr: killed ? "stopped: it ran past its time bound" : String(stderr || error.message) })))
+        }
+      }
+    )
+    child.on("error", () => undefined)
+    // A git that exits before reading its input (refused, killed) must not crash us with EPIPE.
+    child.stdin?.on("error", () => undefined)
+    if (options.input !== undefined) child.stdin?.end(options.input)
+    else child.stdin?.end()
+  })
+
+/** The exit code of a command whose answer is its code (0 yes, 1 no). */
+export const gitAnswers = (repo: HistoryRepo, args: ReadonlyArray<string>): Effect.Effect<boolean, GitFailed> =>
+  Effect.async<boolean, GitFailed>((resume, signal) => {
+    execFile("git", [...FIXED, `--git-dir=${repo.gitDir}`, `--work-tree=${repo.workTree}`, ...args], {
+      cwd: repo.workTree,
+      env: envFor(false),
+      timeout: HISTORY_GIT_TIMEOUT_MS,
+      killSignal: "SIGKILL",
+      signal
+    }, (error, _stdout, stderr) => {
+      const code = error === null ? 0 : (error as { code?: unknown }).code
+      if (code === 0) resume(Effect.succeed(true))
+      else if (code === 1) resume(Effect.succeed(false))
+      else resume(Effect.fail(new GitFailed({ args, code: typeof code === "number" ? code : null, stderr: String(stderr) })))
+    })
+  })
+
+/** The URL of `origin` of the project repository at `dir`, or undefined (no git, no origin). Read-only. */
+export const originUrlOf = (dir: string): Effect.Effect<string | undefined> =>
+  Effect.async<string | undefined>((resume, signal) => {
+    execFile("git", ["-c", "safe.directory=*", "-C", dir, "remote", "get-url", "origin"], {
+      env: envFor(false),
+      timeout: HISTORY_GIT_TIMEOUT_MS,
+      killSignal: "SIGKILL",
+      signal,
+      encoding: "utf8"
+    }, (error, stdout) => resume(Effect.succeed(error === null && stdout.trim() !== "" ? stdout.trim() : undefined)))
+  })
