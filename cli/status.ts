@@ -248,7 +248,7 @@ export const status = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
         yield* printLine(`Next dream: ${nextDreamText(s.dream.eligibleAt, now, s.dream.minSessions)}`)
         yield* printLine(`Queued:     ${queueStatusLine(s.queue, now)}`)
         if (s.held > 0) yield* printLine(`Held:       ${s.held} background write${s.held === 1 ? "" : "s"} waiting for your review (pm review)`)
-        for (const line of describeHistoryStatus(history, now)) yield* printLine(line.replace(/^([A-Za-z ]+): /, (_, label: string) => `${label}:`.padEnd(12)))
+        for (const line of describeHistoryStatus(history, now)) yield* printLine(line.replace(/^([A-Za-z ]+): /, (_, label: string) => `${label}: `.padEnd(12)))
         if (s.locks.length === 0) yield* printLine("Locks:      none held")
         else {
           yield* printLine("Locks:")
