@@ -130,13 +130,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
       if (current !== undefined) say(current, `Project memory: ${error instanceof Error ? error.message : String(error)}`, "warning")
       return undefined
     })
-  /**
-   * The background side's latest start: every later call waits for it. The session's start does not, so the first
-   * request goes out without waiting for what only background tasks need (their run history, their cursor).
-   */
-  let backgroundStarted: Promise<unknown> = Promise.resolve()
   const background = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
-    backgroundStarted.then(() => runtime.runPromise(Effect.flatMap(BackgroundSession, f))).catch(() => undefined)
+    runtime.runPromise(Effect.flatMap(BackgroundSession, f)).catch(() => undefined)
   const hold = (ctx: ExtensionContext) => {
     holder.current = ctx
   }
@@ -159,10 +154,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
 
   pi.on("session_start", async (_event, ctx) => {
     hold(ctx)
-    // Independent of each other (each locates the project on its own): side by side, their git queries overlap. Pi
-    // waits for this handler before the first request, which needs the session's start only.
-    backgroundStarted = background((b) => b.start)
-    await session((s) => s.start)
+    // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
+    await Promise.all([session((s) => s.start), background((b) => b.start)])
     // A print-mode run in a project Pi does not trust (or was never asked about) would otherwise save and say nothing.
     if (ctx.mode === "print" && !ctx.isProjectTrusted()) await tellUntrusted(ctx)
     // Extractions handed over by sessions that ended first: run in the background, never before a prompt.
