@@ -140,6 +140,30 @@ export const gitAnswers = (repo: HistoryRepo, args: ReadonlyArray<string>): Effe
     })
   })
 
+/**
+ * A yes/no query (exit 0 yes, 1 no) in the project repository that contains `dir`, read-only: the same fixed options
+ * and environment as the history's local commands (no global or system configuration, fsmonitor and hooks off, so
+ * reading the project's index runs none of its programs), no optional locks, no lazy fetch of a partial clone's
+ * missing blobs. Undefined for anything else: git missing, not a repository, killed at `timeoutMs`, interrupted, or
+ * more than `maxBytes` of output. Used by recall's symbol check (layers/recall/citedSymbols.ts).
+ */
+export const projectGitAnswers = (dir: string, args: ReadonlyArray<string>, timeoutMs: number, maxBytes: number): Effect.Effect<boolean | undefined> =>
+  Effect.async<boolean | undefined>((resume, signal) => {
+    const child = execFile("git", [...FIXED, ...args], {
+      cwd: dir,
+      env: { ...envFor(false), GIT_NO_LAZY_FETCH: "1" },
+      timeout: timeoutMs,
+      maxBuffer: maxBytes,
+      killSignal: "SIGKILL",
+      signal
+    }, (error) => {
+      const code = error === null ? 0 : (error as { code?: unknown; killed?: boolean }).killed === true ? undefined : (error as { code?: unknown }).code
+      resume(Effect.succeed(code === 0 ? true : code === 1 ? false : undefined))
+    })
+    child.on("error", () => undefined)
+    child.stdin?.end()
+  })
+
 /** The URL of `origin` of the project repository at `dir`, or undefined (no git, no origin). Read-only. */
 export const originUrlOf = (dir: string): Effect.Effect<string | undefined> =>
   Effect.async<string | undefined>((resume, signal) => {
