@@ -157,7 +157,8 @@ export const projectGitAnswers = (dir: string, args: ReadonlyArray<string>, time
       killSignal: "SIGKILL",
       signal
     }, (error) => {
-      const code = error === null ? 0 : (error as { code?: unknown; killed?: boolean }).killed === true ? undefined : (error as { code?: unknown }).code
+      // Killed at the bound or by a signal: the code is null, an answer of neither kind.
+      const code = error === null ? 0 : (error as { code?: unknown }).code
       resume(Effect.succeed(code === 0 ? true : code === 1 ? false : undefined))
     })
     child.on("error", () => undefined)

@@ -70,6 +70,12 @@ describe("the npm scripts a memory runs", () => {
     expect(scripts(text, 50)).toEqual([])
   })
 
+  it(`a script name is at most RECALL_SYMBOL_MAX_CHARS (${RECALL_SYMBOL_MAX_CHARS}) long: below, at and above`, () => {
+    const of = (n: number) => "s".repeat(n)
+    for (const n of [RECALL_SYMBOL_MAX_CHARS - 1, RECALL_SYMBOL_MAX_CHARS]) expect(scripts(`\`npm run ${of(n)}\``)).toEqual([of(n)])
+    expect(scripts(`\`npm run ${of(RECALL_SYMBOL_MAX_CHARS + 1)}\``)).toEqual([])
+  })
+
   it(`at most RECALL_CITED_SCRIPTS_MAX (${RECALL_CITED_SCRIPTS_MAX}) per memory, the first ones, each once`, () => {
     const cite = (n: number) => Array.from({ length: n }, (_, i) => `\`npm run s${i}\``).join(" ")
     expect(scripts(cite(RECALL_CITED_SCRIPTS_MAX - 1))).toHaveLength(RECALL_CITED_SCRIPTS_MAX - 1)

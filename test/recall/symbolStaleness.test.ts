@@ -6,12 +6,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { chmodSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { MemoryStore } from "../../layers/memory/MemoryStore.ts"
 import { Recall } from "../../layers/recall/Recall.ts"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
-import { RECALL_CITED_SYMBOLS_MAX, RECALL_SYMBOL_CHECKS_MAX } from "../../src/limits.ts"
+import { RECALL_CITED_SYMBOLS_MAX, RECALL_PACKAGE_JSON_MAX_BYTES, RECALL_SYMBOL_CHECKS_MAX } from "../../src/limits.ts"
 import { emptyRecallState } from "../../src/recall/recallState.ts"
 import { makeFaux } from "../selector/faux.ts"
 import { git, gitRepo, tempDir, topicText, writeFileAt } from "../support/tmp.ts"
@@ -148,7 +148,7 @@ describe("a recalled memory's npm scripts, checked against package.json as it is
       expect(yield* recall(s)).toContain("Note: package.json no longer has the `deploy` and `build` scripts")
     }))
 
-  it.effect("no package.json, one that does not parse, or a workspace's root: nothing is said", () =>
+  it.effect("no package.json, one that does not parse, one linked from outside, or a workspace's root: nothing is said", () =>
     Effect.gen(function* () {
       const s = setup(DEPLOY)
       writeFileSync(join(s.project, "package.json"), "{ not json")
@@ -160,7 +160,26 @@ describe("a recalled memory's npm scripts, checked against package.json as it is
       expect(yield* recall(s)).not.toContain("Note:")
       rmSync(join(s.project, "pnpm-workspace.yaml"))
       expect(yield* recall(s)).toContain("package.json no longer has the `deploy` and `build` scripts")
+      // A package.json that links out of the project is not read.
+      writeFileAt(join(s.base, "outside.json"), JSON.stringify({ name: "other", scripts: {} }))
       rmSync(join(s.project, "package.json"))
+      symlinkSync(join(s.base, "outside.json"), join(s.project, "package.json"))
+      expect(yield* recall(s)).not.toContain("Note:")
+      rmSync(join(s.project, "package.json"))
+      expect(yield* recall(s)).not.toContain("Note:")
+    }))
+  it.effect(`a package.json of RECALL_PACKAGE_JSON_MAX_BYTES (${RECALL_PACKAGE_JSON_MAX_BYTES}) or fewer is read; a larger one is not`, () =>
+    Effect.gen(function* () {
+      const s = setup(DEPLOY)
+      const of = (n: number) => {
+        const json = JSON.stringify({ name: "shop", scripts: { build: "tsc" } })
+        return json.slice(0, -1) + " ".repeat(n - json.length) + "}"
+      }
+      for (const n of [RECALL_PACKAGE_JSON_MAX_BYTES - 1, RECALL_PACKAGE_JSON_MAX_BYTES]) {
+        writeFileSync(join(s.project, "package.json"), of(n))
+        expect(yield* recall(s)).toContain("package.json no longer has the `deploy` script")
+      }
+      writeFileSync(join(s.project, "package.json"), of(RECALL_PACKAGE_JSON_MAX_BYTES + 1))
       expect(yield* recall(s)).not.toContain("Note:")
     }))
 })
