@@ -5,6 +5,8 @@
  * remote (`network: true`) keeps the user's global configuration, which holds their credentials and ssh set-up.
  * Local commands read no global or system configuration at all, so nothing there (a template, an fsmonitor, a
  * pager) runs or changes what we commit. Never fails with a defect: every outcome is a `GitResult` or a `GitFailed`.
+ * Two read-only queries of the project's own repository live here too, run the same way: its `origin` (sync) and a
+ * yes/no query (recall's symbol check), so there is one way this product runs git in a repository it does not own.
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
