@@ -88,6 +88,22 @@ export const DAY_MS = 86_400_000
 export const RECALL_CITED_PATHS_MAX = 5
 /** Ours: a cited path longer than this many characters is not a path worth a stat (and is never checked). */
 export const RECALL_CITED_PATH_MAX_CHARS = 256
+/**
+ * Ours: staleness by content, symbols and scripts (src/recall/citedSymbols.ts). A recalled memory's cited symbols
+ * (`parseConfig`, `QUEUE_JOB_MAX_BYTES`) are looked for in the project's files, at most RECALL_CITED_SYMBOLS_MAX per
+ * memory and RECALL_SYMBOL_CHECKS_MAX per recall (the first ones, in selection order), one `git grep -q` each, all at
+ * once, each stopped at RECALL_SYMBOL_CHECK_MS (a stopped one says nothing). A symbol is RECALL_SYMBOL_MIN_CHARS to
+ * RECALL_SYMBOL_MAX_CHARS characters long.
+ */
+export const RECALL_CITED_SYMBOLS_MAX = 5
+export const RECALL_SYMBOL_CHECKS_MAX = 8
+export const RECALL_SYMBOL_CHECK_MS = 1_500
+export const RECALL_SYMBOL_MIN_CHARS = 6
+export const RECALL_SYMBOL_MAX_CHARS = 80
+/** Ours: at most this many npm scripts a memory runs (`npm run build`) are looked for in package.json's `scripts`. */
+export const RECALL_CITED_SCRIPTS_MAX = 5
+/** Ours: a package.json larger than this is not read for its scripts (nothing is said about them). */
+export const RECALL_PACKAGE_JSON_MAX_BYTES = 1_048_576
 
 /** Lint. */
 export const DESCRIPTION_MAX_CHARS = 300

@@ -5,6 +5,8 @@
  * remote (`network: true`) keeps the user's global configuration, which holds their credentials and ssh set-up.
  * Local commands read no global or system configuration at all, so nothing there (a template, an fsmonitor, a
  * pager) runs or changes what we commit. Never fails with a defect: every outcome is a `GitResult` or a `GitFailed`.
+ * Two read-only queries of the project's own repository live here too, run the same way: its `origin` (sync) and a
+ * yes/no query (recall's symbol check), so there is one way this product runs git in a repository it does not own.
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -138,6 +140,31 @@ export const gitAnswers = (repo: HistoryRepo, args: ReadonlyArray<string>): Effe
       else if (code === 1) resume(Effect.succeed(false))
       else resume(Effect.fail(new GitFailed({ args, code: typeof code === "number" ? code : null, stderr: String(stderr) })))
     })
+  })
+
+/**
+ * A yes/no query (exit 0 yes, 1 no) in the project repository that contains `dir`, read-only: the same fixed options
+ * and environment as the history's local commands (no global or system configuration, fsmonitor and hooks off, so
+ * reading the project's index runs none of its programs), no optional locks, no lazy fetch of a partial clone's
+ * missing blobs. Undefined for anything else: git missing, not a repository, killed at `timeoutMs`, interrupted, or
+ * more than `maxBytes` of output. Used by recall's symbol check (layers/recall/citedSymbols.ts).
+ */
+export const projectGitAnswers = (dir: string, args: ReadonlyArray<string>, timeoutMs: number, maxBytes: number): Effect.Effect<boolean | undefined> =>
+  Effect.async<boolean | undefined>((resume, signal) => {
+    const child = execFile("git", [...FIXED, ...args], {
+      cwd: dir,
+      env: { ...envFor(false), GIT_NO_LAZY_FETCH: "1" },
+      timeout: timeoutMs,
+      maxBuffer: maxBytes,
+      killSignal: "SIGKILL",
+      signal
+    }, (error) => {
+      // Killed at the bound or by a signal: the code is null, an answer of neither kind.
+      const code = error === null ? 0 : (error as { code?: unknown }).code
+      resume(Effect.succeed(code === 0 ? true : code === 1 ? false : undefined))
+    })
+    child.on("error", () => undefined)
+    child.stdin?.end()
   })
 
 /** The URL of `origin` of the project repository at `dir`, or undefined (no git, no origin). Read-only. */

@@ -1,8 +1,8 @@
 /**
  * Recall: from the user's text to the injection. Gates (whitespace threshold, branch budget), the candidates (the
  * whole memory when it fits, else the topics near the text and a few of the newest; none near: no request),
- * selection, bounded reads, the cited project files checked (citedFiles.ts), sanitized rendering, and the next
- * branch state. Shared by `pm recall` and the extension.
+ * selection, bounded reads, the cited project files, symbols and scripts checked (citedFiles.ts, citedSymbols.ts),
+ * sanitized rendering, and the next branch state. Shared by `pm recall` and the extension.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -15,6 +15,7 @@ import { sanitizeMemoryText } from "../../src/safety/sanitize.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { makeCitedCheck } from "./citedFiles.ts"
+import { makeSymbolCheck } from "./citedSymbols.ts"
 import type { Topic } from "../memory/topicScan.ts"
 import { Selector } from "./Selector.ts"
 
@@ -66,7 +67,9 @@ const showableName = (t: Topic): boolean => {
 export const makeRecall = Effect.gen(function* () {
   const store = yield* MemoryStore
   const selector = yield* Selector
-  const checkCited = makeCitedCheck(yield* FileSystem)
+  const fs = yield* FileSystem
+  const checkCited = makeCitedCheck(fs)
+  const checkSymbols = makeSymbolCheck(fs)
 
   // Untraced: it runs on every request (see MemoryStore's per-request reads).
   const recall = Effect.fnUntraced(function* (request: RecallRequest) {
@@ -114,14 +117,19 @@ export const makeRecall = Effect.gen(function* () {
         }
       }
     }
-    const reads: Array<RecalledFile> = []
+    let reads: Array<RecalledFile> = []
+    const root = request.projectRoot
     for (const name of names) {
       const read = yield* store.readForRecall(request.memoryDir, name).pipe(Effect.either)
       if (read._tag === "Right") {
-        const root = request.projectRoot
         reads.push(root === undefined ? read.right : { ...read.right, cited: yield* checkCited(root, read.right.window.text, read.right.mtimeMs) })
       }
       else warnings.push(`Memory ${name} was selected but could not be read: ${read.left.reason}.`)
+    }
+    if (root !== undefined && reads.length > 0) {
+      // Symbols and scripts of all the injected memories are checked together (one bound for the recall).
+      const symbols = yield* checkSymbols(root, reads.map((r) => r.window.text))
+      reads = reads.map((r, i) => ({ ...r, cited: { gone: [], changed: [], ...r.cited, ...symbols[i]! } }))
     }
     const rendering = renderRecall(reads, request.nowMs)
     const mtimes = Object.fromEntries(reads.filter((r) => rendering.included.includes(r.filename)).map((r) => [r.filename, r.mtimeMs]))

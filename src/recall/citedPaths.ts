@@ -56,10 +56,15 @@ export const citedPaths = (text: string, root: string, max: number): ReadonlyArr
   return found
 }
 
-/** What the check found: cited files that no longer exist, and those changed after the memory was last written. */
+/**
+ * What the check found: cited files that no longer exist, those changed after the memory was last written, cited
+ * symbols found nowhere in the project's files, and npm scripts package.json no longer has (src/recall/citedSymbols.ts).
+ */
 export interface CitedCheck {
   readonly gone: ReadonlyArray<string>
   readonly changed: ReadonlyArray<string>
+  readonly absent?: ReadonlyArray<string>
+  readonly scriptsGone?: ReadonlyArray<string>
 }
 
 const list = (paths: ReadonlyArray<string>): string => {
@@ -72,7 +77,11 @@ export const citedNote = (check: CitedCheck | undefined): string | undefined => 
   if (check === undefined) return undefined
   const parts = [
     check.gone.length === 0 ? undefined : `${list(check.gone)} ${check.gone.length === 1 ? "no longer exists" : "no longer exist"}`,
-    check.changed.length === 0 ? undefined : `${list(check.changed)} changed after this memory was written`
+    check.changed.length === 0 ? undefined : `${list(check.changed)} changed after this memory was written`,
+    (check.absent ?? []).length === 0 ? undefined : `${list(check.absent!)} no longer ${check.absent!.length === 1 ? "appears" : "appear"} in the project`,
+    (check.scriptsGone ?? []).length === 0
+      ? undefined
+      : `package.json no longer has the ${list(check.scriptsGone!)} ${check.scriptsGone!.length === 1 ? "script" : "scripts"}`
   ].filter((p) => p !== undefined)
   return parts.length === 0 ? undefined : `${parts.join("; ")}: check before relying on it.`
 }

@@ -1,8 +1,10 @@
 /**
  * What recall tells the main model about the memories it injects, in the real Pi host with a scripted selector:
  * that they are notes to weigh and never authority for a risky act, and, for a memory that cites project files,
- * which of them are gone or changed since the memory was written (an unchanged one says nothing).
+ * which of them are gone or changed since the memory was written (an unchanged one says nothing), and which cited
+ * symbols no file of the project holds any more and which npm scripts package.json no longer has.
  */
+import { execFileSync } from "node:child_process"
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -61,5 +63,31 @@ describe("recalled memories in the main request", () => {
     expect(section("build.md")).not.toContain("Note:")
     expect(section("config.md")).toContain("Note: `src/config.ts` changed after this memory was written: check before relying on it.")
     expect(section("deploy.md")).toContain("Note: `src/deploy.ts` no longer exists: check before relying on it.")
+  })
+
+  it("say which cited symbols no longer appear in the project and which npm scripts package.json no longer has", async () => {
+    const memory = {
+      "MEMORY.md": "- [Parse](parse.md) - how the config is parsed\n- [Ship](ship.md) - how to ship\n",
+      "parse.md": topic("Parse", "how the config is parsed", "project", "The config is parsed by `parseConfig`, limits in `MAX_CONFIG_BYTES`."),
+      "ship.md": topic("Ship", "how to ship", "project", "Ship with `npm run deploy` after `npm run build`.")
+    }
+    h = await startHarness({ memory, selector: () => selectAnswer(["parse.md", "ship.md"]) })
+    mkdirSync(join(h.cwd, "src"))
+    // The project as it is now: `parseConfig` is still in a tracked file, `MAX_CONFIG_BYTES` was removed, and the
+    // deploy script is gone from package.json (the build one is there).
+    writeFileSync(join(h.cwd, "src", "config.ts"), "export const parseConfig = (t: string) => t\n")
+    writeFileSync(join(h.cwd, "package.json"), JSON.stringify({ name: "demo", scripts: { build: "tsc" } }))
+    execFileSync("git", ["add", "-A"], { cwd: h.cwd })
+    await h.prompt("how is the config parsed and shipped")
+    const text = injectedText(h)
+    const section = (name: string) => {
+      const start = text.indexOf(`## ${join(h!.memoryDir, name)}`)
+      const end = text.indexOf("\n## ", start + 1)
+      return text.slice(start, end < 0 ? undefined : end)
+    }
+    expect(section("parse.md")).toContain("Note: `MAX_CONFIG_BYTES` no longer appears in the project: check before relying on it.")
+    expect(section("parse.md")).not.toContain("`parseConfig` no longer")
+    expect(section("ship.md")).toContain("Note: package.json no longer has the `deploy` script: check before relying on it.")
+    expect(section("ship.md")).not.toContain("`build`")
   })
 })

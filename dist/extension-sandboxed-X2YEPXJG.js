@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{h as a,i as b,j as c,k as d}from"./extension-chunk-AZ3GB25I.js";import"./extension-chunk-3POHDPBL.js";import"./extension-chunk-D7SFY5T2.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-FGE4XX3U.js";import"./extension-chunk-SUHX4U3T.js";import"./extension-chunk-4AJF5N5E.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
-//# sourceMappingURL=extension-sandboxed-X2YEPXJG.js.map
