@@ -30,6 +30,9 @@ const using = (fake: { readonly dir: string }) => {
   process.env["PATH"] = `${fake.dir}:${PATH}`
 }
 
+/** A command not stopped at its bound would wait forever: a test fails after this long instead (never reached when it works). */
+const STALLS = 60_000
+
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect.pipe(Effect.provide(TestContext.TestContext)))
 const repo = () => ({ gitDir: join(tempDir("pm-limits-"), "history.git"), workTree: tempDir("pm-limits-memory-") })
 const failure = <A>(exit: Exit.Exit<A, GitFailed>): GitFailed => {
@@ -60,7 +63,7 @@ describe("the time bound of a history git command", () => {
     const { exit, pid } = await atTheBound(stallingGit(), HISTORY_GIT_TIMEOUT_MS, false, "reach")
     expect(failure(exit).code).toBe("timeout")
     expect(alive(pid)).toBe(false)
-  })
+  }, STALLS)
 
   it("a local command that answers just below the bound is not stopped", async () => {
     const { exit } = await atTheBound(stallingGit(), HISTORY_GIT_TIMEOUT_MS, false, "answer")
@@ -74,7 +77,7 @@ describe("the time bound of a history git command", () => {
     expect(alive(pid)).toBe(false)
     const below = await atTheBound(stallingGit(), SYNC_NETWORK_TIMEOUT_MS, true, "answer")
     expect(Exit.isSuccess(below.exit)).toBe(true)
-  })
+  }, STALLS)
 
   it("a commit stopped at the bound leaves memory as it was; the next commit takes the change in", async () => {
     const base = tempDir("pm-limits-commit-")
@@ -102,7 +105,7 @@ describe("the time bound of a history git command", () => {
     process.env["PATH"] = PATH
     expect(await Effect.runPromise(commitAll(fs, locks, place, subject))).toMatchObject({ _tag: "Committed" })
     expect(execFileSync("git", [`--git-dir=${gitDir}`, "show", "HEAD:fact.md"], { encoding: "utf8" })).toBe("a fact worth keeping\n")
-  })
+  }, STALLS)
 })
 
 describe("the output bound of a history git command", () => {
