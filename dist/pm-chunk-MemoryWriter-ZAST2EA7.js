@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{c as a,d as b}from"./pm-chunk-chunk-JMVVISSZ.js";import"./pm-chunk-chunk-7OJUIWGX.js";import"./pm-chunk-chunk-JVAQB236.js";import"./pm-chunk-chunk-CJNTFI6Z.js";import"./pm-chunk-chunk-DQOAYQXM.js";import"./pm-chunk-chunk-PPDZPFZM.js";import"./pm-chunk-chunk-SH42Y26T.js";import"./pm-chunk-chunk-QTYYSKGY.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import"./pm-chunk-chunk-GHIZEOQ5.js";export{b as MemoryWriter,a as makeMemoryWriter};
+//# sourceMappingURL=pm-chunk-MemoryWriter-ZAST2EA7.js.map
