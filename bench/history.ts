@@ -2,6 +2,8 @@
  * The cost of the memory history and of sync, with whole dist/pm.js processes and the real git:
  * - per write: `pm remember` then `pm forget` in a project with history on against the same commands in a project
  *   with it off (each command one commit with history on), on memories of 50 topics;
+ * - the push after a write: `pm remember` then `pm forget` in a project with sync on (a bare remote on disk; each
+ *   command commits and then syncs) against the same commands with history on only;
  * - `pm sync` with nothing to do (a bare remote on disk, already in step) against `pm status` and `node -e 0`.
  * Rounds alternate A and B; shown: the median of the paired ratios (A/B in the same round) beside the ratio of the
  * medians. `node bench/history.ts [rounds]` (build dist/ first).
@@ -48,12 +50,14 @@ execFileSync("git", ["init", "-q", "--bare", remote])
 const synced = project("synced")
 await pmRun(synced, ["sync", "init", remote, "--name", "bench"])
 
-const t = { remOn: [] as Array<number>, remOff: [] as Array<number>, forOn: [] as Array<number>, forOff: [] as Array<number>, sync: [] as Array<number>, status: [] as Array<number>, node: [] as Array<number> }
+const t = { remOn: [] as Array<number>, remOff: [] as Array<number>, forOn: [] as Array<number>, forOff: [] as Array<number>, remSync: [] as Array<number>, forSync: [] as Array<number>, sync: [] as Array<number>, status: [] as Array<number>, node: [] as Array<number> }
 for (let r = 0; r < rounds; r++) {
   const fact = `bench fact number ${r}`
   const first = r % 2 === 0 ? [on, off] : [off, on]
   for (const p of first) (p === on ? t.remOn : t.remOff).push(await pmRun(p, ["remember", fact]))
   for (const p of first) (p === on ? t.forOn : t.forOff).push(await pmRun(p, ["forget", `bench-fact-number-${r}.md`]))
+  t.remSync.push(await pmRun(synced, ["remember", fact]))
+  t.forSync.push(await pmRun(synced, ["forget", `bench-fact-number-${r}.md`]))
   const order = r % 2 === 0 ? ["sync", "status", "node"] : ["node", "status", "sync"]
   for (const what of order) {
     if (what === "sync") t.sync.push(await pmRun(synced, ["sync"]))
@@ -69,5 +73,7 @@ console.log(`${rounds} rounds, alternating; medians in ms; ratios: median of pai
 console.log("what (A against B)                   A ms      B ms   paired    medians")
 row("remember, history on / off", t.remOn, t.remOff)
 row("forget, history on / off", t.forOn, t.forOff)
+row("remember, sync on / history on", t.remSync, t.remOn)
+row("forget, sync on / history on", t.forSync, t.forOn)
 row("pm sync, nothing to do / pm status", t.sync, t.status)
 row("pm sync, nothing to do / node -e 0", t.sync, t.node)

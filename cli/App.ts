@@ -43,6 +43,7 @@ import {
   undoCommand,
   syncCommand
 } from "./commandLine.ts"
+import { noteCommitted } from "./committedPlaces.ts"
 import { cliPlatformContext } from "./platform.ts"
 
 /** What @effect/cli itself needs to parse, print help and run the wizard: no pm service. A context, not a layer. */
@@ -69,7 +70,7 @@ const recallOverPi = (cwd: string) =>
  */
 const aroundCore = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>) =>
   Command.transformHandler(command, (handler) =>
-    Effect.flatMap(Effect.promise(() => import("../layers/app/Core.ts")), (m) => m.withCore(handler))
+    Effect.flatMap(Effect.promise(() => import("../layers/app/Core.ts")), (m) => m.withCore(handler, {}, noteCommitted))
   ) as unknown as Command.Command<Name, Exclude<R, Core>, E, A>
 
 /**

@@ -28,10 +28,18 @@ import {
   syncOptions,
   undoOptions
 } from "./commandOptions.ts"
+import { anyCommitted } from "./committedPlaces.ts"
 
 /** Runs `handle` from the module `load` imports; the import happens when the subcommand runs, once per process. */
 const handledBy = <M, A, E, R>(load: () => Promise<M>, handle: (module: M) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(Effect.promise(load), handle)
+
+/**
+ * A command that may commit to the memory history (remember, forget, undo, review approve), then the push of what it
+ * committed when sync is on for the project (cli/pushAfter.ts, loaded only then).
+ */
+const pushingAfter = <A, E, R>(command: Effect.Effect<A, E, R>, json: boolean) =>
+  Effect.tap(command, () => (anyCommitted() ? handledBy(() => import("./pushAfter.ts"), (m) => m.pushCommitted(json)) : Effect.void))
 
 const inspect = () => import("./inspect.ts")
 const settings = () => import("./settings.ts")
@@ -70,7 +78,7 @@ export const doctorCommand = Command.make("doctor", statusOptions, (o) => handle
 export const logCommand = Command.make("log", logOptions, (o) => handledBy(journal, (m) => m.log(o))).pipe(
   Command.withDescription("List the changes background tasks and commands made to memory, newest first")
 )
-export const undoCommand = Command.make("undo", undoOptions, (o) => handledBy(journal, (m) => m.undo(o))).pipe(
+export const undoCommand = Command.make("undo", undoOptions, (o) => pushingAfter(handledBy(journal, (m) => m.undo(o)), o.json)).pipe(
   Command.withDescription("Restore the files of the newest task (or TASK) to their exact previous bytes")
 )
 export const listCommand = Command.make("list", listOptions, (o) => handledBy(browse, (m) => m.list(o))).pipe(
@@ -82,7 +90,7 @@ export const showCommand = Command.make("show", showOptions, (o) => handledBy(br
 export const searchCommand = Command.make("search", searchOptions, (o) => handledBy(browse, (m) => m.search(o))).pipe(
   Command.withDescription("Search topics by words, best match first, with the line that matched")
 )
-export const forgetCommand = Command.make("forget", forgetOptions, (o) => handledBy(browse, (m) => m.forget(o))).pipe(
+export const forgetCommand = Command.make("forget", forgetOptions, (o) => pushingAfter(handledBy(browse, (m) => m.forget(o)), o.json)).pipe(
   Command.withDescription("Delete topics and their MEMORY.md lines (journaled: `pm undo` restores them); exit 1 when a name is refused")
 )
 export const onCommand = Command.make("on", switchOptions, (o) => handledBy(settings, (m) => m.on(o))).pipe(
@@ -91,10 +99,10 @@ export const onCommand = Command.make("on", switchOptions, (o) => handledBy(sett
 export const offCommand = Command.make("off", switchOptions, (o) => handledBy(settings, (m) => m.off(o))).pipe(
   Command.withDescription("Turn memory (or one PART: extraction, dream, recall) off in config.json, for every project or with --project this one")
 )
-export const rememberCommand = Command.make("remember", rememberOptions, (o) => handledBy(settings, (m) => m.remember(o))).pipe(
+export const rememberCommand = Command.make("remember", rememberOptions, (o) => pushingAfter(handledBy(settings, (m) => m.remember(o)), o.json)).pipe(
   Command.withDescription("Save TEXT as a new memory topic and index line (checked and journaled: `pm undo` takes it back); exit 1 when refused")
 )
-export const reviewCommand = Command.make("review", reviewOptions, (o) => handledBy(review, (m) => m.review(o))).pipe(
+export const reviewCommand = Command.make("review", reviewOptions, (o) => pushingAfter(handledBy(review, (m) => m.review(o)), o.json)).pipe(
   Command.withDescription("List the background writes held for review (their words came from outside text), or approve ID or drop ID")
 )
 export const contextCommand = Command.make("context", contextOptions, (o) => handledBy(settings, (m) => m.context(o))).pipe(

@@ -76,5 +76,9 @@ export const coreLayer = (env: ConfigEnvironment = {}, replace: CoreReplacements
  * Runs `effect` over a freshly made live core, without a layer: for an entry that runs one effect and exits (`pm`),
  * where even one layer node costs start-up time. With no replacement layers the core holds nothing to release.
  */
-export const withCore = <A, E, R>(effect: Effect.Effect<A, E, R>, env: ConfigEnvironment = {}) =>
-  Effect.flatMap(Effect.scoped(makeCore(env)), (core) => Effect.provide(effect, core))
+export const withCore = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  env: ConfigEnvironment = {},
+  /** Told after each commit to a memory history (`pm` notes it, to push after a command that changed memory). */
+  onCommitted?: (place: HistoryPlace) => Effect.Effect<void>
+) => Effect.flatMap(Effect.scoped(makeCore(env, {}, onCommitted === undefined ? {} : { onCommitted })), (core) => Effect.provide(effect, core))

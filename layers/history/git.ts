@@ -4,7 +4,8 @@
  * of the user's hooks or signing (`-c core.hooksPath=/dev/null -c commit.gpgsign=false`); a command that talks to the
  * remote (`network: true`) keeps the user's global configuration, which holds their credentials and ssh set-up.
  * Local commands read no global or system configuration at all, so nothing there (a template, an fsmonitor, a
- * pager) runs or changes what we commit. Never fails with a defect: every outcome is a `GitResult` or a `GitFailed`.
+ * pager) runs or changes what we commit. Never fails with a defect: every outcome is a `GitResult` or a `GitFailed`
+ * (a child stopped at its time or output bound fails with code "timeout" or "output"; gitProcess.ts stops it).
  * Two read-only queries of the project's own repository live here too, run the same way: its `origin` (sync) and a
  * yes/no query (recall's symbol check), so there is one way this product runs git in a repository it does not own.
  */
@@ -13,6 +14,7 @@ import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
 import { hostname } from "node:os"
 import { HISTORY_GIT_MAX_OUTPUT_BYTES, HISTORY_GIT_TIMEOUT_MS, SYNC_NETWORK_TIMEOUT_MS } from "../../src/limits.ts"
+import { runBounded } from "./gitProcess.ts"
 
 export class GitFailed extends Data.TaggedError("GitFailed")<{
   readonly args: ReadonlyArray<string>
@@ -90,57 +92,53 @@ const envFor = (network: boolean): NodeJS.ProcessEnv => {
   return env
 }
 
-/** Runs `git --git-dir=… --work-tree=… args` in the memory folder. */
-export const runGit = (repo: HistoryRepo, args: ReadonlyArray<string>, options: GitOptions = {}): Effect.Effect<GitResult, GitFailed> =>
-  Effect.async<GitResult, GitFailed>((resume, signal) => {
-    const all = [...FIXED, `--git-dir=${repo.gitDir}`, `--work-tree=${repo.workTree}`, ...args]
-    const child = execFile(
-      "git",
-      all,
-      {
-        cwd: repo.workTree,
-        env: envFor(options.network === true),
-        timeout: options.timeoutMs ?? (options.network === true ? SYNC_NETWORK_TIMEOUT_MS : HISTORY_GIT_TIMEOUT_MS),
-        maxBuffer: HISTORY_GIT_MAX_OUTPUT_BYTES,
-        killSignal: "SIGKILL",
-        signal,
-        encoding: "buffer"
-      },
-      (error, out, err) => {
-        const stdout = options.bytes === true ? "" : out.toString("utf8")
-        const stderr = err.toString("utf8")
-        const code = error === null ? 0 : (error as NodeJS.ErrnoException & { code?: number | string }).code ?? null
-        if (error === null || (typeof code === "number" && options.okCodes?.includes(code) === true)) {
-          resume(Effect.succeed(options.bytes === true ? { stdout, stderr, raw: new Uint8Array(out) } : { stdout, stderr }))
-        } else {
-          const killed = (error as { killed?: boolean }).killed === true
-          resume(Effect.fail(new GitFailed({ args, code: killed ? "timeout" : code, stderr: killed ? "stopped: it ran past its time bound" : String(stderr || error.message) })))
+/** Runs the user's git with `args` as one bounded child (gitProcess.ts); a GitFailed unless its code is in `ok`. */
+const runBoundedGit = (
+  args: ReadonlyArray<string>,
+  shown: ReadonlyArray<string>,
+  options: GitOptions & { readonly cwd?: string; readonly ok: ReadonlyArray<number> }
+): Effect.Effect<GitResult & { readonly code: number }, GitFailed> =>
+  Effect.flatMap(
+    runBounded({
+      command: "git",
+      args,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      env: envFor(options.network === true),
+      ...(options.input === undefined ? {} : { input: options.input }),
+      timeoutMs: options.timeoutMs ?? (options.network === true ? SYNC_NETWORK_TIMEOUT_MS : HISTORY_GIT_TIMEOUT_MS),
+      maxOutputBytes: HISTORY_GIT_MAX_OUTPUT_BYTES
+    }),
+    (outcome): Effect.Effect<GitResult & { readonly code: number }, GitFailed> => {
+      switch (outcome._tag) {
+        case "TimedOut":
+          return Effect.fail(new GitFailed({ args: shown, code: "timeout", stderr: "stopped: it ran past its time bound" }))
+        case "TooMuchOutput":
+          return Effect.fail(new GitFailed({ args: shown, code: "output", stderr: `stopped: its ${outcome.stream} grew past its bound of ${HISTORY_GIT_MAX_OUTPUT_BYTES} bytes` }))
+        case "NotStarted":
+          return Effect.fail(new GitFailed({ args: shown, code: null, stderr: outcome.message }))
+        case "Exited": {
+          const stderr = outcome.stderr.toString("utf8")
+          if (outcome.code === null || !options.ok.includes(outcome.code)) {
+            return Effect.fail(new GitFailed({ args: shown, code: outcome.code, stderr: stderr || `exit ${String(outcome.code)}` }))
+          }
+          const stdout = options.bytes === true ? "" : outcome.stdout.toString("utf8")
+          return Effect.succeed(options.bytes === true ? { stdout, stderr, raw: new Uint8Array(outcome.stdout), code: outcome.code } : { stdout, stderr, code: outcome.code })
         }
       }
-    )
-    child.on("error", () => undefined)
-    // A git that exits before reading its input (refused, killed) must not crash us with EPIPE.
-    child.stdin?.on("error", () => undefined)
-    if (options.input !== undefined) child.stdin?.end(options.input)
-    else child.stdin?.end()
-  })
+    }
+  )
+
+const inRepo = (repo: HistoryRepo, args: ReadonlyArray<string>) => [...FIXED, `--git-dir=${repo.gitDir}`, `--work-tree=${repo.workTree}`, ...args]
+
+/** Runs `git --git-dir=… --work-tree=… args` in the memory folder. */
+export const runGit = (repo: HistoryRepo, args: ReadonlyArray<string>, options: GitOptions = {}): Effect.Effect<GitResult, GitFailed> =>
+  runBoundedGit(inRepo(repo, args), args, { ...options, cwd: repo.workTree, ok: [0, ...(options.okCodes ?? [])] }).pipe(
+    Effect.map(({ code: _code, ...result }) => result)
+  )
 
 /** The exit code of a command whose answer is its code (0 yes, 1 no). */
 export const gitAnswers = (repo: HistoryRepo, args: ReadonlyArray<string>): Effect.Effect<boolean, GitFailed> =>
-  Effect.async<boolean, GitFailed>((resume, signal) => {
-    execFile("git", [...FIXED, `--git-dir=${repo.gitDir}`, `--work-tree=${repo.workTree}`, ...args], {
-      cwd: repo.workTree,
-      env: envFor(false),
-      timeout: HISTORY_GIT_TIMEOUT_MS,
-      killSignal: "SIGKILL",
-      signal
-    }, (error, _stdout, stderr) => {
-      const code = error === null ? 0 : (error as { code?: unknown }).code
-      if (code === 0) resume(Effect.succeed(true))
-      else if (code === 1) resume(Effect.succeed(false))
-      else resume(Effect.fail(new GitFailed({ args, code: typeof code === "number" ? code : null, stderr: String(stderr) })))
-    })
-  })
+  runBoundedGit(inRepo(repo, args), args, { cwd: repo.workTree, ok: [0, 1] }).pipe(Effect.map((r) => r.code === 0))
 
 /**
  * A yes/no query (exit 0 yes, 1 no) in the project repository that contains `dir`, read-only: the same fixed options
@@ -169,12 +167,7 @@ export const projectGitAnswers = (dir: string, args: ReadonlyArray<string>, time
 
 /** The URL of `origin` of the project repository at `dir`, or undefined (no git, no origin). Read-only. */
 export const originUrlOf = (dir: string): Effect.Effect<string | undefined> =>
-  Effect.async<string | undefined>((resume, signal) => {
-    execFile("git", ["-c", "safe.directory=*", "-C", dir, "remote", "get-url", "origin"], {
-      env: envFor(false),
-      timeout: HISTORY_GIT_TIMEOUT_MS,
-      killSignal: "SIGKILL",
-      signal,
-      encoding: "utf8"
-    }, (error, stdout) => resume(Effect.succeed(error === null && stdout.trim() !== "" ? stdout.trim() : undefined)))
-  })
+  runBoundedGit(["-c", "safe.directory=*", "-C", dir, "remote", "get-url", "origin"], ["remote"], { ok: [0] }).pipe(
+    Effect.map((r) => (r.stdout.trim() !== "" ? r.stdout.trim() : undefined)),
+    Effect.orElseSucceed(() => undefined)
+  )

@@ -3,7 +3,7 @@
  * project checkout and a machine name, running the real `pm` (dist/pm.js) with the real git; one bare remote on disk.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { type PmResult, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent, tempDir } from "../support/tmp.ts"
@@ -52,6 +52,19 @@ export const bareRemote = (): string => {
   const dir = join(tempDir("pm-remote-"), "memory.git")
   execFileSync("git", ["init", "-q", "--bare", dir])
   return dir
+}
+
+/**
+ * Runs `work` with the remote out of reach (moved aside, then back): a `pm remember` or `pm forget` in it commits
+ * locally and leaves its push for the next sync, as on a machine that is offline.
+ */
+export const offline = async <A>(remote: string, work: () => Promise<A>): Promise<A> => {
+  renameSync(remote, `${remote}.away`)
+  try {
+    return await work()
+  } finally {
+    renameSync(`${remote}.away`, remote)
+  }
 }
 
 /**

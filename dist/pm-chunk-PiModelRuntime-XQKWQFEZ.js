@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./pm-chunk-chunk-7TIO3WRE.js";import"./pm-chunk-chunk-GMLZL5NG.js";import"./pm-chunk-chunk-N43GVTKS.js";import"./pm-chunk-chunk-3O353RX5.js";import"./pm-chunk-chunk-BMF3SQFP.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-7OSXLN24.js";import"./pm-chunk-chunk-HMOMGMYY.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import"./pm-chunk-chunk-GHIZEOQ5.js";export{a as ModelRuntimeLoadError,b as ProviderExtensionRejected,c as extensionsFromEnv,d as loadPiModelBackend,e as piModelRegistry};
-//# sourceMappingURL=pm-chunk-PiModelRuntime-XQKWQFEZ.js.map
