@@ -6,15 +6,9 @@ import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt } from "../support/pm.ts"
-import { bareRemote, killingGit, type Machine, machine, offline } from "./machines.ts"
+import { bareRemote, killingGit, type Machine, machine, offline, ok } from "./machines.ts"
 
 beforeAll(() => ensureBuilt())
-
-const ok = async (m: Machine, args: ReadonlyArray<string>) => {
-  const r = await m.pm(args)
-  expect(r.code, `${args.join(" ")} on ${m.name}: ${r.stdout}${r.stderr}`).toBe(0)
-  return r
-}
 
 /** Runs pm with the killing git first on PATH; the run ends killed (runPm rejects on a signal). */
 const killed = async (m: Machine, args: ReadonlyArray<string>, subcommand: string, nth = 1) => {

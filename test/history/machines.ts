@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from "node:path"
 import { type PmResult, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent, tempDir } from "../support/tmp.ts"
+import { expect } from "vitest"
 
 export interface Machine {
   readonly name: string
@@ -48,6 +49,23 @@ export const machine = (name: string): Machine => {
 }
 
 /** A bare repository on disk standing for the shared remote. */
+/** `pm ...args` on `m`, which must succeed (exit 0; its output named when it does not). */
+export const ok = async (m: Machine, args: ReadonlyArray<string>): Promise<PmResult> => {
+  const r = await m.pm(args)
+  expect(r.code, `${args.join(" ")} on ${m.name}: ${r.stdout}${r.stderr}`).toBe(0)
+  return r
+}
+
+/** Two machines syncing one project (named "shop") through one bare remote. */
+export const pair = async () => {
+  const remote = bareRemote()
+  const a = machine("alpha")
+  const b = machine("beta")
+  await ok(a, ["sync", "init", remote, "--name", "shop"])
+  await ok(b, ["sync", "init", remote, "--name", "shop"])
+  return { remote, a, b }
+}
+
 export const bareRemote = (): string => {
   const dir = join(tempDir("pm-remote-"), "memory.git")
   execFileSync("git", ["init", "-q", "--bare", dir])

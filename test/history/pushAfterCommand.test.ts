@@ -12,24 +12,9 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { makeHeldStore } from "../../layers/writes/heldStore.ts"
 import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
 import { ensureBuilt } from "../support/pm.ts"
-import { bareRemote, type Machine, machine } from "./machines.ts"
+import { machine, ok, pair } from "./machines.ts"
 
 beforeAll(() => ensureBuilt())
-
-const ok = async (m: Machine, args: ReadonlyArray<string>) => {
-  const r = await m.pm(args)
-  expect(r.code, `${args.join(" ")} on ${m.name}: ${r.stdout}${r.stderr}`).toBe(0)
-  return r
-}
-
-const pair = async () => {
-  const remote = bareRemote()
-  const a = machine("alpha")
-  const b = machine("beta")
-  await ok(a, ["sync", "init", remote, "--name", "shop"])
-  await ok(b, ["sync", "init", remote, "--name", "shop"])
-  return { remote, a, b }
-}
 
 const FACT = "the-deploy-script-lives-in-scripts.md"
 

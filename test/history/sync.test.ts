@@ -9,24 +9,9 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt } from "../support/pm.ts"
-import { bareRemote, gitRunningFirst, type Machine, machine, offline } from "./machines.ts"
+import { bareRemote, gitRunningFirst, machine, offline, ok, pair } from "./machines.ts"
 
 beforeAll(() => ensureBuilt())
-
-const ok = async (m: Machine, args: ReadonlyArray<string>) => {
-  const r = await m.pm(args)
-  expect(r.code, `${args.join(" ")} on ${m.name}: ${r.stdout}${r.stderr}`).toBe(0)
-  return r
-}
-
-const pair = async () => {
-  const remote = bareRemote()
-  const a = machine("alpha")
-  const b = machine("beta")
-  await ok(a, ["sync", "init", remote, "--name", "shop"])
-  await ok(b, ["sync", "init", remote, "--name", "shop"])
-  return { remote, a, b }
-}
 
 describe("pm sync", () => {
   it("a fact remembered on A is in B's memory after both sync", async () => {
