@@ -11,7 +11,6 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { execFile } from "node:child_process"
 import { hostname } from "node:os"
 import { HISTORY_GIT_MAX_OUTPUT_BYTES, HISTORY_GIT_TIMEOUT_MS, SYNC_NETWORK_TIMEOUT_MS } from "../../src/limits.ts"
 import { runBounded } from "./gitProcess.ts"
@@ -148,22 +147,10 @@ export const gitAnswers = (repo: HistoryRepo, args: ReadonlyArray<string>): Effe
  * more than `maxBytes` of output. Used by recall's symbol check (layers/recall/citedSymbols.ts).
  */
 export const projectGitAnswers = (dir: string, args: ReadonlyArray<string>, timeoutMs: number, maxBytes: number): Effect.Effect<boolean | undefined> =>
-  Effect.async<boolean | undefined>((resume, signal) => {
-    const child = execFile("git", [...FIXED, ...args], {
-      cwd: dir,
-      env: { ...envFor(false), GIT_NO_LAZY_FETCH: "1" },
-      timeout: timeoutMs,
-      maxBuffer: maxBytes,
-      killSignal: "SIGKILL",
-      signal
-    }, (error) => {
-      // Killed at the bound or by a signal: the code is null, an answer of neither kind.
-      const code = error === null ? 0 : (error as { code?: unknown }).code
-      resume(Effect.succeed(code === 0 ? true : code === 1 ? false : undefined))
-    })
-    child.on("error", () => undefined)
-    child.stdin?.end()
-  })
+  // The same bounded child as the history's commands: the bound is Effect's clock, and a stopped git is gone.
+  runBounded({ command: "git", args: [...FIXED, ...args], cwd: dir, env: { ...envFor(false), GIT_NO_LAZY_FETCH: "1" }, timeoutMs, maxOutputBytes: maxBytes }).pipe(
+    Effect.map((o) => (o._tag !== "Exited" ? undefined : o.code === 0 ? true : o.code === 1 ? false : undefined))
+  )
 
 /** The URL of `origin` of the project repository at `dir`, or undefined (no git, no origin). Read-only. */
 export const originUrlOf = (dir: string): Effect.Effect<string | undefined> =>
