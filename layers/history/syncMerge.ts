@@ -14,14 +14,14 @@ import * as Exit from "effect/Exit"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { commitMessage, HISTORY_BRANCH } from "../../src/history/commits.ts"
-import { mergeIndex } from "../../src/history/indexMerge.ts"
+import { mergeIndexBytes } from "../../src/history/indexMerge.ts"
 import { type FileAction, planMerge } from "../../src/history/treeMerge.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import { Journal } from "../writes/Journal.ts"
 import { makeMemoryWriter } from "../writes/MemoryWriter.ts"
 import type { WriteJournal } from "../writes/writeJournal.ts"
 import { GitFailed, type HistoryRepo, machineName, runGit } from "./git.ts"
-import { baseOf, blobBytes, blobText, commitOf, isAncestor, machineOfCommit, treeOf } from "./gitTree.ts"
+import { baseOf, blobBytes, commitOf, isAncestor, machineOfCommit, treeOf } from "./gitTree.ts"
 import { commitStaged, type HistoryPlace } from "./historyRepo.ts"
 
 export interface MergeOutcome {
@@ -32,7 +32,6 @@ export interface MergeOutcome {
   readonly task: string | undefined
 }
 
-const encoder = new TextEncoder()
 
 const asGitFailed = (what: string) => (e: { readonly message: string }) => new GitFailed({ args: [what], code: null, stderr: e.message })
 
@@ -72,8 +71,7 @@ export const mergeRemote = (
               Effect.tap((r) => memoryTask.recordRead(path, { kind: "text", truncated: false }, { bytes: r.bytes, mtimeMs: r.info.mtimeMs })),
               Effect.option
             )
-          const put = (path: string, content: string | Uint8Array) =>
-            Effect.zipRight(seen(path), memoryTask.write(path, typeof content === "string" ? encoder.encode(content) : content))
+          const put = (path: string, content: Uint8Array) => Effect.zipRight(seen(path), memoryTask.write(path, content))
           // Topics first, the index last: its lines never point at a file not yet there.
           const ordered = [...actions].sort((a, b) => Number(a.path === "MEMORY.md") - Number(b.path === "MEMORY.md"))
           for (const action of ordered) yield* apply(action)
@@ -91,11 +89,11 @@ export const mergeRemote = (
                   return
                 case "MergeIndex": {
                   const [b, o, t] = yield* Effect.all([
-                    action.base === undefined ? Effect.succeed("") : blobText(repo, action.base),
-                    blobText(repo, action.ours),
-                    blobText(repo, action.theirs)
+                    action.base === undefined ? Effect.succeed(new Uint8Array()) : blobBytes(repo, action.base),
+                    blobBytes(repo, action.ours),
+                    blobBytes(repo, action.theirs)
                   ])
-                  yield* put(action.path, mergeIndex(b, o, t))
+                  yield* put(action.path, mergeIndexBytes(b, o, t))
                   changed.push(action.path)
                   return
                 }

@@ -2,7 +2,8 @@
  * MEMORY.md merged line by line when both machines changed it, so that no line is lost: every line either side
  * added is kept, a line either side removed (present in their common base, gone from that side) stays removed, and
  * two lines that link the same file are one (ours kept). Our lines come first in our order, then the other side's
- * new lines in theirs. Pure.
+ * new lines in theirs. Pure. `mergeIndexBytes` does the same on the files' bytes, each byte one character both ways,
+ * so a line keeps its bytes whatever its encoding (CRLF, a BOM, invalid UTF-8): only whole lines move.
  */
 
 const LINK = /\]\(([^)\s]+)\)/
@@ -37,4 +38,10 @@ export const mergeIndex = (base: string, ours: string, theirs: string): string =
     out.push(line)
   }
   return out.length === 0 ? "" : `${out.join("\n")}\n`
+}
+
+/** `mergeIndex` over the three files' bytes, byte for byte (latin1 maps every byte to one character and back). */
+export const mergeIndexBytes = (base: Uint8Array, ours: Uint8Array, theirs: Uint8Array): Uint8Array => {
+  const text = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
+  return new Uint8Array(Buffer.from(mergeIndex(text(base), text(ours), text(theirs)), "latin1"))
 }

@@ -3,7 +3,7 @@
  * from its origin remote.
  */
 import { describe, expect, it } from "vitest"
-import { mergeIndex } from "../../src/history/indexMerge.ts"
+import { mergeIndex, mergeIndexBytes } from "../../src/history/indexMerge.ts"
 import { branchOfKey, keyOfRemoteUrl, sanitizeKey } from "../../src/history/syncKey.ts"
 import { isConflictFile, planMerge } from "../../src/history/treeMerge.ts"
 
@@ -43,6 +43,18 @@ describe("planMerge", () => {
 })
 
 describe("mergeIndex", () => {
+  it("over bytes, keeps every line's bytes: CRLF, a BOM and invalid UTF-8 come out as they went in", () => {
+    const bytes = (...parts: ReadonlyArray<string | ReadonlyArray<number>>) =>
+      new Uint8Array(parts.flatMap((p) => (typeof p === "string" ? [...Buffer.from(p, "latin1")] : [...p])))
+    const bom = [0xef, 0xbb, 0xbf]
+    const base = bytes(bom, "- [A](a.md) - caf", [0xe9], "\r\n")
+    const ours = bytes(bom, "- [A](a.md) - caf", [0xe9], "\r\n", "- [B](b.md) - ", [0xff, 0xfe], "\r\n")
+    const theirs = bytes(bom, "- [A](a.md) - caf", [0xe9], "\r\n", "- [C](c.md) - na", [0xc3, 0xaf], "ve\n")
+    expect([...mergeIndexBytes(base, ours, theirs)]).toEqual([
+      ...bytes(bom, "- [A](a.md) - caf", [0xe9], "\r\n", "- [B](b.md) - ", [0xff, 0xfe], "\r\n", "- [C](c.md) - na", [0xc3, 0xaf], "ve\n")
+    ])
+  })
+
   const line = (f: string, hook = f) => `- [${f}](${f}.md) - ${hook}`
   it("keeps every line either side added, ours first, one line per linked file", () => {
     const base = `${line("a")}\n`
