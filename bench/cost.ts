@@ -30,6 +30,8 @@ const TOPIC_COUNTS = (process.env["COST_TOPICS"] ?? "20,200").split(",").map(Num
 const TURN_COUNTS = (process.env["COST_TURNS"] ?? "6,12").split(",").map(Number)
 const DREAM_MARK = "# Memory consolidation"
 const json = process.argv.includes("--json")
+/** `--requests`: each request of each session on stderr (kind, input, cached, uncached), to see where tokens go. */
+const listRequests = process.argv.includes("--requests")
 
 type Kind = "selector" | "main" | "extraction" | "dream" | "other"
 
@@ -135,6 +137,12 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
     }
     if (memoryOn) await h.prompt("/memory dream")
     const byKind: Record<Kind, Totals> = { selector: zero(), main: zero(), extraction: zero(), dream: zero(), other: zero() }
+    if (listRequests) {
+      for (const r of h.strict!.requests) {
+        const cached = r.cachedTokens ?? 0
+        console.error(`${topics} topics, memory ${memoryOn ? "on" : "off"}: ${kindOf(r)} input ${r.inputTokens} cached ${cached} uncached ${r.inputTokens - cached}`)
+      }
+    }
     for (const r of h.strict!.requests) if (r.status === 200) add(byKind[kindOf(r)], r)
     // Every scripted save landed (a refused tool call would make the figures those of a different run).
     const saved = Array.from({ length: turns }, (_, t) => t).filter((t) => t % 2 === 0 && existsSync(join(dir, `release-${t}.md`)))
