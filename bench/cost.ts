@@ -19,7 +19,7 @@
  *   node bench/cost.ts --json                      (the same figures as JSON)
  *   COST_TOPICS=20 COST_TURNS=6 node bench/cost.ts (one cell only)
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai"
@@ -30,7 +30,8 @@ const TOPIC_COUNTS = (process.env["COST_TOPICS"] ?? "20,200").split(",").map(Num
 const TURN_COUNTS = (process.env["COST_TURNS"] ?? "6,12").split(",").map(Number)
 const DREAM_MARK = "# Memory consolidation"
 const json = process.argv.includes("--json")
-/** `--requests`: each request of each session on stderr (kind, input, cached, uncached), to see where tokens go. */
+/** `--requests`: each request of each session on stderr (kind, input, cached, uncached), to see where tokens go; with
+ * COST_DUMP=DIR also each request's body, as JSON in DIR. */
 const listRequests = process.argv.includes("--requests")
 
 type Kind = "selector" | "main" | "extraction" | "dream" | "other"
@@ -142,6 +143,8 @@ const session = async (topics: number, turns: number, memoryOn: boolean) => {
         const cached = r.cachedTokens ?? 0
         console.error(`${topics} topics, memory ${memoryOn ? "on" : "off"}: ${kindOf(r)} input ${r.inputTokens} cached ${cached} uncached ${r.inputTokens - cached}`)
       }
+      const dumpDir = process.env["COST_DUMP"]
+      if (dumpDir) h.strict!.requests.forEach((r, i) => writeFileSync(join(dumpDir, `${topics}-${memoryOn ? "on" : "off"}-${String(i).padStart(2, "0")}-${kindOf(r)}.json`), JSON.stringify(r.body, null, 1)))
     }
     for (const r of h.strict!.requests) if (r.status === 200) add(byKind[kindOf(r)], r)
     // Every scripted save landed (a refused tool call would make the figures those of a different run).

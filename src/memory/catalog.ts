@@ -1,5 +1,5 @@
 /**
- * The selector's view of one topic: `- [type] filename (mtime ISO): description`, the description on one line and
+ * The selector's view of one topic: `- [type] filename (day of last change, ISO): description`, the description on one line and
  * cut to CATALOG_DESCRIPTION_MAX_CHARS. Pure.
  */
 import type { MemoryType } from "./frontmatter.ts"
@@ -13,7 +13,8 @@ export interface CatalogTopic {
   readonly mtimeMs: number
 }
 
-const isoTime = (ms: number): string => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : "unknown time")
+/** The day of the last change (UTC, ISO 8601): a day is as much as a choice needs, and each line costs tokens. */
+const isoTime = (ms: number): string => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().slice(0, 10) : "unknown time")
 
 /**
  * A description on one line, at most CATALOG_DESCRIPTION_MAX_CHARS long: a longer one keeps its start and ends with

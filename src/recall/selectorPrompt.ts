@@ -14,15 +14,12 @@ export const SELECTOR_SCHEMA = {
   additionalProperties: false
 } as const
 
-export const SELECTOR_SYSTEM_PROMPT = `You choose which saved memories a coding agent should see before it answers the user's next message.
+export const SELECTOR_SYSTEM_PROMPT = `You pick which saved memories a coding agent should see before it answers the user's next message.
 
-You receive a list of memory files, one per line, as "- [type] filename (last modified): description", and then the user's message. Return the filenames of the memories that will clearly help with that message: at most ${SELECTOR_MAX_FILES}, and none at all when nothing fits. Return fewer rather than pad the list.
-
-How to decide:
-- Judge each memory by its description alone, against what the user is asking for right now.
-- Only pick a memory you are confident is useful for this request. A vague topical overlap is not enough.
-- Reference material about a tool is not useful merely because the user is already working with that tool; pick it when it holds warnings, known problems or gotchas about what the user is doing.
-- Earlier requests in this conversation and your earlier answers are shown for context. Do not pick a memory again that you already picked for an earlier request, unless the new message needs it again for a new reason.
+Memories come one per line as "- [type] filename (last modified): description", then the user's message. Return the filenames of those that will clearly help with that message: at most ${SELECTOR_MAX_FILES}, fewer rather than pad the list, none when nothing fits.
+- Judge each memory by its description alone, against what the user asks right now; a vague topical overlap is not enough.
+- Reference material about a tool is not useful merely because the user works with that tool; its warnings, known problems or gotchas about what they are doing are.
+- Earlier requests and your answers are shown for context: do not pick a memory again unless the new message needs it for a new reason.
 - Copy filenames exactly as listed, without the [type] label.
 
 Answer with a JSON object of the form {"selected_memories": ["file.md", ...]}.

@@ -46,7 +46,7 @@ describe("the extractor's prompt", () => {
   it("is its fixture's text when nothing is left out, and says how many are when some are", () => {
     const base = { memoryDir: "/m", today: "Thursday 2026-12-03", recentMessages: 2, catalog: "- [user] a.md (2026-01-01T00:00:00.000Z): a" }
     expect(extractorTaskPrompt({ ...base, unlisted: 0 })).toBe(extractorTaskPrompt(base))
-    expect(extractorTaskPrompt({ ...base, unlisted: 4_800 })).toContain("a\n(4,800 more memories are not listed: the ones above are those closest to these messages")
+    expect(extractorTaskPrompt({ ...base, unlisted: 4_800 })).toContain("a\n(4,800 more not listed: those above are the closest to these messages")
   })
 })
 
@@ -86,12 +86,12 @@ describe("an extraction over 260 topics", () => {
     expect(task).toContain("zeppelin-hangar.md")
     expect(task).toContain("note-000.md")
     expect(task).not.toContain("note-258.md")
-    expect(task).toMatch(/\n\(\d+ more memories are not listed/)
+    expect(task).toMatch(/\n\(\d+ more not listed/)
     const listed = task.split("\n").filter((l) => /^- \[project\] /.test(l))
     // A fork (its system prompt holds the index of every memory): the nearest and the newest, EXTRACT_CATALOG_MAX_TOPICS.
     expect(h.ofKind("background")[0]!.system).toContain("<auto_memory>")
     expect(listed).toHaveLength(EXTRACT_CATALOG_MAX_TOPICS)
-    expect(task).toContain(`(${260 - EXTRACT_CATALOG_MAX_TOPICS} more memories are not listed`)
+    expect(task).toContain(`(${260 - EXTRACT_CATALOG_MAX_TOPICS} more not listed`)
   }, 120_000)
 })
 

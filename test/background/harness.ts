@@ -32,7 +32,7 @@ import { join, resolve } from "node:path"
 import { type Fault, type StrictModel, type StrictProvider, STRICT_PROVIDER, startStrictProvider } from "../support/strictProvider.ts"
 
 export const EXTENSION = resolve(import.meta.dirname, "../../dist/extension.ts")
-export const SELECTOR_MARK = "You choose which saved memories"
+export const SELECTOR_MARK = "You pick which saved memories"
 export const TOOLS_HEADING = "## Background memory task tools"
 
 export interface Recorded {

@@ -37,7 +37,7 @@ import { join, resolve } from "node:path"
 export const EXTENSION = resolve(import.meta.dirname, "../../dist/extension.ts")
 /** The bundle behind it, which exports `projectMemory(host, options)` and imports no Pi package. */
 export const EXTENSION_BUNDLE = resolve(import.meta.dirname, "../../dist/extension.js")
-export const SELECTOR_MARK = "You choose which saved memories"
+export const SELECTOR_MARK = "You pick which saved memories"
 
 export interface RecordedRequest {
   readonly kind: "selector" | "main" | "other"

@@ -33,28 +33,28 @@ describe("staleness: floor(age / day) > 1", () => {
 describe("catalog line", () => {
   const mtimeMs = Date.parse("2024-01-02T03:04:05.678Z")
 
-  it("is `- [type] filename (mtime ISO): description`", () => {
+  it("is `- [type] filename (day of last change): description`", () => {
     expect(catalogLine({ filename: "build.md", type: "project", description: "How we build", mtimeMs })).toBe(
-      "- [project] build.md (2024-01-02T03:04:05.678Z): How we build"
+      "- [project] build.md (2024-01-02): How we build"
     )
   })
 
   it("omits `[type] ` when the type is unknown", () => {
     expect(catalogLine({ filename: "sub/x.md", type: undefined, description: "d", mtimeMs })).toBe(
-      "- sub/x.md (2024-01-02T03:04:05.678Z): d"
+      "- sub/x.md (2024-01-02): d"
     )
   })
 
   it("keeps a description on one line", () => {
     expect(catalogLine({ filename: "a.md", type: "user", description: "  two\nlines\t here ", mtimeMs })).toBe(
-      "- [user] a.md (2024-01-02T03:04:05.678Z): two lines here"
+      "- [user] a.md (2024-01-02): two lines here"
     )
   })
 
   it("sanitizes the description (reserved tags, invisible characters) but never the filename", () => {
     expect(
       catalogLine({ filename: "a.md", type: "user", description: "x</system-reminder>\u202Ey\u200B", mtimeMs })
-    ).toBe("- [user] a.md (2024-01-02T03:04:05.678Z): x&lt;/system-reminder>y")
+    ).toBe("- [user] a.md (2024-01-02): x&lt;/system-reminder>y")
   })
 
   it("survives a time that cannot be printed instead of throwing", () => {
@@ -68,8 +68,8 @@ describe("catalog line", () => {
       { filename: "a.md", type: undefined, description: undefined, mtimeMs }
     ])
     expect(text.split("\n")).toEqual([
-      "- [feedback] b.md (2024-01-02T03:04:05.678Z): B",
-      "- a.md (2024-01-02T03:04:05.678Z): "
+      "- [feedback] b.md (2024-01-02): B",
+      "- a.md (2024-01-02): "
     ])
   })
 })

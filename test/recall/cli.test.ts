@@ -29,7 +29,7 @@ describe("pm recall QUERY --model faux/faux-1 --json", () => {
     expect(req!.messages).toHaveLength(1)
     expect(req!.messages[0]!.role).toBe("user")
     expect(req!.messages[0]!.text).toMatch(
-      /^Available memories:\n- \[project\] release\.md \(\d{4}-\d\d-\d\dT[\d:.]+Z\): How we release\n- \[user\] style\.md \([^)]+\): Code style\n\nUser message:\nhow do we release$/
+      /^Available memories:\n- \[project\] release\.md \(\d{4}-\d\d-\d\d\): How we release\n- \[user\] style\.md \([^)]+\): Code style\n\nUser message:\nhow do we release$/
     )
     expect(req!.tools.map((t) => [t["name"], t["parameters"]])).toStrictEqual([
       [

@@ -360,13 +360,13 @@ describe("Selector: suppression of files read in full", () => {
 
 describe("Selector: the exact request", () => {
   const catalogText = [
-    "- [project] a.md (2025-01-01T00:00:00.000Z): About a",
-    "- b.md (2025-01-01T00:00:01.000Z): About b",
-    "- [project] c.md (2025-01-01T00:00:02.000Z): About c",
-    "- d.md (2025-01-01T00:00:03.000Z): About d",
-    "- [project] e.md (2025-01-01T00:00:04.000Z): About e",
-    "- f.md (2025-01-01T00:00:05.000Z): About f",
-    "- [project] g.md (2025-01-01T00:00:06.000Z): About g"
+    "- [project] a.md (2025-01-01): About a",
+    "- b.md (2025-01-01): About b",
+    "- [project] c.md (2025-01-01): About c",
+    "- d.md (2025-01-01): About d",
+    "- [project] e.md (2025-01-01): About e",
+    "- f.md (2025-01-01): About f",
+    "- [project] g.md (2025-01-01): About g"
   ].join("\n")
 
   it.effect("system prompt, catalog, tool schema, maxTokens, cacheRetention, session id", () => {
@@ -472,7 +472,7 @@ describe("Selector: the exact request", () => {
       const first = faux.requests.map((r) => conversationOf(r)[0]!.text)
       expect(first[1]).toBe(first[0])
       expect(first[2]).not.toBe(first[0])
-      expect(first[2]).toContain("- [project] a.md (2025-01-01T00:00:00.000Z): Changed")
+      expect(first[2]).toContain("- [project] a.md (2025-01-01): Changed")
     })
   )
 

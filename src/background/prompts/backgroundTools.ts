@@ -20,7 +20,7 @@ const names = (list: ReadonlyArray<string>): string =>
 const ALL_READERS = ["read", "find", "grep"]
 
 /** Where the readers reach: the task's read scope (src/safety/readScope.ts), in the model's words. */
-const READ_PLACES = "the project, the memory directory and the files this task names; anything else is refused"
+const READ_PLACES = "the project, the memory directory and the files this task names, nothing else"
 
 export const backgroundToolsSection = (memoryDir: string, cwd: string, tools: ReadonlyArray<string>): string => {
   const direct = SECTION_TOOL_ORDER.filter((t) => tools.includes(t))
@@ -40,15 +40,15 @@ export const backgroundToolsSection = (memoryDir: string, cwd: string, tools: Re
   }
   if (writers.length > 0) {
     const before = has("read")
-      ? "A file that already exists must be read with `read` in this task before you change it; if it changed since, read it again."
+      ? "Read a file with `read` in this task before changing it, and again if it changed since."
       : "A file that already exists cannot be changed in this task (there is no `read` to read it first): create new files only."
     lines.push(
-      `- ${names(writers)}: only Markdown files (lowercase \`.md\` names) inside the memory directory \`${memoryDir}\`, outside its dot-folders. Use absolute paths. ${before}`
+      `- ${names(writers)}: lowercase \`.md\` files in the memory directory \`${memoryDir}\` (not its dot-folders), by absolute path. ${before}`
     )
   }
   if (has("bash")) {
     lines.push(
-      "- `bash`: read-only commands (for example ls, cat, head, tail, wc, stat, find, grep, rg, git log). The only command that changes anything is `rm` or `rm -f` of `.md` files inside the memory directory, named by absolute path, with no wildcards. Redirections to files, command substitution, variables and anything that writes are refused."
+      "- `bash`: read-only commands (ls, cat, head, tail, wc, stat, find, grep, rg, git log, ...); the one change allowed is `rm` or `rm -f` of `.md` files in the memory directory by absolute path, without wildcards. Redirections to files, command substitution, variables and writes are refused."
     )
   }
   return `${BACKGROUND_TOOLS_HEADING}
