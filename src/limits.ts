@@ -45,6 +45,11 @@ export const RANK_RECHECK_TOP = 16
  * search before creating a file; a longer list would be sent, uncached, on every extraction.
  */
 export const EXTRACT_CATALOG_MAX_TOPICS = 10
+/**
+ * A background read of the index the model already holds (a fork's system prompt) with lines added since is answered
+ * with the added lines alone while they are at most this share of the file's lines; past it, with the whole file.
+ */
+export const HELD_INDEX_MAX_ADDED_SHARE = 0.25
 /** Ours: how much of the conversation's text (its end) the extractor's catalog is ranked against. */
 export const RANK_CONVERSATION_MAX_CHARS = 16_384
 /**

@@ -19,7 +19,10 @@ import { LockService } from "../storage/LockService.ts"
 import { MemoryStore } from "../memory/MemoryStore.ts"
 import { TaskInvalid } from "../writes/writeErrors.ts"
 import { offeredTools } from "./tools/offeredTools.ts"
-import type { TaskRequest } from "./Runner.ts"
+import type { FinishedCall, TaskRequest } from "./Runner.ts"
+import type { MemoryChange } from "./tools/taskTool.ts"
+import { extractionComplete } from "../../src/background/extractionComplete.ts"
+import { indexInPrefix } from "../../src/background/knownIndex.ts"
 import { makeTaskSetup } from "./taskSetup.ts"
 import { type ExtractionError, ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./extractorInterface.ts"
 
@@ -81,6 +84,10 @@ export const makeExtractor = Effect.gen(function*() {
   ): Effect.Effect<RanOutcome, ExtractionError> => {
     const { memoryDir } = request.location
     const filesChanged: Array<string> = []
+    const changes: Array<MemoryChange> = []
+    // The index the model holds word for word (a fork's system prompt): a whole read of an unchanged MEMORY.md points
+    // to it instead of sending it again. Set once the request is chosen; an independent request has none.
+    let knownIndex: string | undefined
     // Kept when the cursor moves past these messages (or a queued job leaves the queue); otherwise rolled back, so
     // trying them again saves nothing twice.
     return setup.whole(request, {
@@ -93,9 +100,11 @@ export const makeExtractor = Effect.gen(function*() {
       check: taskCheck,
       journal: () => journal,
       filesChanged,
+      changes,
       before: Effect.void,
       toolOptions: () => ({
         codemode: request.codemode,
+        knownIndex: () => knownIndex,
         // What its writes are judged against: the conversation it was given, by who said what (src/writes/provenance.ts).
         provenance: {
           task: "extract",
@@ -157,6 +166,7 @@ export const makeExtractor = Effect.gen(function*() {
         let taskRequest: TaskRequest
         if (forkRequest !== undefined && forkFits) {
           taskRequest = forkRequest
+          knownIndex = indexInPrefix(forkRequest.prefix)
         } else {
           const systemPrompt = [BACKGROUND_SYSTEM_PROMPT, memoryRulesSection(memoryDir), sectionFor(tools)].join("\n\n")
           const all = dropOrphanResults(stripForeignReasoning(
@@ -200,7 +210,25 @@ export const makeExtractor = Effect.gen(function*() {
             sessionId: request.taskSessionId
           }
         }
-        const result = yield* setup.run(request, taskRequest, taskRequest.mode === "fork" ? forkOffered : tools, check, EXTRACTION_BUDGET_MS)
+        // Done once a batch of writes and edits has landed and left every topic it wrote in the index.
+        let changesSeen = 0
+        const finishedAfter = (batch: ReadonlyArray<FinishedCall>) =>
+          Effect.gen(function*() {
+            const changedInBatch = changes.length - changesSeen
+            changesSeen = changes.length
+            const writesOnly = batch.every((c) => c.name === "write" || c.name === "edit")
+            const index = changedInBatch > 0 && writesOnly
+              ? yield* store.readIndexFile(memoryDir).pipe(Effect.orElseSucceed(() => undefined))
+              : undefined
+            return extractionComplete({
+              batch: batch.map((c) => ({ name: c.name, isError: c.result.isError === true })),
+              changes,
+              changedInBatch,
+              memoryDir,
+              index
+            })
+          })
+        const result = yield* setup.run(request, taskRequest, taskRequest.mode === "fork" ? forkOffered : tools, check, EXTRACTION_BUDGET_MS, finishedAfter)
         return {
           status: "ran",
           stop: result.stop,

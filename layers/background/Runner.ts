@@ -1,7 +1,7 @@
 /**
  * The background tool loop shared by the extractor and dream: call the model, run the tool calls it asks for with
- * the task's restricted tools, feed the results back, until it stops calling tools or `maxTurns` model calls are
- * spent. Our own loop on Effect rather than pi-agent-core's Agent (see docs/background.md): every step is a fiber
+ * the task's restricted tools, feed the results back, until it stops calling tools, the task says its work is
+ * complete after a batch of tool calls (`finishedAfter`), or `maxTurns` model calls are spent. Our own loop on Effect rather than pi-agent-core's Agent (see docs/background.md): every step is a fiber
  * step, so interrupting the task aborts the model call and any running tool through its AbortSignal; usage is
  * reported after every model call, before anything else can fail; and validity is checked before each call. A task
  * with a time budget (`budgetMs`) has its loop interrupted when the budget runs out, wherever it is (a model call, a
@@ -48,6 +48,17 @@ export interface RunSpec {
   readonly check: Effect.Effect<void, TaskInvalid>
   /** Called after every model call with its usage, whatever happens next. */
   readonly onUsage: (usage: Usage | undefined) => Effect.Effect<void>
+  /**
+   * Asked after each batch of tool calls: true when the task's work is complete, so the loop ends as `done` without
+   * another model call (which would only be told the results and answer with a summary). Absent: never.
+   */
+  readonly finishedAfter?: (batch: ReadonlyArray<FinishedCall>) => Effect.Effect<boolean>
+}
+
+/** One tool call of a batch and its result, as `finishedAfter` sees them. */
+export interface FinishedCall {
+  readonly name: string
+  readonly result: ToolResult
 }
 
 /**
@@ -134,6 +145,7 @@ const runLoop = Effect.fn("Background.runTask")(function*(spec: RunSpec, onModel
     const calls = reply.content.filter((c): c is ToolCall => c.type === "toolCall")
     if (calls.length === 0) return { stop: "done", turns: turn, finalText: textOf(reply), errorMessage: undefined } satisfies RunResult
     // One at a time: a read must finish before a write that depends on its baseline.
+    const batch: Array<FinishedCall> = []
     for (const call of calls) {
       const tool = spec.tools.byName(call.name)
       const result: ToolResult = call.argumentsError !== undefined
@@ -145,9 +157,13 @@ const runLoop = Effect.fn("Background.runTask")(function*(spec: RunSpec, onModel
           catch: (e) => e
         }).pipe(Effect.catchAll((e) => Effect.succeed(errorResult(`${call.name} failed: ${e instanceof Error ? e.message : String(e)}`))))
       transcript.push(toolResultMessage(call, result))
+      batch.push({ name: call.name, result })
     }
     // A tool that found the task invalid ends it here, instead of another model call.
     yield* spec.check
+    if (spec.finishedAfter !== undefined && (yield* spec.finishedAfter(batch))) {
+      return { stop: "done", turns: turn, finalText: "", errorMessage: undefined } satisfies RunResult
+    }
   }
   return { stop: "max-turns", turns: spec.maxTurns, finalText: "", errorMessage: undefined } satisfies RunResult
 })

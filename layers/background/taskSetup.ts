@@ -22,8 +22,9 @@ import type { TaskInvalid } from "../writes/writeErrors.ts"
 import type { WriteJournal } from "../writes/writeJournal.ts"
 import { ModelRegistry } from "../model/ModelRegistry.ts"
 import { PiToolkit } from "./PiToolkit.ts"
-import { runTask, type TaskRequest } from "./Runner.ts"
+import { type RunSpec, runTask, type TaskRequest } from "./Runner.ts"
 import type { BackgroundTaskRequest } from "./taskRequest.ts"
+import type { MemoryChange } from "./tools/taskTool.ts"
 import { makeTaskTools, recordingChanges, stoppableCheck, type TaskToolSet, type TaskToolsOptions } from "./tools/TaskTools.ts"
 
 export interface TaskToolsSpec<P, EP, EF> {
@@ -34,6 +35,8 @@ export interface TaskToolsSpec<P, EP, EF> {
   readonly journal: () => WriteJournal
   /** Every memory file the task changed, filled in as it changes them. */
   readonly filesChanged: Array<string>
+  /** Every change the task made, in order (filled in as they are made), when the task needs more than the files. */
+  readonly changes?: Array<MemoryChange>
   /** Read after the writer task opens and before the tools are made (the dream's topics, for its delete cap). */
   readonly before: Effect.Effect<P, EP>
   /** What the tools get beyond the common options. */
@@ -115,7 +118,8 @@ export const makeTaskSetup = Effect.gen(function*() {
         check,
         runtime,
         ...spec.toolOptions(prepared),
-        onChange: recordingChanges(spec.filesChanged, request.onChange)
+        onChange: recordingChanges(spec.filesChanged, (change) =>
+          Effect.sync(() => spec.changes?.push(change)).pipe(Effect.zipRight(request.onChange(change))))
       }
       const tools = yield* toolsFor(options, spec.setupFailed)
       return yield* body(tools, check, prepared).pipe(
@@ -129,7 +133,8 @@ export const makeTaskSetup = Effect.gen(function*() {
     taskRequest: TaskRequest,
     tools: TaskToolSet,
     check: Effect.Effect<void, TaskInvalid>,
-    budgetMs?: number
+    budgetMs?: number,
+    finishedAfter?: RunSpec["finishedAfter"]
   ) =>
     runTask({
       model: request.model,
@@ -140,7 +145,8 @@ export const makeTaskSetup = Effect.gen(function*() {
       ...(budgetMs === undefined ? {} : { budgetMs }),
       tools,
       check,
-      onUsage: request.onUsage
+      onUsage: request.onUsage,
+      ...(finishedAfter === undefined ? {} : { finishedAfter })
     }).pipe(Effect.provideService(ModelRegistry, registry))
 
   return { whole, recover, withTaskTools, run }

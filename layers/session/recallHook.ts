@@ -99,19 +99,24 @@ export const makeRecallHook = (state: SessionState, sections: PromptSections) =>
         yield* followConfig
         const a = yield* usable
         if (a === undefined) return undefined
-        yield* sections.fill(a, input.sections)
+        // A changed index is said once, before what recall brings (both ride with the request as one message).
+        const notice = yield* sections.fill(a, input.sections)
+        const withNotice = (injection: string | undefined) => {
+          const parts = [notice, injection].filter((p): p is string => p !== undefined && p !== "")
+          return parts.length === 0 ? undefined : { content: parts.join("\n\n") }
+        }
 
         // Recall switched off: the index and the rules stay, no topic is selected or injected.
-        if (!a.switches.recall.on) return undefined
+        if (!a.switches.recall.on) return withNotice(undefined)
         yield* Ref.set(skipNextUserMessage, true)
         const pending = yield* startPrefetch(a, input.prompt, "waiting")
         const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
-        if (Option.isSome(inTime)) return inTime.value === undefined || inTime.value.injection === "" ? undefined : { content: inTime.value.injection }
+        if (Option.isSome(inTime)) return withNotice(inTime.value?.injection)
         const late = yield* Ref.modify(pending.mode, (m) => (m === "taken" ? [false, m] : [true, "late" as const]))
-        if (late) return undefined
+        if (late) return withNotice(undefined)
         // Finished between the timeout and the hand-over: use it now.
         const outcome = yield* Deferred.await(pending.done)
-        return outcome === undefined || outcome.injection === "" ? undefined : { content: outcome.injection }
+        return withNotice(outcome?.injection)
       }).pipe(
         Effect.catchAllCause((cause) =>
           // A cancelled recall is silent; anything else is one warning, and the prompt goes ahead either way.

@@ -35,6 +35,8 @@ export interface Snapshot {
   readonly indexSection: string
   /** MEMORY.md's identity, size and mtime before it was read: while unchanged, the file need not be read again. */
   readonly indexStamp: string
+  /** The notice that the index changed since this snapshot went out with a request (it stays in the conversation). */
+  readonly noticeSent?: boolean
 }
 
 export type SessionState = Effect.Effect.Success<typeof makeSessionState>

@@ -89,8 +89,9 @@ export const makeSessionStatus = (state: SessionState, sections: PromptSections)
         ...systemParts(snap),
         { name: DATE_SECTION, where: "system prompt", text: wrapSection(DATE_SECTION, yield* sections.today) }
       ]
-      const notice = yield* sections.changedNotice(a, snap)
-      if (notice !== undefined) parts.push({ name: "auto_memory_notice", where: "system prompt", text: wrapSection("auto_memory_notice", notice) })
+      // Said once, with the first request after the change; then it stays in the conversation.
+      const notice = "noticeSent" in snap && snap.noticeSent === true ? undefined : yield* sections.changedNotice(a, snap)
+      if (notice !== undefined) parts.push({ name: "auto_memory_notice", where: "message", text: wrapSection("auto_memory_notice", notice) })
       const last = yield* Ref.get(lastRecall)
       if (last !== undefined) {
         const oneLine = last.query.replace(/\s+/g, " ")

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 /**
  * What change notices cost the conversation over a session: six turns, each followed by an extraction that writes a
  * topic and adds its line to MEMORY.md (two changes a task). The sixth request carries every notice so far; their
@@ -32,7 +33,8 @@ describe("the cost of change notices over six turns", () => {
       if (turn === 0) return call("read", { path: join(dir, "MEMORY.md") })
       if (turn === 1) {
         n++
-        const index = textOf(r.messages.filter((m: any) => m.role === "toolResult").at(-1))
+        // The read answers with a pointer to the index the fork already holds: the text to edit is the file's.
+        const index = readFileSync(join(dir, "MEMORY.md"), "utf8")
         return calls(
           ["write", { path: join(dir, `fact-${n}.md`), content: topic(`Fact ${n}`, `fact number ${n}`) }],
           ["edit", { path: join(dir, "MEMORY.md"), edits: [{ oldText: index, newText: `${index}- [Fact ${n}](fact-${n}.md) - fact ${n}\n` }] }]

@@ -1,5 +1,5 @@
 /**
- * "Study the last N messages above": in a fork, N is what the parent's request holds after the cursor, counted as
+ * "the last N messages above": in a fork, N is what the parent's request holds after the cursor, counted as
  * the model sees it. Pi's system entries (the prompt and its patches) are not messages; change notices are.
  * In the real Pi host against the strict provider.
  */
@@ -14,8 +14,8 @@ afterEach(async () => {
 })
 
 const countIn = (r: { messages: ReadonlyArray<any> }): number => {
-  const task = r.messages.find((m: any) => m.role === "user" && /Study the last \d+ messages/.test(textOf(m)))
-  return Number(/Study the last (\d+) messages/.exec(textOf(task))![1])
+  const task = r.messages.find((m: any) => m.role === "user" && /the last \d+ messages above/.test(textOf(m)))
+  return Number(/the last (\d+) messages above/.exec(textOf(task))![1])
 }
 
 describe("the number of recent messages in a fork's task", () => {

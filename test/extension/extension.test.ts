@@ -53,20 +53,24 @@ describe("system prompt", () => {
     expect(h.mainRequests().every((r) => r.systemPatches.length === 0)).toBe(true)
   })
 
-  it("keeps the snapshot when MEMORY.md changes and appends a notice after it", async () => {
+  it("keeps the snapshot when MEMORY.md changes and says so once, in a message with the request", async () => {
     h = await startHarness({ memory: { "MEMORY.md": INDEX, "release.md": RELEASE } })
     await h.prompt("first question here")
     writeFileSync(join(h.memoryDir, "MEMORY.md"), `${INDEX}- [New](new.md) - something new\n`)
     await h.prompt("second question here")
-    const [first, second] = h.mainRequests().map((r) => r.system)
-    // The bytes sent before are sent again unchanged; the notice arrives as a patch after them.
-    expect(h.mainRequests()[1]!.leadingSystem).toBe(h.mainRequests()[0]!.leadingSystem)
-    expect(h.mainRequests()[1]!.systemPatches.length).toBeGreaterThan(0)
-    expect(second!.startsWith(first!)).toBe(true)
-    const added = second!.slice(first!.length)
-    expect(added).toContain("<auto_memory_notice>")
-    expect(added).toContain("has changed since this conversation started")
-    expect(second).not.toContain("[New](new.md)")
+    await h.prompt("third question here")
+    const [first, second, third] = h.mainRequests()
+    // The system prompt is sent again byte for byte, with no patch: the conversation's cached prefix stays whole.
+    expect(second!.system).toBe(first!.system)
+    expect(third!.system).toBe(first!.system)
+    expect(second!.systemPatches).toHaveLength(0)
+    expect(second!.system).not.toContain("[New](new.md)")
+    const notices = (r: typeof second) => JSON.stringify(r!.messages).split("<auto_memory_notice>").length - 1
+    expect(notices(first)).toBe(0)
+    expect(notices(second)).toBe(1)
+    expect(JSON.stringify(second!.messages)).toContain("has changed since this conversation started")
+    // Said once: it stays in the conversation and is not repeated.
+    expect(notices(third)).toBe(1)
   })
 
   it("sends an empty memory the rules for saving only, then the whole rules and the index once MEMORY.md holds a line", async () => {

@@ -38,9 +38,9 @@ describe("/memory remember", () => {
     expect(readFileSync(join(h.memoryDir, "MEMORY.md"), "utf8")).toBe(
       `${INDEX}- [Always run the linter before committing](always-run-the-linter-before-committing.md)\n`
     )
-    // The index snapshot stays; the change is noticed after it.
+    // The index snapshot stays; the change is said with the next request.
     await h.prompt("and a second question")
-    expect(h.mainRequests().at(-1)!.system).toContain("<auto_memory_notice>")
+    expect(JSON.stringify(h.mainRequests().at(-1)!.messages)).toContain("<auto_memory_notice>")
     const undo = await text(h, "/memory undo")
     expect(undo).toContain("always-run-the-linter-before-committing.md")
     expect(existsSync(join(h.memoryDir, "always-run-the-linter-before-committing.md"))).toBe(false)

@@ -92,12 +92,16 @@ describe("one sanitizer for every path into context", () => {
       expectClean("truncation note", note)
       expect(injected).toContain("Note: This memory was last changed 3 days ago")
 
-      // Change notice in the system prompt, after MEMORY.md changed.
+      // Change notice with the request, after MEMORY.md changed.
       writeFileSync(join(dir, "MEMORY.md"), `- [Other](other.md) - ${PAYLOAD}\n`)
       const later: Record<string, string> = {}
       s.faux.script(toolReply([]))
-      yield* session.beforeAgentStart({ prompt: "anything new here", sections: later })
-      expectClean("index change notice", later["auto_memory_notice"]!)
+      const noticed = yield* session.beforeAgentStart({ prompt: "anything new here", sections: later })
+      expect(later["auto_memory_notice"]).toBeUndefined()
+      expect(noticed!.content).toContain("<auto_memory_notice>")
+      const open = "<auto_memory_notice>\n", close = "\n</auto_memory_notice>"
+      expect(noticed!.content.startsWith(open) && noticed!.content.endsWith(close)).toBe(true)
+      expectClean("index change notice", noticed!.content.slice(open.length, -close.length))
 
       // Staleness reminder on the main agent's read of a stale memory.
       const read = yield* session.toolResult({

@@ -16,6 +16,7 @@ import type * as Runtime from "effect/Runtime"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { INDEX_FILE } from "../../../src/storage/layout.ts"
 import type { ProtectionOptions } from "../../../src/safety/protectedPaths.ts"
 import { type SandboxMode, sandboxMode, type WhenUnavailable } from "../../../src/safety/sandbox.ts"
 import type { BashGuardShape } from "../../safety/bashGuardShape.ts"
@@ -91,6 +92,8 @@ export interface TaskToolsOptions {
    * is held for the person's review instead of saved. Absent: writes are not judged (and journal no source).
    */
   readonly provenance?: ProvenanceSpec
+  /** The index text the model's request already holds word for word (a fork's system prompt), when it does. */
+  readonly knownIndex?: () => string | undefined
 }
 
 export interface TaskToolSet {
@@ -154,7 +157,10 @@ export const makeTaskTools = async (options: TaskToolsOptions): Promise<TaskTool
     paths: makePathGuard(cwd, protection),
     records,
     changed: (change) => runtime.runEffect(options.onChange(change)),
-    ...(provenance === undefined ? {} : { provenance })
+    ...(provenance === undefined ? {} : { provenance }),
+    ...(options.knownIndex === undefined
+      ? {}
+      : { knownText: (path: string) => (path === join(memoryDir, INDEX_FILE) ? options.knownIndex!() : undefined) })
   }
 
   // Pi's definitions are made in this order: read, find, grep, write, edit, then the sandbox, then bash.

@@ -3,11 +3,14 @@
  * the writer's read baseline for the file (a later write or edit is judged against it). The baseline is recorded
  * only when the file did not move under the read; otherwise the read counts as one of an image (no baseline text).
  * It opens only regular files: a device, FIFO, socket or folder is refused before Pi's read runs (its real path
- * is looked at, so a link to one is refused too). It never changes a file.
+ * is looked at, so a link to one is refused too). A whole read of a file the model already holds word for word (the
+ * index in a fork's system prompt) answers with a pointer to that text instead of repeating it. It never changes a
+ * file.
  */
 import type { Stats } from "node:fs"
 import { readFile, realpath, stat } from "node:fs/promises"
 import { homedir } from "node:os"
+import { HELD_INDEX_MAX_ADDED_SHARE } from "../../../src/limits.ts"
 import { resolveToolPath } from "../../../src/safety/toolPath.ts"
 import type { ToolContext } from "./toolContext.ts"
 import { errorResult, type ToolBody, viaPi } from "./taskTool.ts"
@@ -30,7 +33,37 @@ export const notRegular = (s: Stats): string | undefined =>
 export const notRegularRefusal = (path: string, kind: string): string =>
   `Refused: ${path} is ${kind}, and read opens only regular files; list a folder with bash (ls), and read the files in it.`
 
-export const makeReadTool = ({ pi, cwd, writer, runtime, paths }: ToolContext) => {
+/**
+ * What a whole read of the index returns when the model already holds its text (a fork's system prompt), word for
+ * word or with lines added since: a pointer to that text and the added lines, instead of every line again, uncached,
+ * on each call that follows (the index of a large memory is thousands of tokens). Undefined when the file is not the
+ * held text with lines added only (a line changed or removed, bytes that are not UTF-8): then it is read as usual.
+ */
+export const heldTextAnswer = (path: string, bytes: Buffer, known: string | undefined): string | undefined => {
+  if (known === undefined) return undefined
+  const text = bytes.toString("utf8")
+  if (!Buffer.from(text, "utf8").equals(bytes)) return undefined
+  const held = known.trimEnd().split("\n")
+  const now = text.trimEnd().split("\n")
+  const pointer = `${path} (${now.length} line${now.length === 1 ? "" : "s"}) is the memory index already in your instructions ` +
+    "(the auto_memory_index section)"
+  const tail = "It counts as read: edit it against that text."
+  if (text.trimEnd() === known.trimEnd()) return `${pointer}, word for word, so it is not repeated here. ${tail}`
+  // Lines added only: every held line is still there, in order, and each new line is placed after its predecessor.
+  const added: Array<string> = []
+  let h = 0
+  for (let n = 0; n < now.length; n++) {
+    if (h < held.length && now[n] === held[h]) {
+      h++
+      continue
+    }
+    added.push(n === 0 ? `- before its first line: ${now[n]}` : `- after \`${now[n - 1]}\`: ${now[n]}`)
+  }
+  if (h < held.length || added.length === 0 || added.length > now.length * HELD_INDEX_MAX_ADDED_SHARE) return undefined
+  return `${pointer}, with ${added.length} line${added.length === 1 ? "" : "s"} added since, each after the line named:\n${added.join("\n")}\n${tail}`
+}
+
+export const makeReadTool = ({ pi, cwd, writer, runtime, paths, knownText }: ToolContext) => {
   const definition = pi.createReadToolDefinition(cwd)
   const execute: ToolBody = async (id, args, signal) => {
     const refused = await paths.refusePath(args["path"])
@@ -61,7 +94,11 @@ export const makeReadTool = ({ pi, cwd, writer, runtime, paths }: ToolContext) =
         ? writer.recordRead(absolute, outcome, { bytes, mtimeMs: after.mtimeMs })
         : writer.recordRead(absolute, { kind: "image" })
     )
-    return result
+    // A whole, steady read of what the request already holds: a pointer (and the lines added since) instead of the text.
+    const answer = steady && !image && !truncated && offset === undefined && limit === undefined
+      ? heldTextAnswer(raw, bytes, knownText?.(absolute))
+      : undefined
+    return answer === undefined ? result : { content: [{ type: "text", text: answer }], details: result.details }
   }
   return { definition, execute }
 }

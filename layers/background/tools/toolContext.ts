@@ -23,4 +23,9 @@ export interface ToolContext {
   readonly changed: (change: MemoryChange) => Promise<void>
   /** Where a write came from, and whether it is held for review (./provenanceGuard.ts); absent: not judged. */
   readonly provenance?: ProvenanceGuard
+  /**
+   * The text of a file the model already has word for word in its request (a fork's system prompt holds the index),
+   * by absolute path; undefined when it has none. A whole read of a file with that text is answered by a pointer.
+   */
+  readonly knownText?: (absolutePath: string) => string | undefined
 }
