@@ -65,11 +65,11 @@ describe("extraction after a settled turn", () => {
     // Usage and the outcome are on record.
     await h.prompt("/memory status")
     const status = h.notifications.at(-1)!.message
-    expect(status).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\): read this conversation; 3 turns, 3 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
+    expect(status).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\): read this conversation; 2 turns, 2 requests, \d+ input \/ [1-9]\d* output tokens, cache [1-9]\d* read/)
     // pm status reads the same record.
     const env = { ...process.env, PI_CODING_AGENT_DIR: h.agentDir }
     const pmJson = JSON.parse((await run(process.execPath, [PM, "status", "--cwd", h.cwd, "--json"], { env })).stdout)
-    expect(pmJson.background.extract).toMatchObject({ outcome: "saved", trigger: "turn", turns: 3, filesChanged: ["deploys.md", "MEMORY.md"] })
+    expect(pmJson.background.extract).toMatchObject({ outcome: "saved", trigger: "turn", turns: 2, filesChanged: ["deploys.md", "MEMORY.md"] })
     expect((await run(process.execPath, [PM, "status", "--cwd", h.cwd], { env })).stdout).toMatch(/Last extraction: .* turn: saved 2 files \(deploys\.md, MEMORY\.md\)/)
     expect(h.statuses).toContainEqual({ key: "pm-memory", text: "memory: extracting" })
     expect(h.statuses.at(-1)).toEqual({ key: "pm-memory", text: undefined })
