@@ -14,6 +14,11 @@ export interface Rule {
   readonly accept?: (m: RegExpExecArray, text: string) => boolean
   /** The rule runs only when the text holds one of these (a cheap scan that skips most rules on most texts). */
   readonly triggers?: ReadonlyArray<string>
+  /**
+   * Every match holds one of `triggers` starting this many characters after the match starts (from, to inclusive),
+   * so the scan tries the pattern only there (matches.ts). For patterns that open with a character class.
+   */
+  readonly triggerAt?: readonly [number, number]
   /** The same, looked up in the lowercased text. */
   readonly lowerTriggers?: ReadonlyArray<string>
   /** The rule runs only on the lines that hold a match of this global pattern (a secret-naming word, `://`). */

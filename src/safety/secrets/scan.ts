@@ -6,6 +6,7 @@
  */
 import { CONTEXT_RULES } from "./contextRules.ts"
 import { KEY_RULES } from "./keyRules.ts"
+import { forEachMatch } from "./matches.ts"
 import type { SecretKind } from "./kinds.ts"
 import type { Rule } from "./rule.ts"
 import { SETTING_RULES } from "./settingRules.ts"
@@ -59,18 +60,13 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
   let lower: string | undefined
   const linesByWord = new Map<RegExp, Lines>()
   const run = (rule: Rule, segment: string, base: number): void => {
-    // Rules hold global patterns; lastIndex is reset per run (detection is synchronous, so never shared mid-run).
-    const pattern = rule.pattern
-    scanWork.characters += segment.length
-    pattern.lastIndex = 0
-    for (let m = pattern.exec(segment); m !== null; m = pattern.exec(segment)) {
-      if (m[0].length === 0) pattern.lastIndex++
-      if (rule.accept !== undefined && !rule.accept(m, segment)) continue
+    scanWork.characters += forEachMatch(rule, segment, (m) => {
+      if (rule.accept !== undefined && !rule.accept(m, segment)) return
       const kind = typeof rule.kind === "function" ? rule.kind(m) : rule.kind
       const end = rule.end === undefined ? m.index + m[0].length : rule.end(m)
       const [s, e] = toOriginal(base + m.index, base + Math.max(end, m.index + 1))
       hits.push({ kind, start: s, end: e, generic: rule.generic === true })
-    }
+    })
   }
   index.scan(text)
   scanWork.characters += text.length
@@ -115,10 +111,14 @@ const SNAP = 256
 /**
  * [from, to) stretches of `view` around each place where it differs from `text`, widened to line boundaries within
  * SNAP characters. Linear: a change inside the current window costs one comparison, and each widening is bounded.
+ * With `toLineEnd`, a window ends with the line holding its last change (still at most 2 * WINDOW_AFTER past it):
+ * for the rejoined view, whose changes are line breaks taken out, so what a change can add sits on the joined line
+ * (a name before it is in the window's WINDOW_BEFORE).
  */
-const changedWindows = (text: string, view: string, map: Int32Array): Array<[number, number]> => {
+const changedWindows = (text: string, view: string, map: Int32Array, toLineEnd: boolean): Array<[number, number]> => {
   const windows: Array<[number, number]> = []
   let current: [number, number] | undefined
+  let lineEnd = -1
   for (let i = 0; i < map.length; i++) {
     if (map[i] === (i === 0 ? 0 : map[i - 1]! + 1) && view.charCodeAt(i) === text.charCodeAt(map[i]!)) continue
     if (current !== undefined && i + WINDOW_AFTER <= current[1]) continue
@@ -131,6 +131,14 @@ const changedWindows = (text: string, view: string, map: Int32Array): Array<[num
     }
     // Widen by twice the margin, so a run of changes widens the window once per WINDOW_AFTER characters.
     let to = Math.min(view.length, i + 2 * WINDOW_AFTER)
+    if (toLineEnd) {
+      // The first line break at or after i; known without a search while i is before the last one found.
+      if (i >= lineEnd) {
+        const nl = view.indexOf("\n", i)
+        lineEnd = nl === -1 ? view.length : nl
+      }
+      to = Math.min(to, lineEnd)
+    }
     for (let k = to; k < view.length && k - to < SNAP; k++) {
       if (view.charCodeAt(k) === 10) {
         to = k
@@ -169,7 +177,7 @@ export const collect = (text: string, depth: number, hits: Array<Hit>): void => 
     const viewBack = (s: number, e: number): readonly [number, number] =>
       outer(map[Math.min(s, map.length - 1)]!, map[Math.max(0, Math.min(e, map.length) - 1)]! + 1)
     // Only the stretches around what the view changed can hold a finding the text before it did not.
-    for (const [from, to] of changedWindows(current, view.text, map)) {
+    for (const [from, to] of changedWindows(current, view.text, map, make === joinedView)) {
       scan(view.text.slice(from, to), hits, (s, e) => viewBack(s + from, e + from))
     }
     back = viewBack
