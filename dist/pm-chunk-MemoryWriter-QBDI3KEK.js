@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as a,d as b}from"./pm-chunk-chunk-JN2KS2AW.js";import"./pm-chunk-chunk-J4BMZIUX.js";import"./pm-chunk-chunk-LUERS5F7.js";import"./pm-chunk-chunk-LZJFYXSE.js";import"./pm-chunk-chunk-DQOAYQXM.js";import"./pm-chunk-chunk-YTV6CJJV.js";import"./pm-chunk-chunk-SH42Y26T.js";import"./pm-chunk-chunk-CBQKYTTV.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import"./pm-chunk-chunk-GHIZEOQ5.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=pm-chunk-MemoryWriter-QBDI3KEK.js.map
