@@ -51,6 +51,7 @@ export const CONTEXT_RULES: ReadonlyArray<Rule> = [
     pattern:
       /(?<![A-Za-z0-9_-])machine[ \t]{1,8}[^\s]{1,253}[ \t\r\n]{1,16}(?:login[ \t]{1,8}[^\s]{1,128}[ \t\r\n]{1,16})?(?:password|passwd)[ \t]{1,8}([^\s]{1,256})/g,
     triggers: ["machine"],
+    spansLines: true,
     accept: (m) => plausibleValue(m[1]!) && m[1]!.length >= 4
   },
   {

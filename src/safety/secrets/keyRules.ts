@@ -75,18 +75,21 @@ export const KEY_RULES: ReadonlyArray<Rule> = [
     // Up to six dashes: a diff of a removed key prefixes its lines with one more (`------BEGIN ...`).
     pattern: /(?<!-)-{3,6} ?BEGIN ([A-Z0-9 \r\n]{3,40}?) ?-{3,5}/g,
     triggers: ["BEGIN "],
+    spansLines: true,
     accept: (m, text) => privateKeyLabel(m[1]!) !== undefined && keyBodyFollows(m, text)
   },
   {
     kind: "openvpn-static-key",
     pattern: /-{3,5}BEGIN OpenVPN Static key V[0-9]-{3,5}/g,
     triggers: ["OpenVPN Static key"],
+    spansLines: true,
     accept: (m, text) => /^\s{1,4}(?:[0-9a-f]{32}\s{0,4}){4}/.test(following(text, m.index + m[0].length, 200))
   },
   {
     kind: "rsa-private-key",
     pattern: /<RSAKeyValue>/g,
     triggers: ["<RSAKeyValue>"],
+    spansLines: true,
     accept: (m, text) => /<(?:D|P|DP|InverseQ)>[A-Za-z0-9+/]{20}/.test(following(text, m.index, 8000))
   },
   {
@@ -94,6 +97,7 @@ export const KEY_RULES: ReadonlyArray<Rule> = [
     pattern:
       /(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA(?:AK[BC]|DANBgkqhkiG9w0BAQEFAASC)|MHcCAQEE|MIGkAgEBBD|MIHcAgEBBE|MI[GH][A-Za-z0-9+/]AgEAMB[AM]GByqGSM49|MC4CAQAwBQYDK2V[wu]BCIE|b3BlbnNzaC1rZXktdjE)/g,
     triggers: ["MII", "MHcCAQEE", "MC4CAQAw", "b3BlbnNzaC1rZXktdjE"],
+    spansLines: true,
     // A key body inside its armour is already the armour's finding.
     accept: (m, text) =>
       base64Following(text, m.index, 120) >= 110 && !/PRIVATE KEY|Private-Lines|BEGIN /.test(preceding(text, m.index, 400))
@@ -102,17 +106,20 @@ export const KEY_RULES: ReadonlyArray<Rule> = [
     kind: "private-key-jwk",
     pattern: /"d"[ \t]{0,4}:[ \t]{0,4}"([A-Za-z0-9_-]{20,1024})"/g,
     triggers: ["\"d\""],
+    spansLines: true,
     accept: (m, text) => /"kty"/.test(preceding(text, m.index, 600) + following(text, m.index, 600)) && !isPlaceholder(m[1]!)
   },
   {
     kind: "putty-private-key",
     pattern: /PuTTY-User-Key-File-[1-9]: ?[a-z0-9-]{3,40}/g,
     triggers: ["PuTTY-User-Key-File-"],
+    spansLines: true,
     accept: puttyPrivateLinesFollow
   },
   {
     kind: "gcp-service-account-key",
     pattern: /"private_key_id"[ \t]{0,4}:[ \t]{0,4}"[0-9a-f]{40}"/g,
     triggers: ["\"private_key_id\""],
+    spansLines: true,
   },
 ]

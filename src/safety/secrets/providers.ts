@@ -19,6 +19,8 @@ export interface ProviderRule {
   readonly edge?: string
   /** The token must mix letters and digits (for bodies loose enough to match words). */
   readonly mixed?: boolean
+  /** Where one of its triggers starts in every token, in characters from its start (from, to): for bodies that open with a class. */
+  readonly at?: readonly [number, number]
 }
 
 const AN = "A-Za-z0-9"
@@ -30,7 +32,7 @@ const p = <K extends string>(
   label: string,
   triggers: ReadonlyArray<string>,
   body: string,
-  extra: Pick<ProviderRule, "edge" | "mixed"> = {}
+  extra: Pick<ProviderRule, "edge" | "mixed" | "at"> = {}
 ): ProviderRule & { readonly kind: K } => ({ ...extra, kind, label, triggers, body })
 
 export const PROVIDER_RULES = [
@@ -53,7 +55,7 @@ export const PROVIDER_RULES = [
   p("planetscale-token", "a PlanetScale token", ["pscale_"], `pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}`, { edge: W + "=." }),
   p("databricks-token", "a Databricks token", ["dapi", "dose"], `(?:dapi|dose)[${HEX}]{32}(?:-[0-9])?`),
   p("vault-token", "a HashiCorp Vault token", ["hvs.", "hvb.", "hvr."], `hv[sbr]\\.[${W}]{24,400}`, { edge: W + "." }),
-  p("terraform-cloud-token", "a Terraform Cloud token", [".atlasv1."], `[${AN}]{14}\\.atlasv1\\.[${W}=]{60,90}`, { edge: W + "=" }),
+  p("terraform-cloud-token", "a Terraform Cloud token", [".atlasv1."], `[${AN}]{14}\\.atlasv1\\.[${W}=]{60,90}`, { edge: W + "=", at: [14, 14] }),
   p("pulumi-token", "a Pulumi access token", ["pul-"], `pul-[${HEX}]{40}`),
   p("doppler-token", "a Doppler token", ["dp."], `dp\\.(?:pt|st|sa|ct|scim|audit)\\.(?:[a-z0-9_-]{1,40}\\.)?[${AN}]{40,64}`),
   p("onepassword-token", "a 1Password service-account token", ["ops_eyJ"], `ops_eyJ[A-Za-z0-9+/=_-]{100,8192}`, { edge: W + "+/=" }),
@@ -111,20 +113,20 @@ export const PROVIDER_RULES = [
   p("easypost-key", "an EasyPost API key", ["EZAK", "EZTK"], "EZ[AT]K[a-z0-9]{54}", { mixed: true }),
   // --- messaging and collaboration
   p("slack-app-token", "a Slack app-level token", ["xapp-"], `xapp-[0-9]-[A-Z0-9]{9,12}-[0-9]{10,14}-[${HEX}]{32,80}`, { edge: W }),
-  p("discord-bot-token", "a Discord bot token", ["."], `[MNO][${AN}]{23,27}\\.[${W}]{6}\\.[${W}]{27,40}`, { edge: W + ".", mixed: true }),
+  p("discord-bot-token", "a Discord bot token", ["."], `[MNO][${AN}]{23,27}\\.[${W}]{6}\\.[${W}]{27,40}`, { edge: W + ".", mixed: true, at: [24, 28] }),
   p("discord-webhook", "a Discord webhook URL", ["discord"], `https://(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/webhooks/[0-9]{17,20}/[${W}]{60,68}`, { edge: W }),
-  p("telegram-bot-token", "a Telegram bot token", [":AA"], `[0-9]{8,10}:AA[${W}]{33}`, { edge: W + ":" }),
+  p("telegram-bot-token", "a Telegram bot token", [":AA"], `[0-9]{8,10}:AA[${W}]{33}`, { edge: W + ":", at: [8, 10] }),
   p("teams-webhook", "a Microsoft Teams webhook URL", ["webhook.office.com", "outlook.office.com/webhook"], `https://[${W}.]{1,80}\\.(?:webhook\\.office\\.com/webhookb2|office\\.com/webhook)/[A-Za-z0-9@-]{36,100}/IncomingWebhook/[${HEX}]{32}/[${HEX}-]{36}(?:/V2[A-Za-z0-9_-]{20,80})?`),
   p("zapier-webhook", "a Zapier webhook URL", ["hooks.zapier.com"], "https://hooks\\.zapier\\.com/hooks/catch/[0-9]{4,12}/[a-z0-9]{4,12}", { edge: W }),
   p("mattermost-webhook", "a Mattermost webhook URL", ["/hooks/"], `https?://[${W}.]{1,100}(?::[0-9]{2,5})?/hooks/[a-z0-9]{26}`, { edge: W }),
   p("google-chat-webhook", "a Google Chat webhook URL", ["chat.googleapis.com"], `https://chat\\.googleapis\\.com/v1/spaces/[${W}]{5,30}/messages\\?key=[${W}]{20,60}&token=[${W}%]{20,100}`),
   p("mailgun-key", "a Mailgun API key", ["key-"], `key-[${HEX}]{32}`, { edge: W }),
-  p("mailchimp-key", "a Mailchimp API key", ["-us"], `[${HEX}]{32}-us[0-9]{1,2}`, { edge: W }),
+  p("mailchimp-key", "a Mailchimp API key", ["-us"], `[${HEX}]{32}-us[0-9]{1,2}`, { edge: W, at: [32, 32] }),
   p("brevo-key", "a Brevo API key", ["xkeysib-", "xsmtpsib-"], `x(?:keysib|smtpsib)-[${HEX}]{64}-[${AN}]{16}`, { edge: W }),
   p("linear-key", "a Linear API key", ["lin_api_", "lin_oauth_"], `lin_(?:api_[${AN}]{40}|oauth_[${HEX}]{64})`),
   p("notion-token", "a Notion token", ["secret_", "ntn_"], `(?:secret_[${AN}]{43}|ntn_[0-9]{11}[${AN}]{35})`, { mixed: true }),
   p("airtable-token", "an Airtable token", ["pat"], `pat[${AN}]{14}\\.[${HEX}]{64}`),
-  p("asana-token", "an Asana token", ["/"], `[0-9]/[0-9]{16}(?:/[0-9]{16})?:[${HEX}]{32}`, { edge: W + "/" }),
+  p("asana-token", "an Asana token", ["/"], `[0-9]/[0-9]{16}(?:/[0-9]{16})?:[${HEX}]{32}`, { edge: W + "/", at: [1, 1] }),
   p("clickup-token", "a ClickUp token", ["pk_"], "pk_[0-9]{6,10}_[A-Z0-9]{32}"),
   p("figma-token", "a Figma token", ["figd_", "figu_"], `fig[du]_[${W}]{40}`, { edge: W }),
   p("contentful-token", "a Contentful token", ["CFPAT-"], `CFPAT-[${W}]{43}`, { edge: W }),
@@ -140,20 +142,20 @@ export const PROVIDER_RULES = [
   p("firebase-fcm-key", "a Firebase Cloud Messaging server key", [":APA91b"], `AAAA[${W}]{7}:APA91b[${W}]{100,180}`, { edge: W }),
   p("salesforce-token", "a Salesforce access token", ["00D"], `00D[${AN}]{12,15}![${AN}.]{80,200}`, { edge: W + ".!" }),
   p("adafruit-key", "an Adafruit IO key", ["aio_"], `aio_[${AN}]{28}`, { mixed: true }),
-  p("maxmind-key", "a MaxMind license key", ["_mmk"], `[${AN}]{6}_[${AN}]{29}_mmk`),
-  p("ably-key", "an Ably API key", ["."], `[${W}]{6}\\.[${W}]{6}:[${W}]{40,43}`, { edge: W + ".:", mixed: true }),
+  p("maxmind-key", "a MaxMind license key", ["_mmk"], `[${AN}]{6}_[${AN}]{29}_mmk`, { at: [36, 36] }),
+  p("ably-key", "an Ably API key", ["."], `[${W}]{6}\\.[${W}]{6}:[${W}]{40,43}`, { edge: W + ".:", mixed: true, at: [6, 6] }),
   p("sidekiq-credential", "a Sidekiq Enterprise credential", ["CONTRIBSYS", "contribsys"], `(?:BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM=|https?://)[${HEX}]{8}:[${HEX}]{8}`),
   // --- observability and analytics
   p("sentry-dsn", "a Sentry DSN", ["@"], `https?://[${HEX}]{32}@[${W}.]{1,100}/[0-9]{1,12}`, { edge: W }),
   p("sentry-token", "a Sentry token", ["sntrys_", "sntryu_"], `sntry(?:s_eyJ[A-Za-z0-9+/=_]{40,400}|u_[${HEX}]{64})`, { edge: W + "+/=" }),
-  p("newrelic-key", "a New Relic key", ["NRAK-", "NRII-", "NRJS-", "NRAA-", "NRAL"], `(?:NRAK-[A-Z0-9]{27}|NRII-[${W}]{32}|NRJS-[${HEX}]{19}|NRAA-[${HEX}]{27}|[${HEX}]{36}NRAL)`, { edge: W }),
+  p("newrelic-key", "a New Relic key", ["NRAK-", "NRII-", "NRJS-", "NRAA-", "NRAL"], `(?:NRAK-[A-Z0-9]{27}|NRII-[${W}]{32}|NRJS-[${HEX}]{19}|NRAA-[${HEX}]{27}|[${HEX}]{36}NRAL)`, { edge: W, at: [0, 36] }),
   p("grafana-token", "a Grafana token", ["glc_", "glsa_", "eyJrIjoi"], `(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[${AN}]{32}_[${HEX}]{8}|eyJrIjoi[A-Za-z0-9+/]{50,100}={0,2})`, { edge: W + "+/=" }),
   p("dynatrace-token", "a Dynatrace token", ["dt0c01."], "dt0c01\\.[A-Z0-9]{24}\\.[A-Z0-9]{64}"),
   p("mapbox-secret-token", "a Mapbox secret token", ["sk.eyJ"], `sk\\.eyJ[${W}]{30,200}\\.[${W}]{20,40}`, { edge: W + "." }),
   p("launchdarkly-key", "a LaunchDarkly key", ["sdk-", "api-"], `(?:sdk|api)-[${HEX}]{8}-[${HEX}]{4}-[${HEX}]{4}-[${HEX}]{4}-[${HEX}]{12}`, { edge: W }),
   p("twilio-credential", "a Twilio API key", ["SK"], `SK[0-9a-fA-F]{32}`, { mixed: true }),
   // --- more AI, developer and data platforms
-  p("azure-devops-pat", "an Azure DevOps personal access token", ["AZDO"], `[${AN}]{52}JQQJ99[${AN}][A-C][${AN}]{5}AZDO[${AN}]{4}`),
+  p("azure-devops-pat", "an Azure DevOps personal access token", ["AZDO"], `[${AN}]{52}JQQJ99[${AN}][A-C][${AN}]{5}AZDO[${AN}]{4}`, { at: [65, 65] }),
   p("nvidia-api-key", "an NVIDIA API key", ["nvapi-"], `nvapi-[${W}]{64}`, { edge: W, mixed: true }),
   p("cerebras-key", "a Cerebras API key", ["csk-"], "csk-[a-z0-9]{48}", { edge: W, mixed: true }),
   p("tavily-key", "a Tavily API key", ["tvly-"], `tvly-(?:dev-|prod-)?[${AN}]{32}`, { edge: W, mixed: true }),
@@ -171,7 +173,7 @@ export const PROVIDER_RULES = [
   p("posthog-personal-key", "a PostHog personal API key", ["phx_"], `phx_[${AN}]{43}`, { mixed: true }),
   p("statsig-server-secret", "a Statsig server secret", ["secret-"], `secret-[${AN}]{43}`, { edge: W, mixed: true }),
   p("flagsmith-server-key", "a Flagsmith server key", ["ser."], `ser\\.[${AN}]{22}`, { edge: W + ".", mixed: true }),
-  p("ghost-admin-key", "a Ghost Admin API key", [":"], `[${HEX}]{24}:[${HEX}]{64}`, { edge: W + ":" }),
+  p("ghost-admin-key", "a Ghost Admin API key", [":"], `[${HEX}]{24}:[${HEX}]{64}`, { edge: W + ":", at: [24, 24] }),
   p("telnyx-key", "a Telnyx API key", ["KEY"], `KEY[0-9A-F]{32}_[${AN}]{22}`, { mixed: true }),
   // --- crypto wallets
   p("bitcoin-wif", "a Bitcoin private key (WIF)", ["5H", "5J", "5K"], "5[HJK][1-9A-HJ-NP-Za-km-z]{49}", { mixed: true })

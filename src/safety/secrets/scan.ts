@@ -6,12 +6,14 @@
  */
 import { CONTEXT_RULES } from "./contextRules.ts"
 import { KEY_RULES } from "./keyRules.ts"
+import { forEachMatch } from "./matches.ts"
 import type { SecretKind } from "./kinds.ts"
 import type { Rule } from "./rule.ts"
 import { SETTING_RULES } from "./settingRules.ts"
 import { TOKEN_RULES } from "./tokenRules.ts"
 import { triggerIndex } from "./triggers.ts"
 import { characterView, decodedRuns, joinedView, percentView } from "./views.ts"
+import { changedWindows } from "./windows.ts"
 
 export const RULES: ReadonlyArray<Rule> = [...KEY_RULES, ...TOKEN_RULES, ...CONTEXT_RULES, ...SETTING_RULES]
 
@@ -55,22 +57,20 @@ interface Lines {
 }
 
 /** Hits of every rule in `text`, in `text`'s offsets. */
-const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: number) => readonly [number, number]): void => {
+/** Which rules a scan runs: all, those that match within one line, or those that reach past it (rule.ts). */
+type Reach = "all" | "line" | "lines"
+
+const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: number) => readonly [number, number], reach: Reach): void => {
   let lower: string | undefined
   const linesByWord = new Map<RegExp, Lines>()
   const run = (rule: Rule, segment: string, base: number): void => {
-    // Rules hold global patterns; lastIndex is reset per run (detection is synchronous, so never shared mid-run).
-    const pattern = rule.pattern
-    scanWork.characters += segment.length
-    pattern.lastIndex = 0
-    for (let m = pattern.exec(segment); m !== null; m = pattern.exec(segment)) {
-      if (m[0].length === 0) pattern.lastIndex++
-      if (rule.accept !== undefined && !rule.accept(m, segment)) continue
+    scanWork.characters += forEachMatch(rule, segment, (m) => {
+      if (rule.accept !== undefined && !rule.accept(m, segment)) return
       const kind = typeof rule.kind === "function" ? rule.kind(m) : rule.kind
       const end = rule.end === undefined ? m.index + m[0].length : rule.end(m)
       const [s, e] = toOriginal(base + m.index, base + Math.max(end, m.index + 1))
       hits.push({ kind, start: s, end: e, generic: rule.generic === true })
-    }
+    })
   }
   index.scan(text)
   scanWork.characters += text.length
@@ -84,6 +84,7 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
   }
   for (let r = 0; r < RULES.length; r++) {
     const rule = RULES[r]!
+    if (reach !== "all" && (rule.spansLines === true) !== (reach === "lines")) continue
     const ids = RULE_TRIGGERS[r]
     if (ids !== undefined && !triggered(ids)) continue
     if (rule.lowerTriggers !== undefined) {
@@ -105,47 +106,6 @@ const scan = (text: string, hits: Array<Hit>, toOriginal: (start: number, end: n
   }
 }
 
-/** Context kept around a change of a view: enough for a setting's name before it and a key body after it. */
-const WINDOW_BEFORE = 256
-const WINDOW_AFTER = 1536
-
-/** How far a window's edge moves to reach a line boundary. */
-const SNAP = 256
-
-/**
- * [from, to) stretches of `view` around each place where it differs from `text`, widened to line boundaries within
- * SNAP characters. Linear: a change inside the current window costs one comparison, and each widening is bounded.
- */
-const changedWindows = (text: string, view: string, map: Int32Array): Array<[number, number]> => {
-  const windows: Array<[number, number]> = []
-  let current: [number, number] | undefined
-  for (let i = 0; i < map.length; i++) {
-    if (map[i] === (i === 0 ? 0 : map[i - 1]! + 1) && view.charCodeAt(i) === text.charCodeAt(map[i]!)) continue
-    if (current !== undefined && i + WINDOW_AFTER <= current[1]) continue
-    let from = Math.max(0, i - WINDOW_BEFORE)
-    for (let k = from; k > 0 && from - k < SNAP; k--) {
-      if (view.charCodeAt(k - 1) === 10) {
-        from = k
-        break
-      }
-    }
-    // Widen by twice the margin, so a run of changes widens the window once per WINDOW_AFTER characters.
-    let to = Math.min(view.length, i + 2 * WINDOW_AFTER)
-    for (let k = to; k < view.length && k - to < SNAP; k++) {
-      if (view.charCodeAt(k) === 10) {
-        to = k
-        break
-      }
-    }
-    if (current !== undefined && from <= current[1]) current[1] = Math.max(current[1], to)
-    else {
-      current = [from, to]
-      windows.push(current)
-    }
-  }
-  return windows
-}
-
 /** How many times decoded text is decoded again (base64 inside percent-encoding, say). */
 const MAX_DECODE_DEPTH = 2
 
@@ -155,7 +115,7 @@ const MAX_DECODE_DEPTH = 2
  */
 export const collect = (text: string, depth: number, hits: Array<Hit>): void => {
   const identity = (s: number, e: number): readonly [number, number] => [s, e]
-  scan(text, hits, identity)
+  scan(text, hits, identity, "all")
   // Views, each over the one before: normalised, then percent-decoded. `back` maps the last one to `text`.
   let current = text
   let back = identity
@@ -168,9 +128,17 @@ export const collect = (text: string, depth: number, hits: Array<Hit>): void => 
     const outer = back
     const viewBack = (s: number, e: number): readonly [number, number] =>
       outer(map[Math.min(s, map.length - 1)]!, map[Math.max(0, Math.min(e, map.length) - 1)]! + 1)
-    // Only the stretches around what the view changed can hold a finding the text before it did not.
-    for (const [from, to] of changedWindows(current, view.text, map)) {
-      scan(view.text.slice(from, to), hits, (s, e) => viewBack(s + from, e + from))
+    // Only the stretches around what the view changed can hold a finding the text before it did not (windows.ts):
+    // to the end of a change's line for the rules that match within a line, and for every rule over the rejoined
+    // view; the wide windows for the few rules that read past a line (key material after its header).
+    const joined = make === joinedView
+    for (const [from, to] of changedWindows(current, view, true)) {
+      scan(view.text.slice(from, to), hits, (s, e) => viewBack(s + from, e + from), joined ? "all" : "line")
+    }
+    if (!joined) {
+      for (const [from, to] of changedWindows(current, view, false)) {
+        scan(view.text.slice(from, to), hits, (s, e) => viewBack(s + from, e + from), "lines")
+      }
     }
     back = viewBack
     current = view.text

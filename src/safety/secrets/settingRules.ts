@@ -102,6 +102,7 @@ export const SETTING_RULES: ReadonlyArray<Rule> = [
     kind: "secret-assignment",
     pattern: /^[ \t]{0,16}(?:-[ \t]{1,4})?([A-Za-z_][A-Za-z0-9_.-]{0,63}):[ \t]{0,4}[|>][+-]?[0-9]?[ \t]{0,4}\r?\n[ \t]{1,32}([^\s][^\n]{0,511})/gm,
     triggers: [": |", ": >", ":|", ":>"],
+    spansLines: true,
     generic: true,
     accept: assignmentAccepted
   },

@@ -17,6 +17,7 @@ const providerRule = (r: ProviderRule): Rule => {
     kind: r.kind as SecretKind,
     pattern: new RegExp(`(?<![${before}])(?:${r.body})(?![${edge}])`, "g"),
     triggers: r.triggers,
+    ...(r.at === undefined ? {} : { triggerAt: r.at }),
     accept:
       r.mixed === true
         ? (m) => tokenAccepted(m) && /[0-9]/.test(m[0]) && /[A-Za-z]/.test(m[0]) && shannonEntropy(m[0]) >= 3

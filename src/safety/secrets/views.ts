@@ -15,6 +15,11 @@ export interface View {
   readonly text: string
   /** Original offset of each view offset; undefined when the view is the original. */
   readonly map: Int32Array | undefined
+  /**
+   * View offsets, ascending, where the view may differ from the text: each unit the view put in place of others,
+   * and the first unit after something was left out. Every other unit is the text's own, in its place.
+   */
+  readonly changes: ReadonlyArray<number>
 }
 
 /** Characters with no width or only a direction: removed. */
@@ -129,10 +134,12 @@ const buildView = (text: string, join: boolean): View | undefined => {
     biggerUnits.set(units)
     units = biggerUnits
   }
+  const changes: Array<number> = []
   // Text is copied in unchanged runs: `from` is where the pending run starts.
   let from = 0
   const flush = (to: number): void => {
     if (to <= from) return
+    if (length === 0 ? from !== 0 : map[length - 1]! + 1 !== from) changes.push(length)
     room(to - from)
     for (let k = from; k < to; k++) {
       units[length] = text.charCodeAt(k)
@@ -142,6 +149,7 @@ const buildView = (text: string, join: boolean): View | undefined => {
   const emit = (s: string, at: number): void => {
     room(s.length)
     for (let k = 0; k < s.length; k++) {
+      changes.push(length)
       units[length] = s.charCodeAt(k)
       map[length++] = at
     }
@@ -183,7 +191,7 @@ const buildView = (text: string, join: boolean): View | undefined => {
   }
   if (!changed) return undefined
   flush(n)
-  return { text: UTF16.decode(units.subarray(0, length)), map: map.subarray(0, length) }
+  return { text: UTF16.decode(units.subarray(0, length)), map: map.subarray(0, length), changes }
 }
 
 const PERCENT_ESCAPE = /%[0-7][0-9A-Fa-f]/g
@@ -196,19 +204,25 @@ export const percentView = (text: string): View | undefined => {
   if (!PERCENT_ESCAPE.test(text)) return undefined
   let out = ""
   const map = new Int32Array(text.length)
+  const changes: Array<number> = []
   let n = 0
   let from = 0
+  // A copied run starts with a change when an escape (three characters read as one) came just before it.
+  const copy = (to: number): void => {
+    if (to > from && n > 0 && map[n - 1]! + 1 !== from) changes.push(n)
+    for (let i = from; i < to; i++) map[n++] = i
+    out += text.slice(from, to)
+  }
   PERCENT_ESCAPE.lastIndex = 0
   for (let m = PERCENT_ESCAPE.exec(text); m !== null; m = PERCENT_ESCAPE.exec(text)) {
-    for (let i = from; i < m.index; i++) map[n++] = i
-    out += text.slice(from, m.index)
+    copy(m.index)
     out += String.fromCharCode(hexValue(text.charCodeAt(m.index + 1)) * 16 + hexValue(text.charCodeAt(m.index + 2)))
+    changes.push(n)
     map[n++] = m.index
     from = m.index + 3
   }
-  for (let i = from; i < text.length; i++) map[n++] = i
-  out += text.slice(from)
-  return { text: out, map: map.subarray(0, n) }
+  copy(text.length)
+  return { text: out, map: map.subarray(0, n), changes }
 }
 
 export interface DecodedRun {
