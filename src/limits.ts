@@ -68,10 +68,10 @@ export const BRANCH_RECALL_BUDGET = 61_440
 /** Selector. */
 export const SELECTOR_MAX_FILES = 5
 /**
- * Ours: a memory too large to be shown whole shows the selector the topics near the request (a ranking score, BM25
- * over src/memory/topicRanking.ts, of at least RECALL_NEAR_MIN_SCORE: a word the request shares with a topic that
- * few other topics hold) and at most SELECTOR_NEWEST_MAX_TOPICS of the newest others; with no topic near, the
- * selector is not asked. A word found in about half of the topics, once in a topic's body, scores below it.
+ * Ours: a memory too large to be shown whole shows the selector its SELECTOR_NEWEST_MAX_TOPICS newest topics and,
+ * beside them, the others near the request (a ranking score, BM25 over src/memory/topicRanking.ts, of at least
+ * RECALL_NEAR_MIN_SCORE: a word the request shares with a topic that few other topics hold); with no topic near,
+ * the selector is not asked. A word found in about half of the topics, once in a topic's body, scores below it.
  */
 export const RECALL_NEAR_MIN_SCORE = 1
 export const SELECTOR_NEWEST_MAX_TOPICS = 20
@@ -80,6 +80,14 @@ export const SELECTOR_NEWEST_MAX_TOPICS = 20
  * breaks), with each description cut to CATALOG_DESCRIPTION_MAX_CHARS (the lint's own limit for a description).
  */
 export const SELECTOR_CATALOG_MAX_CHARS = 40_000
+/**
+ * Ours: a selector conversation that was given a memory's whole list keeps that first message byte for byte (its
+ * prefix stays cached) and says what changed since in the new request's message, while the changes are at most this
+ * share of the list's characters and both fit SELECTOR_CATALOG_MAX_CHARS; past that, the list is given anew.
+ */
+export const SELECTOR_CHANGES_MAX_SHARE = 0.5
+/** Ours: the selector conversations (one per session branch) whose first message a process remembers, oldest dropped. */
+export const SELECTOR_SENT_MAX_SESSIONS = 16
 export const CATALOG_DESCRIPTION_MAX_CHARS = 300
 export const SELECTOR_MAX_TOKENS = 512
 export const SELECTOR_WAIT_MS = 2_000

@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SCAN_MAX_TOPICS } from "../../src/limits.ts"
-import { selectorCandidates } from "../../src/recall/candidates.ts"
+import { selectorParts } from "../../src/recall/candidates.ts"
 import { renderRecall, type RecalledFile } from "../../src/recall/recall.ts"
 import { budgetExhausted, withRecall, type BranchRecallState } from "../../src/recall/recallState.ts"
 import { sanitizeMemoryText } from "../../src/safety/sanitize.ts"
@@ -96,10 +96,12 @@ export const makeRecall = Effect.gen(function* () {
       // The catalog shows file names verbatim (the model copies them back). A name the sanitizer would change (a
       // reserved tag, a bidi or zero-width character) cannot be shown safely, so that file is not offered at all.
       // No candidates (a memory too large to show whole, and no topic near the text): the selector is not asked.
-      const topics = selectorCandidates(ranked, scores, newest, showableName)
+      const { topics, whole, near } = selectorParts(ranked, scores, newest, showableName)
       const outcome = yield* selector.select({
         query,
         topics,
+        whole,
+        near,
         state: request.state,
         modelRef: request.modelRef,
         sessionId: request.sessionId

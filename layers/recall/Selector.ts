@@ -7,8 +7,9 @@ import type { Api, Message, Model, Tool } from "@earendil-works/pi-ai"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { catalogOf, type CatalogTopic } from "../../src/memory/catalog.ts"
-import { SELECTOR_MAX_TOKENS } from "../../src/limits.ts"
+import type { CatalogTopic } from "../../src/memory/catalog.ts"
+import { SELECTOR_MAX_TOKENS, SELECTOR_SENT_MAX_SESSIONS } from "../../src/limits.ts"
+import { type SentCatalog, stableSelectorMessages } from "../../src/recall/stableCatalog.ts"
 import { isSuppressed, type BranchRecallState } from "../../src/recall/recallState.ts"
 import { isSchemaFeatureRejection, normalizeSelection, parseSelectorReply, SelectionFailed } from "../../src/recall/selection.ts"
 import {
@@ -16,7 +17,7 @@ import {
   SELECTOR_SYSTEM_PROMPT,
   SELECTOR_TOOL_DESCRIPTION,
   SELECTOR_TOOL_NAME,
-  selectorMessages
+  type selectorMessages
 } from "../../src/recall/selectorPrompt.ts"
 import { ModelRegistry, type CompletionRequest, type ModelUnavailable } from "../model/ModelRegistry.ts"
 
@@ -35,6 +36,10 @@ export interface SelectRequest {
   readonly modelRef: string | undefined
   /** Stable per selector cache (one per session branch). */
   readonly sessionId: string
+  /** `topics` is every topic of the memory (shown whole): the conversation may keep its first list and add changes. */
+  readonly whole?: boolean
+  /** Of `topics`, those shown for being near the query: said with it, not in the list (src/recall/candidates.ts). */
+  readonly near?: ReadonlySet<string>
 }
 
 /** Why a selection came back empty: the model could not be resolved, or the request or its reply failed. */
@@ -78,14 +83,30 @@ const toPiMessages = (model: Model<Api>, messages: ReturnType<typeof selectorMes
 
 export const makeSelector = Effect.gen(function* () {
   const registry = yield* ModelRegistry
+  /** What each selector conversation was sent (src/recall/stableCatalog.ts), the SELECTOR_SENT_MAX_SESSIONS newest. */
+  const sentBySession = new Map<string, SentCatalog>()
+  const remember = (sessionId: string, sent: SentCatalog) => {
+    sentBySession.delete(sessionId)
+    sentBySession.set(sessionId, sent)
+    if (sentBySession.size > SELECTOR_SENT_MAX_SESSIONS) sentBySession.delete(sentBySession.keys().next().value!)
+  }
 
   /** The names the model picked; fails with the typed reason when it picked nothing usable. */
   const ask = (request: SelectRequest, count: (requests: number) => void) =>
     Effect.gen(function* () {
       const model = yield* registry.resolve(request.modelRef)
+      const near = request.near ?? new Set<string>()
+      const { messages, sent } = stableSelectorMessages(
+        sentBySession.get(request.sessionId),
+        { listed: request.topics.filter((t) => !near.has(t.filename)), near: request.topics.filter((t) => near.has(t.filename)) },
+        request.whole === true,
+        request.state.history,
+        request.query
+      )
+      remember(request.sessionId, sent)
       const base: Omit<CompletionRequest, "tools"> = {
         systemPrompt: SELECTOR_SYSTEM_PROMPT,
-        messages: toPiMessages(model, selectorMessages(catalogOf(request.topics), request.state.history, request.query)),
+        messages: toPiMessages(model, messages),
         forceTool: SELECTOR_TOOL_NAME,
         maxTokens: SELECTOR_MAX_TOKENS,
         sessionId: request.sessionId

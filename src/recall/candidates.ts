@@ -2,8 +2,8 @@
  * Which topics the selector is shown for one request. When the whole memory fits (at most SCAN_MAX_TOPICS lines and
  * SELECTOR_CATALOG_MAX_CHARS characters of catalog, each line with its line break), every topic is shown, so a small
  * memory gives the same catalog on every request and the selector can match a request to a topic by meaning alone.
- * A larger memory shows the topics near the user's text (a ranking score of at least RECALL_NEAR_MIN_SCORE), best
- * first, then at most SELECTOR_NEWEST_MAX_TOPICS of the newest others, within the same budgets (a line too long for
+ * A larger memory shows its SELECTOR_NEWEST_MAX_TOPICS newest topics and, beside them, the others near the user's
+ * text (a ranking score of at least RECALL_NEAR_MIN_SCORE), best first, within the same budgets (a line too long for
  * what is left is passed over); when no topic is near, nothing, and the selector is not asked. The chosen topics are
  * listed newest first, the catalog's one order. Pure.
  */
@@ -33,7 +33,8 @@ export const chooseCandidates = <T extends CandidateTopic>(
   newest: ReadonlyArray<T>,
   shown: (topic: T) => boolean = () => true,
   maxTopics: number = SCAN_MAX_TOPICS,
-  maxNewest: number = maxTopics
+  maxNewest: number = maxTopics,
+  budget: number = SELECTOR_CATALOG_MAX_CHARS
 ): ReadonlyArray<T> => {
   const chosen: Array<T> = []
   const seen = new Set<string>()
@@ -42,12 +43,12 @@ export const chooseCandidates = <T extends CandidateTopic>(
   const offer = (t: T): boolean => {
     if (seen.has(t.filename) || !shown(t)) return true
     const cost = catalogLine(t).length + 1
-    if (used + cost <= SELECTOR_CATALOG_MAX_CHARS) {
+    if (used + cost <= budget) {
       seen.add(t.filename)
       chosen.push(t)
       used += cost
     }
-    return chosen.length < maxTopics && SELECTOR_CATALOG_MAX_CHARS - used >= SHORTEST_LINE
+    return chosen.length < maxTopics && budget - used >= SHORTEST_LINE
   }
   let open = maxTopics > 0
   for (let i = 0; open && i < ranked.length; i++) open = offer(ranked[i]!)
@@ -63,21 +64,51 @@ export const nearCount = (scores: ReadonlyArray<number>): number => {
   return n
 }
 
+/** The selector's candidates, and how they are shown: the whole memory, or the newest and those near the text. */
+export interface SelectorParts<T> {
+  /** Every topic shown, newest first; none when the selector is not asked. */
+  readonly topics: ReadonlyArray<T>
+  /** Every topic of the memory is among them. */
+  readonly whole: boolean
+  /** Of `topics`, those shown for being near this text (not among the newest): said with the text, not in the list. */
+  readonly near: ReadonlySet<string>
+}
+
 /**
  * The selector's candidates (the rule above). `ranked` and `scores`: the ranking's hits for the text, best first;
- * `newest`: every topic, newest first. An empty result means the selector is not asked.
+ * `newest`: every topic, newest first. A memory too large to be shown whole shows its SELECTOR_NEWEST_MAX_TOPICS
+ * newest (a list that changes only when memory does) and the near topics besides them within what the budget leaves.
  */
+export const selectorParts = <T extends CandidateTopic>(
+  ranked: ReadonlyArray<T>,
+  scores: ReadonlyArray<number>,
+  newest: ReadonlyArray<T>,
+  shown: (topic: T) => boolean = () => true
+): SelectorParts<T> => {
+  // Whole: every topic that may be shown fits (only a memory of at most SCAN_MAX_TOPICS topics can).
+  if (newest.length <= SCAN_MAX_TOPICS) {
+    const all = chooseCandidates([], newest, shown)
+    if (all.length === newest.filter(shown).length) return { topics: all, whole: all.length > 0, near: new Set() }
+  }
+  const count = nearCount(scores)
+  if (count === 0) return { topics: [], whole: false, near: new Set() }
+  const listed = chooseCandidates([], newest, shown, SELECTOR_NEWEST_MAX_TOPICS)
+  const listedNames = new Set(listed.map((t) => t.filename))
+  const listedChars = listed.reduce((n, t) => n + catalogLine(t).length + 1, 0)
+  const near = chooseCandidates(
+    ranked.slice(0, count).filter((t) => !listedNames.has(t.filename)),
+    [],
+    shown,
+    SCAN_MAX_TOPICS - listed.length,
+    0,
+    SELECTOR_CATALOG_MAX_CHARS - listedChars
+  )
+  return { topics: [...listed, ...near].sort(newestFirst), whole: false, near: new Set(near.map((t) => t.filename)) }
+}
+
 export const selectorCandidates = <T extends CandidateTopic>(
   ranked: ReadonlyArray<T>,
   scores: ReadonlyArray<number>,
   newest: ReadonlyArray<T>,
   shown: (topic: T) => boolean = () => true
-): ReadonlyArray<T> => {
-  // Whole: every topic that may be shown fits (only a memory of at most SCAN_MAX_TOPICS topics can).
-  if (newest.length <= SCAN_MAX_TOPICS) {
-    const all = chooseCandidates([], newest, shown)
-    if (all.length === newest.filter(shown).length) return all
-  }
-  const near = nearCount(scores)
-  return near === 0 ? [] : chooseCandidates(ranked.slice(0, near), newest, shown, SCAN_MAX_TOPICS, SELECTOR_NEWEST_MAX_TOPICS)
-}
+): ReadonlyArray<T> => selectorParts(ranked, scores, newest, shown).topics

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{h as a,i as b,j as c,k as d}from"./extension-chunk-RRAZ727Y.js";import"./extension-chunk-VXAEXHST.js";import"./extension-chunk-FRLUJJQ2.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-DSX657K3.js";import"./extension-chunk-GOTU2QXM.js";import"./extension-chunk-4AJF5N5E.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
-//# sourceMappingURL=extension-sandboxed-PQM4BXP2.js.map

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as a,d as b}from"./pm-chunk-chunk-KAL3JPXN.js";import"./pm-chunk-chunk-U7QGGGTK.js";import"./pm-chunk-chunk-LN5F2O4U.js";import"./pm-chunk-chunk-UEUTM5YV.js";import"./pm-chunk-chunk-DQOAYQXM.js";import"./pm-chunk-chunk-BRL5D4HL.js";import"./pm-chunk-chunk-SH42Y26T.js";import"./pm-chunk-chunk-O7HVLQKU.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import"./pm-chunk-chunk-GHIZEOQ5.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=pm-chunk-MemoryWriter-OCKA37QH.js.map
