@@ -72,9 +72,9 @@ if (typeof extractor?.["extractorTaskPrompt"] === "function") {
 } else if (existsSync(extractorFixture)) rows.splice(2, 0, ["extractor task (fixture template)", readFileSync(extractorFixture, "utf8")])
 else console.log("extractor: no prompt yet (src/background/prompts/extractor.ts), not measured")
 if (typeof tools?.["backgroundToolsSection"] === "function") {
-  const render = tools["backgroundToolsSection"] as (memoryDir: string, cwd: string, offered: ReadonlyArray<string>) => string
+  const render = tools["backgroundToolsSection"] as (cwd: string, offered: ReadonlyArray<string>) => string
   const all = (tools["SECTION_TOOL_ORDER"] as ReadonlyArray<string> | undefined) ?? []
-  rows.push(["background tools section (each task)", render(MEMORY_DIR, "/home/user/src/project", all)])
+  rows.push(["background tools section (each task)", render("/home/user/src/project", all)])
 }
 
 const pad = (s: string | number, n: number) => String(s).padStart(n)

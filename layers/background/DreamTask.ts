@@ -53,7 +53,7 @@ export const makeDream = Effect.gen(function*() {
       setupFailed: (e) => new DreamTaskFailed({ phase: "fork", reason: `cannot set up the task's tools: ${messageOf(e)}` })
     }, (tools, check, topics) =>
       Effect.gen(function*() {
-        const section = backgroundToolsSection(memoryDir, request.cwd, tools.tools.map((t) => t.name))
+        const section = backgroundToolsSection(request.cwd, tools.tools.map((t) => t.name))
         const catalog = yield* dreamCatalog(store, memoryDir, topics)
         const result = yield* setup.run(request, {
           mode: "independent",

@@ -141,7 +141,7 @@ export const makeExtractor = Effect.gen(function*() {
         const fork = verdict.fork && parent !== undefined
         // What the model may call: in a fork, the task's tools the parent declares; else all of the task's own.
         const forkOffered = fork ? offeredTools(tools, forkTools(parentTools(parent.messages), tools.tools.map((t) => t.declaration))) : tools
-        const sectionFor = (set: typeof tools) => backgroundToolsSection(memoryDir, request.cwd, set.tools.map((t) => t.name))
+        const sectionFor = (set: typeof tools) => backgroundToolsSection(request.cwd, set.tools.map((t) => t.name))
         const inputLimit = maxInputTokens(model, request.maxTokens)
         const forkRequest: TaskRequest | undefined = fork
           ? {

@@ -46,7 +46,7 @@ describe("the extractor's prompt", () => {
   it("is its fixture's text when nothing is left out, and says how many are when some are", () => {
     const base = { memoryDir: "/m", today: "Thursday 2026-12-03", recentMessages: 2, catalog: "- [user] a.md (2026-01-01T00:00:00.000Z): a" }
     expect(extractorTaskPrompt({ ...base, unlisted: 0 })).toBe(extractorTaskPrompt(base))
-    expect(extractorTaskPrompt({ ...base, unlisted: 4_800 })).toContain("a\n(4,800 more not listed: those above are the closest to these messages")
+    expect(extractorTaskPrompt({ ...base, unlisted: 4_800 })).toContain("a\n(4,800 more not listed: grep the memory directory")
   })
 })
 

@@ -39,15 +39,15 @@ const namedIn = (section: string) => {
 
 describe("background tools section", () => {
   it("matches its fixture and opens with the exact heading", () => {
-    expect(backgroundToolsSection("{{MEMORY_DIR}}", "{{CWD}}", SIX)).toBe(fixture("background-tools.txt"))
-    expect(backgroundToolsSection("/m", "/c", SIX).split("\n")[0]).toBe(BACKGROUND_TOOLS_HEADING)
+    expect(backgroundToolsSection("{{CWD}}", SIX)).toBe(fixture("background-tools.txt"))
+    expect(backgroundToolsSection("/c", SIX).split("\n")[0]).toBe(BACKGROUND_TOOLS_HEADING)
   })
 
   it("names exactly the tools it is given, for every subset of the six, in the task's order, and promises no other", () => {
     for (let mask = 0; mask < 1 << SIX.length; mask++) {
       const given = SIX.filter((_, i) => (mask & (1 << i)) !== 0)
       // Given in another order and with a parent tool that is not the task's: neither changes what is named.
-      const section = backgroundToolsSection("/m", "/c", [...[...given].reverse(), "deploy"])
+      const section = backgroundToolsSection("/c", [...[...given].reverse(), "deploy"])
       const { offered, ruled } = namedIn(section)
       expect(offered, given.join(",")).toEqual(given)
       expect(ruled, given.join(",")).toEqual(given)
@@ -57,8 +57,8 @@ describe("background tools section", () => {
   })
 
   it("without read, write and edit are limited to new files; with codemode, the rules of the six its scripts call are there", () => {
-    expect(backgroundToolsSection("/m", "/c", ["write", "bash"])).toContain("cannot be changed in this task (there is no `read` to read it first)")
-    const only = backgroundToolsSection("/m", "/c", ["codemode"])
+    expect(backgroundToolsSection("/c", ["write", "bash"])).toContain("cannot be changed in this task (there is no `read` to read it first)")
+    const only = backgroundToolsSection("/c", ["codemode"])
     expect(namedIn(only).offered).toEqual(["codemode"])
     expect(namedIn(only).ruled).toEqual(["codemode", ...SIX])
   })

@@ -23,5 +23,5 @@ it("bench/prompts.ts measures every prompt, the tools section with all of a task
     expect(rows.get(name), name).toBeGreaterThan(0)
   // All seven tools listed: the section with codemode and the six it reaches is the longest one a task can get.
   const { backgroundToolsSection, SECTION_TOOL_ORDER } = await import("../../src/background/prompts/backgroundTools.ts")
-  expect(rows.get("background tools section (each task)")).toBe(backgroundToolsSection("/home/user/.pi/agent/project-memory/-home-user-src-project/memory", "/home/user/src/project", SECTION_TOOL_ORDER).length)
+  expect(rows.get("background tools section (each task)")).toBe(backgroundToolsSection("/home/user/src/project", SECTION_TOOL_ORDER).length)
 })

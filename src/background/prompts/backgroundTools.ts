@@ -22,7 +22,7 @@ const ALL_READERS = ["read", "find", "grep"]
 /** Where the readers reach: the task's read scope (src/safety/readScope.ts), in the model's words. */
 const READ_PLACES = "the project, the memory directory and the files this task names, nothing else"
 
-export const backgroundToolsSection = (memoryDir: string, cwd: string, tools: ReadonlyArray<string>): string => {
+export const backgroundToolsSection = (cwd: string, tools: ReadonlyArray<string>): string => {
   const direct = SECTION_TOOL_ORDER.filter((t) => tools.includes(t))
   // A codemode script calls the task's six tools (each under the rules below), declared directly or not.
   const reachable = direct.includes("codemode") ? SECTION_TOOL_ORDER.slice(0, 6) : direct
@@ -43,7 +43,7 @@ export const backgroundToolsSection = (memoryDir: string, cwd: string, tools: Re
       ? "Read a file with `read` in this task before changing it, and again if it changed since."
       : "A file that already exists cannot be changed in this task (there is no `read` to read it first): create new files only."
     lines.push(
-      `- ${names(writers)}: lowercase \`.md\` files in the memory directory \`${memoryDir}\` (not its dot-folders), by absolute path. ${before}`
+      `- ${names(writers)}: lowercase \`.md\` files in the memory directory (not its dot-folders), by absolute path. ${before}`
     )
   }
   if (has("bash")) {

@@ -22,7 +22,7 @@ export interface ExtractorPromptInput {
 
 /** The line after a catalog that leaves memories out. */
 export const unlistedNote = (unlisted: number): string =>
-  `(${unlisted.toLocaleString("en-US")} more not listed: those above are the closest to these messages and the newest. Grep the memory directory before creating a file on a subject it may hold.)`
+  `(${unlisted.toLocaleString("en-US")} more not listed: grep the memory directory before creating a file on a subject it may hold.)`
 
 export const extractorTaskPrompt = (input: ExtractorPromptInput): string => `You are now the memory extraction agent, no longer this conversation's assistant. Decide what in the last ${input.recentMessages} messages above deserves a place in the project's memory at \`${input.memoryDir}\`, and save it.
 
