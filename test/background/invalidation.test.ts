@@ -96,10 +96,10 @@ describe("invalidation during a running extraction", () => {
   })
 })
 
-/** The messages a background task is told to study: the last N before its instructions ("Study the last N messages"). */
+/** The messages a background task is told to study: the last N before its instructions ("the last N messages above"). */
 const studied = (r: Recorded): Array<any> => {
   const messages = r.messages.filter((m: any) => m.role !== "system")
-  const n = Number(/Study the last (\d+) messages/.exec(textOf(messages.at(-1)))?.[1] ?? 0)
+  const n = Number(/the last (\d+) messages above/.exec(textOf(messages.at(-1)))?.[1] ?? 0)
   return n > 0 ? messages.slice(0, -1).slice(-n) : []
 }
 

@@ -97,7 +97,7 @@ describe("input within the model's context window", () => {
     const trailing = tasksSent[1]!
     expect(trailing.messages.map((m: any) => m.role)).toEqual(["user", "assistant", "user"])
     expect(textOf(trailing.messages[0])).toBe("and the release train leaves on Mondays")
-    expect(textOf(trailing.messages[2])).toContain("Study the last 2 messages above")
+    expect(textOf(trailing.messages[2])).toContain("in the last 2 messages above")
     expect(h.strict!.requests.filter((r) => r.status !== 200)).toEqual([])
     expect(runsOf(h).extract.detail).toBe("read the new messages in a request of its own (the last 2 of 4 messages fit the model's context window)")
   })
