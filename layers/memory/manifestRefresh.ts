@@ -94,12 +94,10 @@ export const refreshManifest = (
 ): Effect.Effect<Manifest | undefined> =>
   Effect.gen(function* () {
     const startedMs = options.now()
-    // A manifest kept by an earlier process: its folders are listed again and every topic it holds is stat-ed.
+    // A manifest kept by an earlier process: its folders are listed again, and since it knows no folder, every topic
+    // it holds is stat-ed.
     const fromCache = previous?.fromCache === true
-    if (fromCache) {
-      previous!.fromCache = false
-      thorough = true
-    }
+    if (fromCache) previous!.fromCache = false
     let walk = previous === undefined || fromCache
     // Folders whose stat moved since the last refresh, with the new stat (undefined: gone).
     const moved = new Map<string, FileInfo | undefined>()
