@@ -1,6 +1,7 @@
 /**
  * ProjectLocator: from a working directory to the project's identity and storage (DECISIONS D2-D4).
- * Git is asked with side-effect-free queries; git missing or failing means "not in git", never an error.
+ * The repository is read from the file system in the plain cases (gitDiscovery.ts); otherwise git is asked with
+ * side-effect-free queries; git missing or failing means "not in git", never an error.
  */
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -15,6 +16,7 @@ import { historySetting } from "../../src/project/historySwitch.ts"
 import { reconcile } from "../history/historyRepo.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
+import { discoverGit } from "./gitDiscovery.ts"
 import { type FsError, fsReasonText } from "../storage/FsError.ts"
 
 export class ProjectLocateError extends Data.TaggedError("ProjectLocateError")<{
@@ -104,7 +106,9 @@ export const makeProjectLocator = Effect.gen(function* () {
 
   const projectRootOf = Effect.fn("ProjectLocator.projectRootOf")(function* (cwd: string) {
     const canonicalCwd = yield* real(cwd, resolve(cwd))
-    const git = yield* askGitShared(canonicalCwd)
+    // The plain cases are read from the file system (gitDiscovery.ts); git is started only for the others.
+    const found = yield* discoverGit(fs, canonicalCwd)
+    const git = found === "ask" ? yield* askGitShared(canonicalCwd) : found === "none" ? undefined : found
     if (git === undefined) return canonicalCwd
     const commonDir = yield* fs.realpath(resolve(canonicalCwd, git.commonDir)).pipe(Effect.option)
     // A linked worktree whose common dir is a `.git` folder belongs to the checkout that owns that folder.
