@@ -16,7 +16,7 @@ import { FileSystem } from "../storage/FileSystem.ts"
 import { manifestCacheIn, type ManifestCachePlace } from "./manifestCache.ts"
 import { type BackfillError, makeIndexBackfill } from "./indexBackfill.ts"
 import { type IndexReadError, type IndexSummary, makeIndexFile } from "./indexFile.ts"
-import { type FileLint, makeMemoryLint } from "./memoryLint.ts"
+import type { FileLint } from "./memoryLint.ts"
 import { makeTopicRead, type RecallRead, type TopicReadError } from "./topicRead.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import { makeTopicManifest, type RankedTopics, type TopicManifest } from "./topicManifest.ts"
@@ -56,7 +56,9 @@ const makeStoreOver = (fs: FileSystemShape, manifest: TopicManifest): MemoryStor
     rankTopics: manifest.rank,
     catalog: catalogOf,
     readForRecall: makeTopicRead(fs),
-    lint: makeMemoryLint(fs, readIndexFile, scanTopics)
+    // Lint's rules (the credential detector among them) load when a lint runs, not with every reader of memory.
+    lint: (memoryDir, files) =>
+      Effect.flatMap(Effect.promise(() => import("./memoryLint.ts")), (m) => m.makeMemoryLint(fs, readIndexFile, scanTopics)(memoryDir, files))
   } satisfies MemoryStoreShape
 }
 

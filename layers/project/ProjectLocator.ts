@@ -7,13 +7,11 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { execFile } from "node:child_process"
 import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/projectKey.ts"
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { historySetting } from "../../src/project/historySwitch.ts"
-import { reconcile } from "../history/historyRepo.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { discoverGit } from "./gitDiscovery.ts"
@@ -53,8 +51,9 @@ const gitEnv = (): NodeJS.ProcessEnv => {
   return env
 }
 
+/** Node's child processes load when git is first asked (the plain cases never ask it). */
 const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
-  Effect.async<GitAnswer | undefined>((resume, signal) => {
+  Effect.flatMap(Effect.promise(() => import("node:child_process")), ({ execFile }) => Effect.async<GitAnswer | undefined>((resume, signal) => {
     execFile(
       "git",
       // safe.directory=*: a checkout owned by another user (a container's bind mount, sudo) is still this project.
@@ -75,7 +74,7 @@ const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
         resume(Effect.succeed(toplevel && commonDir ? { toplevel, commonDir } : undefined))
       }
     )
-  })
+  }))
 
 export const makeProjectLocator = Effect.gen(function* () {
   const fs = yield* FileSystem
@@ -184,6 +183,8 @@ export const makeProjectLocator = Effect.gen(function* () {
     )
     const location = locationOf(projectRoot, projectKey, wanted, yield* real(cwd, wanted))
     // The memory history follows its switch here, where every writer of memory passes (nothing when never set).
+    // Imported here: a command that only looks never loads the history's modules.
+    const { reconcile } = yield* Effect.promise(() => import("../history/historyRepo.ts"))
     yield* reconcile(fs, { memoryRootDir: location.memoryRootDir, memoryDir: wanted }, historySetting(cfg, projectRoot))
     return location
   })

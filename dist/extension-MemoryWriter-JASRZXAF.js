@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{c as a,d as b}from"./extension-chunk-MIPLM3XP.js";import"./extension-chunk-BZQDYNST.js";import"./extension-chunk-263ZO65K.js";import"./extension-chunk-45C6GOOB.js";import"./extension-chunk-TWDNM43S.js";import"./extension-chunk-PKEB4NR5.js";import"./extension-chunk-WN7T3566.js";import"./extension-chunk-3POHDPBL.js";import"./extension-chunk-FCDWF2B7.js";import"./extension-chunk-MK24DTH4.js";import"./extension-chunk-RZSXEOZE.js";import"./extension-chunk-FYHAR4LF.js";export{b as MemoryWriter,a as makeMemoryWriter};
+//# sourceMappingURL=extension-MemoryWriter-JASRZXAF.js.map

@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{h as a,i as b,j as c,k as d}from"./extension-chunk-7KR5WA4O.js";import"./extension-chunk-2P62UTIT.js";import"./extension-chunk-WN7T3566.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-3POHDPBL.js";import"./extension-chunk-FCDWF2B7.js";import"./extension-chunk-MK24DTH4.js";import"./extension-chunk-RZSXEOZE.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
+//# sourceMappingURL=extension-sandboxed-D67R5VOX.js.map

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{h as a,i as b,j as c,k as d}from"./extension-chunk-KUCFEPI2.js";import"./extension-chunk-3POHDPBL.js";import"./extension-chunk-EDPQA3NZ.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-TTT5AKLX.js";import"./extension-chunk-MK24DTH4.js";import"./extension-chunk-JTHE4BKZ.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
-//# sourceMappingURL=extension-sandboxed-TCDETJZJ.js.map

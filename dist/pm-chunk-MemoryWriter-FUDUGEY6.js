@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as a,d as b}from"./pm-chunk-chunk-77ZHHBDH.js";import"./pm-chunk-chunk-NZZ3F4R4.js";import"./pm-chunk-chunk-SBDFQS3T.js";import"./pm-chunk-chunk-37CX7Q3I.js";import"./pm-chunk-chunk-Z2YX3WVW.js";import"./pm-chunk-chunk-JOQQ6GM2.js";import"./pm-chunk-chunk-IFHHOFV5.js";import"./pm-chunk-chunk-QTYYSKGY.js";import"./pm-chunk-chunk-P7XYPORM.js";import"./pm-chunk-chunk-PAG3TSC6.js";import"./pm-chunk-chunk-MFIVONNS.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=pm-chunk-MemoryWriter-FUDUGEY6.js.map

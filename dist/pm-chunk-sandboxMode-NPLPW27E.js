@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-WLWRUWXW.js";import"./pm-chunk-chunk-2K4HCWIN.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-AYPLFZ2F.js";import"./pm-chunk-chunk-37CX7Q3I.js";import"./pm-chunk-chunk-Z2YX3WVW.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-JOQQ6GM2.js";import"./pm-chunk-chunk-IFHHOFV5.js";import"./pm-chunk-chunk-7TS3HZ27.js";import"./pm-chunk-chunk-MMBL62FI.js";import"./pm-chunk-chunk-QTYYSKGY.js";import"./pm-chunk-chunk-P7XYPORM.js";import"./pm-chunk-chunk-PAG3TSC6.js";import{df as t,hf as o,kg as e}from"./pm-chunk-chunk-MFIVONNS.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-NPLPW27E.js.map
