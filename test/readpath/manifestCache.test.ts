@@ -20,7 +20,7 @@ import { tempDir, topicText, writeFileAt, writeTopics } from "../support/tmp.ts"
 const real = makeNodeFileSystem()
 
 /** One process's manifest: its own clock (ms) and the kept file at `cacheFile`; records the topics it reads. */
-const process_ = (cacheFile: string, nowMs: number | { readonly now: number }) => {
+const process_ = (cacheFile: string, nowMs: number | { readonly now: number }, watch = false) => {
   const read: Array<string> = []
   const fs = withOverrides(real, {
     readHeads: (paths, max) => {
@@ -29,7 +29,7 @@ const process_ = (cacheFile: string, nowMs: number | { readonly now: number }) =
     }
   })
   const now = typeof nowMs === "number" ? () => nowMs : () => nowMs.now
-  return { manifest: makeTopicManifest(fs, { now, cache: () => Effect.succeed(cacheFile) }), read }
+  return { manifest: makeTopicManifest(fs, { now, watch, cache: () => Effect.succeed(cacheFile) }), read }
 }
 
 /** A memory of `count` topics and a place for its kept manifest; `later` is a clock past every file's racy window. */
@@ -68,6 +68,28 @@ describe("the kept manifest", () => {
       const warmRank = yield* second.manifest.rank(dir, "topic 7 about", 10)
       expect(warmRank.ranked.map((t) => t.filename)).toEqual(coldRank.ranked.map((t) => t.filename))
       expect(warmRank.scores).toEqual(coldRank.scores)
+    }))
+
+  it.effect("a watching process (the extension) starts from the kept manifest too, and keeps what it then reads", () =>
+    Effect.gen(function* () {
+      const { dir, cacheFile, later } = setup(30)
+      yield* process_(cacheFile, later).manifest.scan(dir)
+      const pi = process_(cacheFile, later + 1, true)
+      try {
+        expect(names(yield* pi.manifest.scan(dir))).toHaveLength(30)
+        expect(pi.read).toHaveLength(0)
+        writeFileAt(join(dir, "new.md"), topicText({ name: "New", description: "Seen by the watch", type: "user" }), later - 60_000)
+        rmSync(join(dir, "topic-n0003.md"))
+        const after = yield* pi.manifest.scan(dir, true)
+        expect(names(after)).toContain("new.md")
+        expect(names(after)).not.toContain("topic-n0003.md")
+      } finally {
+        pi.manifest.close()
+      }
+      const next = process_(cacheFile, Date.now() + 10 * SCAN_RACY_MS)
+      const scan = yield* next.manifest.scan(dir)
+      expect(names(scan)).toContain("new.md")
+      expect(names(scan)).not.toContain("topic-n0003.md")
     }))
 
   it.effect("sees a topic changed in place with the same size and mtime", () =>
