@@ -129,8 +129,12 @@ describe("the kept manifest", () => {
   it.effect(`reads again a topic changed within ${SCAN_RACY_MS} ms of its reading; one changed just before is trusted`, () =>
     Effect.gen(function* () {
       const { dir, cacheFile } = setup(3)
-      const path = join(dir, "topic-n0001.md")
-      const changedAt = Math.max(statSync(path).mtimeMs, statSync(path).ctimeMs)
+      // The topic changed last (each file's ctime is its writing): the window is counted from its change.
+      const times = ["topic-n0000.md", "topic-n0001.md", "topic-n0002.md"].map((f) => {
+        const st = statSync(join(dir, f))
+        return { path: join(dir, f), at: Math.max(st.mtimeMs, st.ctimeMs) }
+      })
+      const { path, at: changedAt } = times.reduce((a, b) => (b.at > a.at ? b : a))
       // Read one ms inside the window: kept out of the file, read again by the next process.
       yield* process_(cacheFile, changedAt + SCAN_RACY_MS - 1).manifest.scan(dir)
       const racy = process_(cacheFile, changedAt + 100 * SCAN_RACY_MS)
@@ -184,9 +188,11 @@ describe("the kept manifest", () => {
 
   for (const [what, spoil] of [
     ["truncated", (t: string) => t.slice(0, t.length / 2)],
+    ["of another format", (t: string) => t.replace(/"format":"[^"]*"/, '"format":"some other manifest"')],
     ["of another version", (t: string) => t.replace(/"version":\d+/, '"version":999')],
     ["of another memory directory", (t: string) => t.replace(/"memoryDir":"[^"]*"/, '"memoryDir":"/elsewhere"')],
-    ["with a field of the wrong type", (t: string) => t.replace(/"entries":\[\["/, '"entries":[[7,"')],
+    ["with a field of the wrong type", (t: string) => t.replace(/"entries":\[\["[^"]*"/, '"entries":[[7')],
+    ["with a row of another length", (t: string) => t.replace(/"entries":\[\["/, '"entries":[[7,"')],
     ["not ours at all", () => JSON.stringify({ hello: "world" })]
   ] as const) {
     it.effect(`ignores a kept file ${what}, reads every topic and keeps a good one again`, () =>
