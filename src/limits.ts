@@ -33,6 +33,11 @@ export const SCAN_RECHECK_PER_REFRESH = 64
  * system's clock tick without its time moving, so it is read again at the next refresh instead of trusted.
  */
 export const SCAN_RACY_MS = 2_000
+/**
+ * Ours: the largest kept manifest (every topic's header and ranked words, in the memory root's state folder) written
+ * or read; a larger one is not written, and a file above it is ignored (the topics are read instead).
+ */
+export const MANIFEST_CACHE_MAX_BYTES = 32 * 1024 * 1024
 
 /** Ranking (ours): what of a topic's body is indexed (bytes from the file's start), and how many prompt words count. */
 export const RANK_BODY_MAX_BYTES = 8_192

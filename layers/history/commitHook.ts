@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import type { LockServiceShape } from "../storage/lockInterface.ts"
 import type { AfterKept } from "../writes/journalRecover.ts"
-import { commitAll, type HistoryPlace } from "./historyRepo.ts"
+import type { HistoryPlace } from "./historyRepo.ts"
 
 export const makeHistoryHook = (
   fs: FileSystemShape,
@@ -24,6 +24,8 @@ export const makeHistoryHook = (
     // Holding both writers' locks, nobody else changes memory: everything changed is committed (earlier leftovers
     // too). An extraction or a dream holds one, and the other may be writing: only the task's own files are staged.
     const alone = task.locks.includes("extract.lock") && task.locks.includes("dream.lock")
+    // The history's modules (and git's) load with the first task kept, not with every process that could keep one.
+    const { commitAll } = yield* Effect.promise(() => import("./historyRepo.ts"))
     const outcome = yield* commitAll(fs, locks, place, meta, alone ? undefined : task.files)
     if (outcome._tag === "Committed") yield* onCommitted(place)
   }).pipe(Effect.catchAllCause(() => Effect.void))

@@ -19,9 +19,9 @@ import { MemoryWriter } from "../writes/MemoryWriter.ts"
 import { type Listing, type ListPage, makeBrowseReads, type MemoryDirUnreadable, type ShownTopic, type TopicRefused } from "./browseReads.ts"
 import type { IndexTooLarge, IndexUnreadable } from "./indexRewrite.ts"
 import { MemoryStore } from "./MemoryStore.ts"
-import { type ForgetFailed, type ForgetRequest, type ForgetResult, makeForget } from "./topicForget.ts"
-import { makeRemember, type RememberRefused, type RememberRequest, type RememberResult } from "./topicRemember.ts"
-import { type ApproveRequest, type ApproveResult, makeReview, type ReviewRefused } from "./topicReview.ts"
+import type { ForgetFailed, ForgetRequest, ForgetResult } from "./topicForget.ts"
+import type { RememberRefused, RememberRequest, RememberResult } from "./topicRemember.ts"
+import type { ApproveRequest, ApproveResult, ReviewRefused } from "./topicReview.ts"
 import type { HeldItem } from "../../src/writes/held.ts"
 
 export interface MemoryBrowseShape {
@@ -65,18 +65,23 @@ export const makeMemoryBrowse: Effect.Effect<
   const locks = yield* LockService
   const { list, show, search, names } = makeBrowseReads(fs, store, journal)
   const services = { fs, store, writer, journal, locks }
-  const review = makeReview(services)
+  // The changing parts (and the checks a save runs, the credential detector among them) load on their first use: a
+  // listing or a search never evaluates them.
+  const forget = Effect.cached(Effect.promise(() => import("./topicForget.ts")).pipe(Effect.map((m) => m.makeForget(services))))
+  const remember = Effect.cached(Effect.promise(() => import("./topicRemember.ts")).pipe(Effect.map((m) => m.makeRemember(services))))
+  const review = Effect.cached(Effect.promise(() => import("./topicReview.ts")).pipe(Effect.map((m) => m.makeReview(services))))
+  const [forgetOnce, rememberOnce, reviewOnce] = yield* Effect.all([forget, remember, review])
   return {
     list,
     show,
     search,
-    forget: makeForget(services),
-    remember: makeRemember(services),
-    held: review.list,
-    approve: review.approve,
-    drop: review.drop,
+    forget: (request) => Effect.flatMap(forgetOnce, (f) => f(request)),
+    remember: (request) => Effect.flatMap(rememberOnce, (f) => f(request)),
+    held: (rootDir) => Effect.flatMap(reviewOnce, (r) => r.list(rootDir)),
+    approve: (request) => Effect.flatMap(reviewOnce, (r) => r.approve(request)),
+    drop: (rootDir, id) => Effect.flatMap(reviewOnce, (r) => r.drop(rootDir, id)),
     names
-  } as MemoryBrowseShape
+  } satisfies MemoryBrowseShape
 })
 
 export class MemoryBrowse extends Context.Tag("MemoryBrowse")<MemoryBrowse, MemoryBrowseShape>() {

@@ -3,16 +3,20 @@
  * memory problems must not block a user's prompt. The lower-level `readIndexFile` and `backfillIndex` keep their
  * typed errors for callers that want them. This module holds the service and puts its parts together: the scan
  * (topicScan.ts), MEMORY.md as it is (indexFile.ts) and backfilled (indexBackfill.ts), one topic's recall window
- * (topicRead.ts) and lint (memoryLint.ts).
+ * (topicRead.ts) and lint (memoryLint.ts). The manifests are kept between processes in the memory root's state
+ * folder (manifestCache.ts) when the graph holds a ConfigService.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { catalogOf } from "../../src/memory/catalog.ts"
+import * as Option from "effect/Option"
+import { ConfigService } from "../project/ConfigService.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
+import { manifestCacheIn, type ManifestCachePlace } from "./manifestCache.ts"
 import { type BackfillError, makeIndexBackfill } from "./indexBackfill.ts"
 import { type IndexReadError, type IndexSummary, makeIndexFile } from "./indexFile.ts"
-import { type FileLint, makeMemoryLint } from "./memoryLint.ts"
+import type { FileLint } from "./memoryLint.ts"
 import { makeTopicRead, type RecallRead, type TopicReadError } from "./topicRead.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import { makeTopicManifest, type RankedTopics, type TopicManifest } from "./topicManifest.ts"
@@ -52,12 +56,24 @@ const makeStoreOver = (fs: FileSystemShape, manifest: TopicManifest): MemoryStor
     rankTopics: manifest.rank,
     catalog: catalogOf,
     readForRecall: makeTopicRead(fs),
-    lint: makeMemoryLint(fs, readIndexFile, scanTopics)
+    // Lint's rules (the credential detector among them) load when a lint runs, not with every reader of memory.
+    lint: (memoryDir, files) =>
+      Effect.flatMap(Effect.promise(() => import("./memoryLint.ts")), (m) => m.makeMemoryLint(fs, readIndexFile, scanTopics)(memoryDir, files))
   } satisfies MemoryStoreShape
 }
 
+/**
+ * Where the manifests are kept between processes: beside the other state of each memory root, when the graph has a
+ * ConfigService to say where that is (every entry's core does; a store built over a FileSystem alone keeps none).
+ */
+const cachePlace = (fs: FileSystemShape): Effect.Effect<ManifestCachePlace | undefined> =>
+  Effect.map(Effect.serviceOption(ConfigService), (config) => (Option.isSome(config) ? manifestCacheIn(fs, config.value.storageRoot) : undefined))
+
 /** The store of a process that reads memory a few times (`pm`, tests): its manifests are checked by stat alone. */
-export const makeMemoryStore = Effect.map(FileSystem, (fs) => makeStoreOver(fs, makeTopicManifest(fs)))
+export const makeMemoryStore = Effect.gen(function* () {
+  const fs = yield* FileSystem
+  return makeStoreOver(fs, makeTopicManifest(fs, { cache: yield* cachePlace(fs) }))
+})
 
 /**
  * The store of a long-lived process (the extension): each memory folder is also watched, so a change costs in
@@ -65,7 +81,7 @@ export const makeMemoryStore = Effect.map(FileSystem, (fs) => makeStoreOver(fs, 
  */
 export const makeWatchingMemoryStore = Effect.gen(function* () {
   const fs = yield* FileSystem
-  const manifest = makeTopicManifest(fs, { watch: true })
+  const manifest = makeTopicManifest(fs, { watch: true, cache: yield* cachePlace(fs) })
   yield* Effect.addFinalizer(() => Effect.sync(manifest.close))
   return makeStoreOver(fs, manifest)
 })

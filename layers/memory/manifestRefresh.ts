@@ -4,8 +4,8 @@
  * topics read, added or dropped, so a changed folder costs in proportion to the change. Without a watch it can
  * trust, a folder that moved (or changed within SCAN_RACY_MS of its stat) makes the tree be walked again and that
  * folder's files stat-ed. Besides, SCAN_RECHECK_PER_REFRESH unchanged files are stat-ed in turn (edits in place
- * where no watch runs, files behind symlinks), and `thorough` stats every one. Never fails: an unreadable root gives
- * no manifest.
+ * where no watch runs, files behind symlinks), and `thorough` stats every one, as does the first refresh of a manifest
+ * kept by an earlier process, which also lists every folder again. Never fails: an unreadable root gives no manifest.
  */
 import * as Effect from "effect/Effect"
 import { FRONTMATTER_MAX_BYTES, SCAN_RECHECK_PER_REFRESH, SKIPPED_DIRECTORIES } from "../../src/limits.ts"
@@ -63,7 +63,7 @@ const startWatch = (fs: FileSystemShape, path: string) =>
 const watching = (f: Folder): boolean => f.watch !== undefined && f.trusted && !f.watch.broken && !f.watch.unknown
 
 /** Stats `entries`, then reads those that changed and `toRead`; what cannot be stat-ed or read is reported. */
-const checkAndRead = (fs: FileSystemShape, m: Manifest, entries: ReadonlyArray<Entry>, toRead: Map<string, Candidate>) =>
+const checkAndRead = (fs: FileSystemShape, m: Manifest, entries: ReadonlyArray<Entry>, toRead: Map<string, Candidate>, nowMs: number) =>
   Effect.gen(function* () {
     if (entries.length > 0) {
       const stats = yield* fs.statMany(entries.map((e) => e.candidate.path))
@@ -78,7 +78,7 @@ const checkAndRead = (fs: FileSystemShape, m: Manifest, entries: ReadonlyArray<E
     const reads = yield* fs.readHeads(candidates.map((c) => c.path), FRONTMATTER_MAX_BYTES)
     candidates.forEach((c, i) => {
       const r = reads[i]!
-      if (r._tag === "Right") storeEntry(m, c, r.right)
+      if (r._tag === "Right") storeEntry(m, c, r.right, nowMs)
       else failEntry(m, c, describeReason(r.left.reason))
     })
   })
@@ -94,7 +94,11 @@ export const refreshManifest = (
 ): Effect.Effect<Manifest | undefined> =>
   Effect.gen(function* () {
     const startedMs = options.now()
-    let walk = previous === undefined
+    // A manifest kept by an earlier process: its folders are listed again, and since it knows no folder, every topic
+    // it holds is stat-ed.
+    const fromCache = previous?.fromCache === true
+    if (fromCache) previous!.fromCache = false
+    let walk = previous === undefined || fromCache
     // Folders whose stat moved since the last refresh, with the new stat (undefined: gone).
     const moved = new Map<string, FileInfo | undefined>()
     const named: Array<{ readonly candidate: Candidate; readonly stat: Each<FileInfo> }> = []
@@ -224,6 +228,6 @@ export const refreshManifest = (
         manifest.cursor = rotation.length === 0 ? 0 : (manifest.cursor + count) % rotation.length
       }
     }
-    yield* checkAndRead(fs, manifest, toStat, toRead)
+    yield* checkAndRead(fs, manifest, toStat, toRead, startedMs)
     return manifest
   })

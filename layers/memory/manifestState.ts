@@ -2,12 +2,14 @@
  * What the manifest of one memory directory holds (every topic's header and its place in the ranking, each folder's
  * stat and watch) and the few changes made to it: a topic stored, dropped or failed, and the views derived from it
  * (the scan's result, topics by file name, the turn of checks), kept up to date one topic at a time and dropped
- * before a walk. No I/O.
+ * before a walk; and the manifest to and from its kept form (manifestCacheFormat.ts), whose topics join the ranking on
+ * its first use. No I/O.
  */
 import { isBinaryContent } from "../../src/memory/binaryText.ts"
 import { TopicRanking } from "../../src/memory/topicRanking.ts"
 import { RANK_BODY_MAX_BYTES, SCAN_RACY_MS } from "../../src/limits.ts"
 import type { FileInfo, HeadRead } from "../storage/fileSystemShape.ts"
+import { type CachedEntry, type CachedManifest, decodeTerms, encodeTerms } from "./manifestCacheFormat.ts"
 import { decode } from "./readText.ts"
 import { byFilename, type Candidate, newestTopicFirst, type ScanResult, type SkippedEntry, type Topic, topicOf } from "./topicScan.ts"
 
@@ -15,6 +17,8 @@ export interface Entry {
   readonly candidate: Candidate
   readonly info: FileInfo
   readonly topic: Topic
+  /** When the file's stat was taken for this reading (or the kept manifest's writing, for a kept topic). */
+  readonly readAtMs: number
 }
 
 /** A watch of one folder: the names its events named since the last refresh. */
@@ -44,6 +48,12 @@ export interface Manifest {
   /** Files listed but not readable (by path). */
   readonly failed: Map<string, SkippedEntry>
   readonly ranking: TopicRanking
+  /** The kept word counts of the kept topics not in `ranking` yet (by file name): they join it on its first use. */
+  readonly unranked: Map<string, string>
+  /** Made from a kept manifest and not refreshed yet: the first refresh lists every folder and stats every topic. */
+  fromCache: boolean
+  /** Changed since it was last kept. */
+  dirty: boolean
   result: ScanResult | undefined
   /**
    * Derived on demand. Once made, a change of a few topics updates them in place of a rebuild (the topics as a new
@@ -61,6 +71,9 @@ export const freshManifest = (): Manifest => ({
   walkSkipped: [],
   failed: new Map(),
   ranking: new TopicRanking(),
+  unranked: new Map(),
+  fromCache: false,
+  dirty: false,
   result: undefined,
   sorted: undefined,
   byFilename: undefined,
@@ -135,15 +148,23 @@ export const dropEntry = (m: Manifest, path: string): void => {
   if (entry === undefined) return
   m.entries.delete(path)
   m.ranking.delete(entry.candidate.filename)
+  m.unranked.delete(entry.candidate.filename)
+  m.dirty = true
   replaceTopic(m, entry.topic, undefined)
 }
 
-export const storeEntry = (m: Manifest, c: Candidate, read: HeadRead): void => {
+export const storeEntry = (m: Manifest, c: Candidate, read: HeadRead, readAtMs: number): void => {
   const topic = topicOf(c, read)
   const before = m.entries.get(c.path)
-  m.entries.set(c.path, { candidate: c, info: read.info, topic })
+  if (before !== undefined && before.candidate.filename !== c.filename) {
+    m.ranking.delete(before.candidate.filename)
+    m.unranked.delete(before.candidate.filename)
+  }
+  m.entries.set(c.path, { candidate: c, info: read.info, topic, readAtMs })
   m.failed.delete(c.path)
+  m.unranked.delete(c.filename)
   m.ranking.set(c.filename, rankedText(topic, read.bytes))
+  m.dirty = true
   replaceTopic(m, before?.topic, topic)
 }
 
@@ -169,4 +190,42 @@ export const topicsByName = (m: Manifest): Map<string, Topic> => {
 
 export const stopWatches = (m: Manifest): void => {
   for (const folder of m.folders.values()) folder.watch?.stop()
+}
+
+/** The ranking with every topic in it: the kept topics' word counts join it here, on its first use. */
+export const rankingOf = (m: Manifest): TopicRanking => {
+  for (const [key, terms] of m.unranked) {
+    const decoded = decodeTerms(terms)
+    // A kept topic whose counts do not decode ranks as a topic without words (it stays listed and readable).
+    if (decoded === undefined) m.ranking.setCounts(key, new Map(), 0)
+    else m.ranking.setCounts(key, decoded.counts, decoded.length)
+  }
+  m.unranked.clear()
+  return m.ranking
+}
+
+/** A manifest of the kept topics, to be checked by its first refresh (`fromCache`). */
+export const manifestFromCache = (kept: CachedManifest): Manifest => {
+  const m = freshManifest()
+  for (const e of kept.entries) {
+    m.entries.set(e.candidate.path, { candidate: e.candidate, info: e.info, topic: e.topic, readAtMs: e.readAtMs })
+    m.unranked.set(e.candidate.filename, e.terms)
+  }
+  m.fromCache = true
+  return m
+}
+
+/** The manifest's kept form, written at `nowMs`. */
+export const cacheOf = (m: Manifest, memoryDir: string, nowMs: number): CachedManifest => {
+  const entries: Array<CachedEntry> = []
+  for (const e of m.entries.values()) {
+    const key = e.candidate.filename
+    let terms = m.unranked.get(key)
+    if (terms === undefined) {
+      const t = m.ranking.termsOf(key)
+      terms = t === undefined ? "0" : encodeTerms(t.counts, t.length)
+    }
+    entries.push({ candidate: e.candidate, info: e.info, topic: e.topic, terms, readAtMs: e.readAtMs })
+  }
+  return { memoryDir, writtenAtMs: nowMs, entries }
 }

@@ -1,20 +1,20 @@
 /**
  * ProjectLocator: from a working directory to the project's identity and storage (DECISIONS D2-D4).
- * Git is asked with side-effect-free queries; git missing or failing means "not in git", never an error.
+ * The repository is read from the file system in the plain cases (gitDiscovery.ts); otherwise git is asked with
+ * side-effect-free queries; git missing or failing means "not in git", never an error.
  */
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { execFile } from "node:child_process"
 import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/projectKey.ts"
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { historySetting } from "../../src/project/historySwitch.ts"
-import { reconcile } from "../history/historyRepo.ts"
 import { ConfigService } from "./ConfigService.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
+import { discoverGit } from "./gitDiscovery.ts"
 import { type FsError, fsReasonText } from "../storage/FsError.ts"
 
 export class ProjectLocateError extends Data.TaggedError("ProjectLocateError")<{
@@ -51,8 +51,9 @@ const gitEnv = (): NodeJS.ProcessEnv => {
   return env
 }
 
+/** Node's child processes load when git is first asked (the plain cases never ask it). */
 const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
-  Effect.async<GitAnswer | undefined>((resume, signal) => {
+  Effect.flatMap(Effect.promise(() => import("node:child_process")), ({ execFile }) => Effect.async<GitAnswer | undefined>((resume, signal) => {
     execFile(
       "git",
       // safe.directory=*: a checkout owned by another user (a container's bind mount, sudo) is still this project.
@@ -73,7 +74,7 @@ const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
         resume(Effect.succeed(toplevel && commonDir ? { toplevel, commonDir } : undefined))
       }
     )
-  })
+  }))
 
 export const makeProjectLocator = Effect.gen(function* () {
   const fs = yield* FileSystem
@@ -104,7 +105,9 @@ export const makeProjectLocator = Effect.gen(function* () {
 
   const projectRootOf = Effect.fn("ProjectLocator.projectRootOf")(function* (cwd: string) {
     const canonicalCwd = yield* real(cwd, resolve(cwd))
-    const git = yield* askGitShared(canonicalCwd)
+    // The plain cases are read from the file system (gitDiscovery.ts); git is started only for the others.
+    const found = yield* discoverGit(fs, canonicalCwd)
+    const git = found === "ask" ? yield* askGitShared(canonicalCwd) : found === "none" ? undefined : found
     if (git === undefined) return canonicalCwd
     const commonDir = yield* fs.realpath(resolve(canonicalCwd, git.commonDir)).pipe(Effect.option)
     // A linked worktree whose common dir is a `.git` folder belongs to the checkout that owns that folder.
@@ -180,6 +183,8 @@ export const makeProjectLocator = Effect.gen(function* () {
     )
     const location = locationOf(projectRoot, projectKey, wanted, yield* real(cwd, wanted))
     // The memory history follows its switch here, where every writer of memory passes (nothing when never set).
+    // Imported here: a command that only looks never loads the history's modules.
+    const { reconcile } = yield* Effect.promise(() => import("../history/historyRepo.ts"))
     yield* reconcile(fs, { memoryRootDir: location.memoryRootDir, memoryDir: wanted }, historySetting(cfg, projectRoot))
     return location
   })

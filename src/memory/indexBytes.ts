@@ -5,7 +5,7 @@
  * rewrite is refused with a sentence, never cut. Pure.
  */
 import { MEMORY_REWRITE_MAX_BYTES } from "../limits.ts"
-import { indexLinkTargets } from "./lint.ts"
+import { indexLinkTargets } from "./indexLinks.ts"
 import { decodeTarget } from "./topicNames.ts"
 
 const LF = 0x0a

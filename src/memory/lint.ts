@@ -3,6 +3,7 @@
  * Pure: callers pass the file name (relative to the memory directory) and its content.
  */
 import { parseFrontmatter } from "./frontmatter.ts"
+import { indexLinkTargets } from "./indexLinks.ts"
 import { recallWindow } from "./topicWindow.ts"
 import { detectSecrets } from "../safety/secrets.ts"
 import { secretKindLabel } from "../safety/secrets/kinds.ts"
@@ -172,9 +173,8 @@ export const lintTopic = (input: {
 const LINK = /\[[^\]\n]*\]\([^)\n]*\)/g
 const LIST_MARKER = /^\s*(?:[-*+]|\d+[.)])\s+/
 
-/** Link targets of the index, in order (for the missing-target check done where files can be seen). */
-export const indexLinkTargets = (content: string): ReadonlyArray<string> =>
-  [...content.matchAll(/\[[^\]\n]*\]\(([^)\s]*)[^)]*\)/g)].map((m) => m[1] ?? "").filter((t) => t !== "")
+/** Link targets of the index, in order (for the missing-target check done where files can be seen): indexLinks.ts. */
+export { indexLinkTargets }
 
 export const lintIndex = (content: string): ReadonlyArray<LintProblem> => {
   const problems: Array<LintProblem> = []

@@ -3,7 +3,7 @@
  * `/memory show|forget`), which topics the index links, and the links a new index adds to topics that do not exist.
  * (The index without a topic's lines is src/memory/indexBytes.ts's: forget works on bytes.) Pure.
  */
-import { indexLinkTargets } from "./lint.ts"
+import { indexLinkTargets } from "./indexLinks.ts"
 
 export interface NamedTopic {
   /** Path relative to the memory directory, `/`-separated. */

@@ -35,10 +35,14 @@ interface Doc {
   /** Weighted word count: the length BM25 discounts by. */
   readonly length: number
   readonly termIds: Int32Array
+  /** The weighted count of each of `termIds`, in the same order. */
+  readonly counts: Int32Array
 }
 
 export class TopicRanking {
   private readonly termIds = new Map<string, number>()
+  /** Each term id's word. */
+  private readonly terms: Array<string> = []
   private postings: Array<Array<number>> = []
   private readonly df: Array<number> = []
   private docs: Array<Doc | undefined> = []
@@ -59,7 +63,6 @@ export class TopicRanking {
 
   /** Indexes (or re-indexes) one topic's text under `key`. */
   set(key: string, text: RankedText): void {
-    this.delete(key)
     const counts = new Map<string, number>()
     let length = 0
     const counter = (weight: number) => (term: string) => {
@@ -69,8 +72,15 @@ export class TopicRanking {
     forEachTerm(text.title, counter(TITLE_WEIGHT))
     forEachTerm(text.description, counter(DESCRIPTION_WEIGHT))
     forEachTerm(text.body, counter(BODY_WEIGHT))
+    this.setCounts(key, counts, length)
+  }
+
+  /** Indexes one topic from its weighted word counts and length, as `termsOf` gave them (a kept manifest). */
+  setCounts(key: string, counts: ReadonlyMap<string, number>, length: number): void {
+    this.delete(key)
     const slot = this.docs.length
     const ids = new Int32Array(counts.size)
+    const kept = new Int32Array(counts.size)
     let i = 0
     for (const [term, count] of counts) {
       let id = this.termIds.get(term)
@@ -78,16 +88,29 @@ export class TopicRanking {
         id = this.postings.length
         this.termIds.set(term, id)
         this.postings.push([])
+        this.terms.push(term)
         this.df.push(0)
       }
-      this.postings[id]!.push(slot * TF_SPAN + Math.min(count, TF_SPAN - 1))
+      const c = Math.min(count, TF_SPAN - 1)
+      this.postings[id]!.push(slot * TF_SPAN + c)
       this.df[id]!++
+      kept[i] = c
       ids[i++] = id
     }
-    this.docs.push({ key, length, termIds: ids })
+    this.docs.push({ key, length, termIds: ids, counts: kept })
     this.slotOf.set(key, slot)
     this.totalLength += length
     this.livePostings += ids.length
+  }
+
+  /** One topic's weighted word counts and length, as `setCounts` takes them; undefined when it is not indexed. */
+  termsOf(key: string): { readonly counts: ReadonlyMap<string, number>; readonly length: number } | undefined {
+    const slot = this.slotOf.get(key)
+    if (slot === undefined) return undefined
+    const doc = this.docs[slot]!
+    const counts = new Map<string, number>()
+    doc.termIds.forEach((id, i) => counts.set(this.terms[id]!, doc.counts[i]!))
+    return { counts, length: doc.length }
   }
 
   delete(key: string): void {

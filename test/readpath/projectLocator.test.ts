@@ -337,16 +337,28 @@ describe("ProjectLocator: one git process for concurrent identical queries", () 
     Effect.gen(function* () {
       const { agentDir, home } = tempAgent()
       const repo = gitRepo()
+      // A linked worktree: a case the file system alone does not answer (layers/project/gitDiscovery.ts).
+      const wt = linkedWorktree(repo)
       const counter = countingGit()
       const both = yield* Effect.flatMap(ProjectLocator, (l) =>
-        Effect.all([l.locate(join(repo, "sub")), l.locate(join(repo, "sub"))], { concurrency: 2 })
+        Effect.all([l.locate(wt), l.locate(wt)], { concurrency: 2 })
       ).pipe(Effect.provide(locatorLayer(agentDir, home)))
       expect(both[0].projectRoot).toBe(repo)
       expect(both[1]).toStrictEqual(both[0])
       expect(counter.runs()).toBe(1)
       // Nothing is kept once the query is answered: a later locate runs git again.
-      yield* locate(agentDir, home, join(repo, "sub"))
+      yield* locate(agentDir, home, wt)
       expect(counter.runs()).toBe(2)
+    })
+  )
+
+  it.live("a plain checkout is located without starting git", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const counter = countingGit()
+      expect((yield* locate(agentDir, home, join(repo, "sub"))).projectRoot).toBe(repo)
+      expect(counter.runs()).toBe(0)
     })
   )
 })

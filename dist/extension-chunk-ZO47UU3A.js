@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{R as n}from"./extension-chunk-RYVCA7BY.js";var o="PM_QUEUE_WORKER",_="queue-worker.log";var d=e=>e[o]!=="0",t=e=>e==="print"||e==="json",c=(e,r)=>t(e)&&d(r);var l=e=>e!==void 0&&e>n?"w":"a",s="PM_WORKER_PI_SCRIPT",i="PM_WORKER_SESSION_DIR",a="PM_WORKER_SESSION_SHARED",p=e=>({...e.piScript!==void 0&&e.piScript!==""?{[s]:e.piScript}:{},...e.sessionFolder!==void 0&&e.sessionFolder.dir!==""?{[i]:e.sessionFolder.dir,[a]:e.sessionFolder.shared?"1":"0"}:{}});export{_ as a,c as b,l as c,p as d};
-//# sourceMappingURL=extension-chunk-ZO47UU3A.js.map

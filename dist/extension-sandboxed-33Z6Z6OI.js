@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{h as a,i as b,j as c,k as d}from"./extension-chunk-A46IOOED.js";import"./extension-chunk-VXAEXHST.js";import"./extension-chunk-HKYS5SF2.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-VSHK2D2U.js";import"./extension-chunk-RYVCA7BY.js";import"./extension-chunk-4AJF5N5E.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
-//# sourceMappingURL=extension-sandboxed-33Z6Z6OI.js.map

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as a,d as b}from"./pm-chunk-chunk-MSDA67YP.js";import"./pm-chunk-chunk-24FVGBEJ.js";import"./pm-chunk-chunk-CUMIXT7F.js";import"./pm-chunk-chunk-BQPPADHI.js";import"./pm-chunk-chunk-DQOAYQXM.js";import"./pm-chunk-chunk-O37KN3SA.js";import"./pm-chunk-chunk-SH42Y26T.js";import"./pm-chunk-chunk-O7HVLQKU.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import"./pm-chunk-chunk-GHIZEOQ5.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=pm-chunk-MemoryWriter-MTGOP5IQ.js.map

@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{n as i,o as a}from"./pm-chunk-chunk-QEQYTJYH.js";var d=10,p=(e,n=!1)=>{let r=0,s=0,l=0,c=0,o=!1;for(;r<e.length;){let t=e.indexOf(d,r),f=t===-1?e.length:t;if(c++,o||(l>=i||f>a?o=!0:(l++,s=f)),t===-1)break;r=t+1}return{text:Buffer.from(e.buffer,e.byteOffset,s).toString("utf8"),truncated:o||n,totalLines:c,keptLines:l}},x=(e,n)=>`[Truncated: only the first ${e.keptLines} line${e.keptLines===1?"":"s"} of this memory were recalled (limit ${i} lines or ${a} bytes). Read ${n} for the rest.]`;export{p as a,x as b};
+//# sourceMappingURL=pm-chunk-chunk-DZVMWZXN.js.map

@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+var o=e=>({NotFound:"missing or a dangling symlink",PermissionDenied:"permission denied",AlreadyExists:"already exists",NotAFile:"not a regular file",IsDirectory:"a directory",NotADirectory:"a path segment is not a directory",TooManyLinks:"symlink loop",Busy:"busy",NoSpace:"no space left on the device",ReadOnly:"read-only file system",QuotaExceeded:"disk quota exceeded",TooManyOpenFiles:"too many open files",InputOutput:"input/output error",Unknown:"unreadable"})[e],t=e=>Buffer.from(e.buffer,e.byteOffset,e.byteLength).toString("utf8");export{o as a,t as b};
+//# sourceMappingURL=pm-chunk-chunk-QH6QTGDF.js.map

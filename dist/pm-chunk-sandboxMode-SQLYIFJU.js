@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-TLY3CNPK.js";import"./pm-chunk-chunk-LCLZGPUX.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-VP3WL3CX.js";import"./pm-chunk-chunk-BQPPADHI.js";import"./pm-chunk-chunk-DQOAYQXM.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-O37KN3SA.js";import"./pm-chunk-chunk-SH42Y26T.js";import"./pm-chunk-chunk-XQ6R4BKB.js";import"./pm-chunk-chunk-IFFEWHPN.js";import"./pm-chunk-chunk-O7HVLQKU.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import{df as t,hf as o,jg as e}from"./pm-chunk-chunk-GHIZEOQ5.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-SQLYIFJU.js.map
