@@ -1,7 +1,8 @@
 /**
  * What the built extension loads, and when: Pi imports the entry and calls its factory at start-up, so they must not
  * load the session side; session start loads the session side but not the background tasks' code (the first task
- * imports it) nor the bash parser (the first background command does). Observed through Node's module-load hook (which files were loaded), not
+ * imports it) nor the bash parser (the first background command does), nor the credential detector (the first text it
+ * checks, a write's, does). Observed through Node's module-load hook (which files were loaded), not
  * by timing; the figures are in bench/extension.ts. Needs the build (npm run build), like every host test.
  */
 import { statSync } from "node:fs"
@@ -10,6 +11,7 @@ import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { run } from "../support/install.ts"
+import { githubToken } from "../trust/fakeSecrets.ts"
 import { EXTENSION_BUNDLE, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
 const loaded: Array<string> = []
@@ -24,6 +26,8 @@ afterAll(() => hooks.deregister())
 /** The files of the built extension loaded so far, by name (chunk hashes dropped). */
 const ours = (): Array<string> =>
   loaded.filter((u) => u.includes("/dist/extension")).map((u) => u.replace(/.*\/dist\//, "").replace(/-[A-Z0-9]{8}\.js$/, ".js"))
+/** Whether the credential detector's file (dist/secrets-detector.cjs) has been loaded. */
+const detectorLoaded = (): boolean => loaded.some((u) => u.endsWith("/dist/secrets-detector.cjs"))
 
 describe("the built extension loads on use", () => {
   it("import and factory load the entry alone: no session side, no Effect runtime", async () => {
@@ -66,6 +70,14 @@ describe("the built extension loads on use", () => {
       // The request was served from memory: the recall reached the main model.
       expect(JSON.stringify(h.mainRequests()[0]!.messages)).toContain("How releases go")
       expect(ours().filter((f) => f.startsWith("extension-BashParser"))).toEqual([])
+      // Nothing was written yet, so no text was checked for credentials: the detector is not loaded.
+      expect(detectorLoaded()).toBe(false)
+      // The first write checks its text: the detector loads then, and refuses a credential as it always did.
+      const before = h.notifications.length
+      await h.prompt(`/memory remember the CI token is ${githubToken()}`)
+      expect(detectorLoaded()).toBe(true)
+      const refusals = h.notifications.slice(before).filter((n) => n.message.includes("Refused"))
+      expect(refusals.map((n) => [n.level, n.message.includes("GitHub token")])).toEqual([["warning", true]])
     } finally {
       await h?.dispose()
     }

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as a,d as b}from"./pm-chunk-chunk-EIEYLUV4.js";import"./pm-chunk-chunk-J4BMZIUX.js";import"./pm-chunk-chunk-E6RL7PNG.js";import"./pm-chunk-chunk-LZJFYXSE.js";import"./pm-chunk-chunk-DQOAYQXM.js";import"./pm-chunk-chunk-YTV6CJJV.js";import"./pm-chunk-chunk-SH42Y26T.js";import"./pm-chunk-chunk-QTYYSKGY.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import"./pm-chunk-chunk-GHIZEOQ5.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=pm-chunk-MemoryWriter-34VI727O.js.map
