@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{h as a,i as b,j as c,k as d}from"./extension-chunk-T73EBHUF.js";import"./extension-chunk-PGWKSNGQ.js";import"./extension-chunk-M7RPF5XQ.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-7VKJIUGT.js";import"./extension-chunk-LDMBWPPX.js";import"./extension-chunk-4AJF5N5E.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
-//# sourceMappingURL=extension-sandboxed-6N5NA2YB.js.map
