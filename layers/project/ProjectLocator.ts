@@ -3,8 +3,11 @@
  * Git is asked with side-effect-free queries; git missing or failing means "not in git", never an error.
  */
 import * as Context from "effect/Context"
+import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import { execFile } from "node:child_process"
 import { basename, dirname, join, resolve } from "node:path"
@@ -157,7 +160,7 @@ export const makeProjectLocator = Effect.gen(function* () {
     }
   }
 
-  const locate = Effect.fn("ProjectLocator.locate")(function* (cwd: string) {
+  const locateOnce = Effect.fn("ProjectLocator.locate")(function* (cwd: string) {
     const projectRoot = yield* projectRootOf(cwd)
     const { config: cfg } = yield* config.load
     const projectsDir = projectsDirOf(config.storageRoot)
@@ -183,6 +186,31 @@ export const makeProjectLocator = Effect.gen(function* () {
     yield* reconcile(fs, { memoryRootDir: location.memoryRootDir, memoryDir: wanted }, historySetting(cfg, projectRoot))
     return location
   })
+
+  /**
+   * Concurrent locates of one folder are one locate: at session start the memory side and the background side locate
+   * the same folder at the same moment, and each would claim the key, make the folders and follow the history switch.
+   * As with git's answer, only a locate in flight is shared, never its result: the next one starts afresh. When the
+   * fiber doing it is interrupted, a caller waiting on it locates by itself.
+   */
+  const locating = new Map<string, Deferred.Deferred<ProjectLocation, ProjectLocateError>>()
+  const locate = (cwd: string): Effect.Effect<ProjectLocation, ProjectLocateError> =>
+    Effect.suspend(() => {
+      const pending = locating.get(cwd)
+      if (pending !== undefined) {
+        return Deferred.await(pending).pipe(
+          Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? locate(cwd) : Effect.failCause(cause)))
+        )
+      }
+      const done = Deferred.unsafeMake<ProjectLocation, ProjectLocateError>(FiberId.none)
+      locating.set(cwd, done)
+      return locateOnce(cwd).pipe(
+        Effect.onExit((exit) => Effect.suspend(() => {
+          locating.delete(cwd)
+          return Deferred.done(done, exit)
+        }))
+      )
+    })
 
   /** Whether `root` could claim `dir`, without claiming it: no marker yet counts as yes. */
   const wouldClaim = (dir: string, root: string) => markerAllows(dir, root).pipe(Effect.orElseSucceed(() => true))

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{h as a,i as b,j as c,k as d}from"./extension-chunk-TXM3VHSU.js";import"./extension-chunk-PGWKSNGQ.js";import"./extension-chunk-FXUUCKYO.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-BJ5V5IR3.js";import"./extension-chunk-LDMBWPPX.js";import"./extension-chunk-JMSMBYOC.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
-//# sourceMappingURL=extension-sandboxed-2WVSZWIV.js.map

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as a,d as b}from"./pm-chunk-chunk-QEGEIFEV.js";import"./pm-chunk-chunk-J4BMZIUX.js";import"./pm-chunk-chunk-KIW2XYBR.js";import"./pm-chunk-chunk-LZJFYXSE.js";import"./pm-chunk-chunk-DQOAYQXM.js";import"./pm-chunk-chunk-YTV6CJJV.js";import"./pm-chunk-chunk-SH42Y26T.js";import"./pm-chunk-chunk-M5KAUD7R.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import"./pm-chunk-chunk-GHIZEOQ5.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=pm-chunk-MemoryWriter-OT2WACV4.js.map

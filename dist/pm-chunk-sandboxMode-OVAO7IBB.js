@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-P43V6SWM.js";import"./pm-chunk-chunk-3XOAQSM6.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-WQJY47ZU.js";import"./pm-chunk-chunk-LZJFYXSE.js";import"./pm-chunk-chunk-DQOAYQXM.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-YTV6CJJV.js";import"./pm-chunk-chunk-SH42Y26T.js";import"./pm-chunk-chunk-RHJAJV55.js";import"./pm-chunk-chunk-BE6CVPFQ.js";import"./pm-chunk-chunk-M5KAUD7R.js";import"./pm-chunk-chunk-WTEIUIG2.js";import"./pm-chunk-chunk-DMUO2LP7.js";import{df as t,hf as o,jg as e}from"./pm-chunk-chunk-GHIZEOQ5.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-OVAO7IBB.js.map
