@@ -11,7 +11,10 @@
  * to nothing in an install from the registry (the host is a peer dependency), or to the second Pi of a checkout's
  * dev dependencies.
  */
+import { realpathSync } from "node:fs"
+import { resolve } from "node:path"
 import type { PiToolkitShape } from "../layers/background/PiToolkit.ts"
+import { prefetchGitQuery } from "../layers/project/gitQuery.ts"
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"
 import type { ProjectMemoryOptions } from "./session.ts"
@@ -89,10 +92,23 @@ export const projectMemory = (host: PiToolkitShape, options: ProjectMemoryOption
     return undefined
   }
 
+  /**
+   * Git's answer for the session's folder, asked while the session side loads (its modules take tens of ms to
+   * evaluate, git runs beside them): the locator takes it at the session's start (layers/project/gitQuery.ts).
+   */
+  const prefetch = (cwd: string): void => {
+    try {
+      prefetchGitQuery(realpathSync.native(resolve(cwd)))
+    } catch {
+      // A folder that cannot be resolved: the locator says so itself.
+    }
+  }
+
   for (const name of HANDLED_EVENTS) {
     pi.on(name as "session_start", (event: unknown, ctx: ExtensionContext) => {
       // Once loaded, a handler runs as registered: synchronous ones stay synchronous.
       if (bound !== undefined) return bound.handlers.get(name)?.(event, ctx) as never
+      if (name === "session_start" && loading === undefined) prefetch(ctx.cwd)
       return load().then(
         (b) => b.handlers.get(name)?.(event, ctx),
         async (error: unknown) => {

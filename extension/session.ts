@@ -26,6 +26,7 @@ import { memoryCommand, say } from "./command.ts"
 import { inShellWords } from "./commandInfo.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
+import { dropPrefetched } from "../layers/project/gitQuery.ts"
 import { handsOffAtOnce } from "../src/background/queueWorker.ts"
 
 /**
@@ -172,6 +173,8 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
     hold(ctx)
     // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
+    // A git answer the entry asked for at start and no locate took (memory is off) is not kept for a later one.
+    dropPrefetched()
     // A print-mode run in a project Pi does not trust (or was never asked about) would otherwise save and say nothing.
     if (ctx.mode === "print" && !ctx.isProjectTrusted()) await tellUntrusted(ctx)
     // Extractions handed over by sessions that ended first: run in the background, never before a prompt.

@@ -56,7 +56,7 @@ const lazyYamlEngine = {
 // first request, which write nothing, never evaluate it. The stand-in exports the functions other modules import;
 // a new export used by a bundle fails the build here until it is added to the list.
 const DETECTOR_FILE = "secrets-detector.cjs"
-const DETECTOR_FUNCTIONS = ["detectSecrets", "detectSecretSpans", "secretRefusalReason", "startsBefore"]
+const DETECTOR_FUNCTIONS = ["detectSecrets", "detectSecretSpans", "secretLabel", "secretRefusalReason", "startsBefore"]
 const lazyDetector = {
   name: "lazy-detector",
   setup(b) {

@@ -9,7 +9,6 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
-import { execFile } from "node:child_process"
 import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/projectKey.ts"
 import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocation } from "../../src/storage/layout.ts"
@@ -17,6 +16,7 @@ import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish
 import { historySetting } from "../../src/project/historySwitch.ts"
 import { reconcile } from "../history/historyRepo.ts"
 import { ConfigService } from "./ConfigService.ts"
+import { askGit, type GitAnswer, takePrefetched } from "./gitQuery.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { type FsError, fsReasonText } from "../storage/FsError.ts"
 
@@ -37,47 +37,6 @@ export interface ProjectLocatorShape {
   readonly inspect: (cwd: string) => Effect.Effect<ProjectLocation, ProjectLocateError>
 }
 
-interface GitAnswer {
-  readonly toplevel: string
-  readonly commonDir: string
-}
-
-/**
- * Read-only query: no optional locks, no pager, no prompts. Repository-selecting variables (set by git hooks, for
- * instance) are dropped, so the project is always the repository that contains the directory.
- */
-const gitEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" }
-  for (const name of ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"]) {
-    delete env[name]
-  }
-  return env
-}
-
-const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
-  Effect.async<GitAnswer | undefined>((resume, signal) => {
-    execFile(
-      "git",
-      // safe.directory=*: a checkout owned by another user (a container's bind mount, sudo) is still this project.
-      // Git's ownership check exists because some commands run programs named in the repository's config
-      // (core.fsmonitor for `status`, pagers, hooks); `rev-parse` with these two options runs none of them, so
-      // trusting the config for this one query is safe. Never add a command here that reads the index or pages.
-      ["-c", "safe.directory=*", "rev-parse", "--show-toplevel", "--git-common-dir"],
-      {
-        cwd,
-        signal,
-        timeout: 10_000,
-        windowsHide: true,
-        env: gitEnv()
-      },
-      (error, stdout) => {
-        if (error) return resume(Effect.succeed(undefined))
-        const [toplevel, commonDir] = stdout.split("\n")
-        resume(Effect.succeed(toplevel && commonDir ? { toplevel, commonDir } : undefined))
-      }
-    )
-  })
-
 export const makeProjectLocator = Effect.gen(function* () {
   const fs = yield* FileSystem
   const config = yield* ConfigService
@@ -90,14 +49,15 @@ export const makeProjectLocator = Effect.gen(function* () {
    * Concurrent identical queries share one git process: at session start the memory side and the background side
    * locate the same directory at the same moment, and spawning a process from a large Node heap costs several
    * milliseconds of the main thread each time. Only queries in flight are shared, never kept: the next locate asks
-   * git again. A caller that is interrupted stops waiting; the shared query itself ends within git's own timeout.
+   * git again. A caller that is interrupted stops waiting; the shared query itself ends within git's own timeout. A
+   * query the extension's entry started at session start (gitQuery.ts) is taken by the first one for its folder.
    */
   const inFlight = new Map<string, Promise<GitAnswer | undefined>>()
   const askGitShared = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
     Effect.suspend(() => {
       let pending = inFlight.get(cwd)
       if (pending === undefined) {
-        const started = Effect.runPromise(askGit(cwd)).finally(() => inFlight.delete(cwd))
+        const started = (takePrefetched(cwd) ?? askGit(cwd)).finally(() => inFlight.delete(cwd))
         inFlight.set(cwd, started)
         pending = started
       }

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{a as s}from"./extension-chunk-FYHAR4LF.js";var r,t=()=>r??=s("./secrets-detector.cjs"),c=(...e)=>t().detectSecrets(...e),o=(...e)=>t().detectSecretSpans(...e),a=(...e)=>t().secretRefusalReason(...e),n=(...e)=>t().startsBefore(...e);export{c as a,o as b,a as c,n as d};
-//# sourceMappingURL=extension-chunk-PGWKSNGQ.js.map

@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{h as a,i as b,j as c,k as d}from"./extension-chunk-M4V442D2.js";import"./extension-chunk-ORAOPDJ3.js";import"./extension-chunk-COT7YQSC.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-OYQNXFKQ.js";import"./extension-chunk-LDMBWPPX.js";import"./extension-chunk-Y2M3U6WG.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
+//# sourceMappingURL=extension-sandboxed-TD63BLR2.js.map

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{h as a,i as b,j as c,k as d}from"./extension-chunk-6IIMNFP7.js";import"./extension-chunk-PGWKSNGQ.js";import"./extension-chunk-COT7YQSC.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-OYQNXFKQ.js";import"./extension-chunk-LDMBWPPX.js";import"./extension-chunk-Y2M3U6WG.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
-//# sourceMappingURL=extension-sandboxed-TG64O4K4.js.map

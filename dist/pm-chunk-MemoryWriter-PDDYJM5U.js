@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{c as a,d as b}from"./pm-chunk-chunk-FRM3UWXD.js";import"./pm-chunk-chunk-2QCH5UPY.js";import"./pm-chunk-chunk-6RCFENLX.js";import"./pm-chunk-chunk-QSAOGJPV.js";import"./pm-chunk-chunk-OAUIAABF.js";import"./pm-chunk-chunk-REVBMHXG.js";import"./pm-chunk-chunk-6MVYM5AZ.js";import"./pm-chunk-chunk-YM2RIC4F.js";import"./pm-chunk-chunk-F3JZX3JV.js";import"./pm-chunk-chunk-ZOIJLSXP.js";import"./pm-chunk-chunk-P3HTPOA4.js";export{b as MemoryWriter,a as makeMemoryWriter};
+//# sourceMappingURL=pm-chunk-MemoryWriter-PDDYJM5U.js.map

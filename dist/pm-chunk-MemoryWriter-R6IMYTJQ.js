@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as a,d as b}from"./pm-chunk-chunk-FKTRZK66.js";import"./pm-chunk-chunk-2QCH5UPY.js";import"./pm-chunk-chunk-UKAHHC3O.js";import"./pm-chunk-chunk-QSAOGJPV.js";import"./pm-chunk-chunk-OAUIAABF.js";import"./pm-chunk-chunk-REVBMHXG.js";import"./pm-chunk-chunk-6MVYM5AZ.js";import"./pm-chunk-chunk-HD6WNWBY.js";import"./pm-chunk-chunk-F3JZX3JV.js";import"./pm-chunk-chunk-ZOIJLSXP.js";import"./pm-chunk-chunk-P3HTPOA4.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=pm-chunk-MemoryWriter-R6IMYTJQ.js.map

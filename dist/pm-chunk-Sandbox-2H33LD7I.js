@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{d as a,e as b,f as c,g as d,h as e}from"./pm-chunk-chunk-F22XK2Z2.js";import"./pm-chunk-chunk-RHTZ6E75.js";import"./pm-chunk-chunk-HD6WNWBY.js";import"./pm-chunk-chunk-F3JZX3JV.js";import"./pm-chunk-chunk-ZOIJLSXP.js";import"./pm-chunk-chunk-P3HTPOA4.js";export{e as Sandbox,a as SandboxFailed,d as defaultSandbox,c as makeSandbox,b as sandboxAvailability};
-//# sourceMappingURL=pm-chunk-Sandbox-2H33LD7I.js.map

@@ -1,0 +1,4 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{c as f}from"./pm-chunk-chunk-QJZFQ2SE.js";import"./pm-chunk-chunk-HKQATXC4.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-KGH5Z532.js";import"./pm-chunk-chunk-QSAOGJPV.js";import"./pm-chunk-chunk-OAUIAABF.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-REVBMHXG.js";import"./pm-chunk-chunk-6MVYM5AZ.js";import"./pm-chunk-chunk-HIVIAFKV.js";import"./pm-chunk-chunk-I7T2DLSE.js";import"./pm-chunk-chunk-YM2RIC4F.js";import"./pm-chunk-chunk-F3JZX3JV.js";import"./pm-chunk-chunk-ZOIJLSXP.js";import{ef as t,if as o,kg as e}from"./pm-chunk-chunk-P3HTPOA4.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
+`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
+//# sourceMappingURL=pm-chunk-sandboxMode-KAVUV23V.js.map
