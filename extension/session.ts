@@ -22,8 +22,8 @@ import { RECALL_MESSAGE } from "../layers/session/sessionShape.ts"
 import { makeModelRegistry, ModelRegistry } from "../layers/model/ModelRegistry.ts"
 import { PiToolkit, type PiToolkitShape } from "../layers/background/PiToolkit.ts"
 import { toolCallWithoutSession } from "../layers/safety/ToolGuard.ts"
-import { memoryCommand, say } from "./command.ts"
-import { inShellWords } from "./commandInfo.ts"
+import { say } from "./say.ts"
+import { inShellWords, MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 import { dropPrefetched } from "../layers/project/gitQuery.ts"
@@ -265,5 +265,13 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
       (ok) => ({ ok }),
       (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) })
     )
-  pi.registerCommand("memory", memoryCommand((f) => session(f), hold, (f) => background(f), browse))
+  // The command's code (its subcommands, formatting and completions) loads on its first use, not at session start.
+  let command: Promise<ReturnType<typeof import("./command.ts").memoryCommand>> | undefined
+  const loadCommand = () =>
+    (command ??= import("./command.ts").then(({ memoryCommand }) => memoryCommand((f) => session(f), hold, (f) => background(f), browse)))
+  pi.registerCommand("memory", {
+    description: MEMORY_COMMAND_DESCRIPTION,
+    getArgumentCompletions: async (prefix: string) => (await loadCommand()).getArgumentCompletions(prefix),
+    handler: async (args, ctx) => (await loadCommand()).handler(args, ctx)
+  })
 }
