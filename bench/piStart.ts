@@ -12,7 +12,7 @@
  * variant. Each ratio is shown two ways: the median of the per-round ratios to the bare run of the same round
  * (paired), and the ratio of the variant's median to bare's median.
  *
- * Run: node bench/piStart.ts [rounds] [variant,...]   (after npm run build; needs the npm registry or its cache for the
+ * Run: [PI_START_WARM=1] node bench/piStart.ts [rounds] [variant,...]   (after npm run build; needs the npm registry or its cache for the
  * installs; the variants default to bare,packaged,checkout, and bare is always run; PI_START_OTHER=<folder of an
  * installed package> adds "other", e.g. an earlier build's, to set two builds side by side in one run)
  */
@@ -53,16 +53,26 @@ interface Timing {
   readonly cpu: number
 }
 
+/**
+ * PI_START_WARM=1: each variant keeps one agent folder for all its runs, so every run after the warm-up is a later
+ * session of a project whose memory folder exists (what a person mostly starts); by default each run is the first
+ * session of a fresh agent folder, which also claims the project and makes its folders.
+ */
+const WARM = process.env["PI_START_WARM"] === "1"
+const warmAgents = new Map<string, ReturnType<typeof tempAgent>>()
+
 const once = async (extension: string | undefined): Promise<Timing> => {
-  const dirs = tempAgent()
-  const capture = join(tempDir("pm-bench-cap-"), "capture.jsonl")
+  const key = extension ?? "bare"
+  const dirs = WARM ? (warmAgents.get(key) ?? warmAgents.set(key, tempAgent()).get(key)!) : tempAgent()
+  const captureDir = tempDir("pm-bench-cap-")
+  const capture = join(captureDir, "capture.jsonl")
   const env = userEnv(install, dirs, true, {
     PM_FAUX_SCRIPT: JSON.stringify([{ text: "hello" }, { text: "nothing to save" }, { text: "nothing" }]),
     PM_FAUX_CAPTURE: capture,
     PM_QUEUE_WORKER: "0"
   })
   const args = ["--no-session", "-e", faux, ...(extension === undefined ? [] : ["-e", extension]), "--model", "faux/faux-1", "-p", "hello"]
-  const times = join(dirs.agentDir, "..", "time.txt")
+  const times = join(captureDir, "time.txt")
   const started = Date.now()
   const code = await new Promise<number>((resolve) => {
     const child = spawn("/usr/bin/time", ["-f", "%U %S", "-o", times, install.piBin, ...args], { cwd: project, env, stdio: "ignore" })
@@ -72,7 +82,8 @@ const once = async (extension: string | undefined): Promise<Timing> => {
   if (code !== 0) throw new Error(`pi exited ${code} (${extension ?? "bare"})`)
   const first = JSON.parse(readFileSync(capture, "utf8").split("\n")[0]!) as { at: number }
   const [user, system] = readFileSync(times, "utf8").trim().split(/\s+/).slice(-2).map(Number)
-  rmSync(join(dirs.agentDir, ".."), { recursive: true, force: true })
+  rmSync(captureDir, { recursive: true, force: true })
+  if (!WARM) rmSync(join(dirs.agentDir, ".."), { recursive: true, force: true })
   return { firstRequest: first.at - started, exit, cpu: Math.round((user! + system!) * 1000) }
 }
 
@@ -97,7 +108,7 @@ const pairedRatio = (v: Variant, key: keyof Timing): number =>
 const medianRatio = (v: Variant, key: keyof Timing): number =>
   median(results[v].map((t) => t[key])) / median(results.bare.map((t) => t[key]))
 
-console.log(`\n${ROUNDS} interleaved rounds, the order turned each round; times from spawn, medians`)
+console.log(`\n${ROUNDS} interleaved rounds, the order turned each round; ${WARM ? "later sessions of a located project" : "each run a first session"}; times from spawn, medians`)
 console.log("| variant | first request | exit | CPU | first request vs bare: paired, of medians | exit vs bare | CPU vs bare |")
 console.log("|---|---|---|---|---|---|---|")
 for (const v of order) {
@@ -107,3 +118,4 @@ for (const v of order) {
 }
 console.log("\ngoal: first request within 1.15x of bare Pi")
 rmSync(base, { recursive: true, force: true })
+for (const dirs of warmAgents.values()) rmSync(join(dirs.agentDir, ".."), { recursive: true, force: true })
