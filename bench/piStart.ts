@@ -4,13 +4,17 @@
  * - bare: no extension (the baseline);
  * - packaged: `-e` of the tarball installed with production dependencies only;
  * - checkout: `-e` of this checkout (its node_modules hold a second Pi, which must not be loaded).
- * Two times per run: the first model request (the provider stamps it) and the process's exit, both from spawn.
+ * Per run: the first model request (the provider stamps it) and the process's exit, both from spawn, and the CPU time
+ * (user + system) of the process and the children it waited for, from /usr/bin/time (the detached queue worker of a
+ * print run is off: PM_QUEUE_WORKER=0, or it would load the machine during the next round).
  * Rounds are interleaved, and the order within a round turns by one each round (bare, packaged, checkout; then
  * packaged, checkout, bare; ...), so neither load on the machine nor a warm cache left by the run before favours a
  * variant. Each ratio is shown two ways: the median of the per-round ratios to the bare run of the same round
  * (paired), and the ratio of the variant's median to bare's median.
  *
- * Run: node bench/piStart.ts [rounds]   (after npm run build; needs the npm registry or its cache for the installs)
+ * Run: [PI_START_WARM=1] node bench/piStart.ts [rounds] [variant,...]   (after npm run build; needs the npm registry or its cache for the
+ * installs; the variants default to bare,packaged,checkout, and bare is always run; PI_START_OTHER=<folder of an
+ * installed package> adds "other", e.g. an earlier build's, to set two builds side by side in one run)
  */
 import { execFileSync, spawn } from "node:child_process"
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
@@ -46,33 +50,50 @@ copyFileSync(FAUX, faux)
 interface Timing {
   readonly firstRequest: number
   readonly exit: number
+  readonly cpu: number
 }
 
+/**
+ * PI_START_WARM=1: each variant keeps one agent folder for all its runs, so every run after the warm-up is a later
+ * session of a project whose memory folder exists (what a person mostly starts); by default each run is the first
+ * session of a fresh agent folder, which also claims the project and makes its folders.
+ */
+const WARM = process.env["PI_START_WARM"] === "1"
+const warmAgents = new Map<string, ReturnType<typeof tempAgent>>()
+
 const once = async (extension: string | undefined): Promise<Timing> => {
-  const dirs = tempAgent()
-  const capture = join(tempDir("pm-bench-cap-"), "capture.jsonl")
+  const key = extension ?? "bare"
+  const dirs = WARM ? (warmAgents.get(key) ?? warmAgents.set(key, tempAgent()).get(key)!) : tempAgent()
+  const captureDir = tempDir("pm-bench-cap-")
+  const capture = join(captureDir, "capture.jsonl")
   const env = userEnv(install, dirs, true, {
     PM_FAUX_SCRIPT: JSON.stringify([{ text: "hello" }, { text: "nothing to save" }, { text: "nothing" }]),
-    PM_FAUX_CAPTURE: capture
+    PM_FAUX_CAPTURE: capture,
+    PM_QUEUE_WORKER: "0"
   })
   const args = ["--no-session", "-e", faux, ...(extension === undefined ? [] : ["-e", extension]), "--model", "faux/faux-1", "-p", "hello"]
+  const times = join(captureDir, "time.txt")
   const started = Date.now()
   const code = await new Promise<number>((resolve) => {
-    const child = spawn(install.piBin, args, { cwd: project, env, stdio: "ignore" })
+    const child = spawn("/usr/bin/time", ["-f", "%U %S", "-o", times, install.piBin, ...args], { cwd: project, env, stdio: "ignore" })
     child.on("exit", (c) => resolve(c ?? 1))
   })
   const exit = Date.now() - started
   if (code !== 0) throw new Error(`pi exited ${code} (${extension ?? "bare"})`)
   const first = JSON.parse(readFileSync(capture, "utf8").split("\n")[0]!) as { at: number }
-  rmSync(join(dirs.agentDir, ".."), { recursive: true, force: true })
-  return { firstRequest: first.at - started, exit }
+  const [user, system] = readFileSync(times, "utf8").trim().split(/\s+/).slice(-2).map(Number)
+  rmSync(captureDir, { recursive: true, force: true })
+  if (!WARM) rmSync(join(dirs.agentDir, ".."), { recursive: true, force: true })
+  return { firstRequest: first.at - started, exit, cpu: Math.round((user! + system!) * 1000) }
 }
 
-const variants = { bare: undefined, packaged: install.installed, checkout: repoRoot } as const
+// PI_START_OTHER: the folder of another install of the package (an earlier build's), run as a fourth variant "other".
+const variants = { bare: undefined, packaged: install.installed, checkout: repoRoot, other: process.env["PI_START_OTHER"] }
 type Variant = keyof typeof variants
-const results: Record<Variant, Array<Timing>> = { bare: [], packaged: [], checkout: [] }
-for (const v of Object.keys(variants) as Array<Variant>) await once(variants[v]) // warm the file cache
-const order = Object.keys(variants) as Array<Variant>
+const results: Record<Variant, Array<Timing>> = { bare: [], packaged: [], checkout: [], other: [] }
+const asked = (process.argv[3] ?? "bare,packaged,checkout").split(",")
+const order = (Object.keys(variants) as Array<Variant>).filter((v) => v === "bare" || (asked.includes(v) && variants[v] !== undefined))
+for (const v of order) await once(variants[v]) // warm the file cache
 for (let i = 0; i < ROUNDS; i++) {
   // This round's order: turned by one from the last round's.
   const turned = order.map((_, k) => order[(k + i) % order.length]!)
@@ -87,14 +108,14 @@ const pairedRatio = (v: Variant, key: keyof Timing): number =>
 const medianRatio = (v: Variant, key: keyof Timing): number =>
   median(results[v].map((t) => t[key])) / median(results.bare.map((t) => t[key]))
 
-console.log(`\n${ROUNDS} interleaved rounds, the order turned each round; times from spawn, medians`)
-console.log("| variant | first request | exit | first request vs bare: paired, of medians | exit vs bare: paired, of medians |")
-console.log("|---|---|---|---|---|")
+console.log(`\n${ROUNDS} interleaved rounds, the order turned each round; ${WARM ? "later sessions of a located project" : "each run a first session"}; times from spawn, medians`)
+console.log("| variant | first request | exit | CPU | first request vs bare: paired, of medians | exit vs bare | CPU vs bare |")
+console.log("|---|---|---|---|---|---|---|")
 for (const v of order) {
-  const first = median(results[v].map((t) => t.firstRequest))
-  const exit = median(results[v].map((t) => t.exit))
+  const ms = (key: keyof Timing) => `${median(results[v].map((t) => t[key])).toFixed(0)} ms`
   const both = (key: keyof Timing) => (v === "bare" ? "1.00x, 1.00x" : `${pairedRatio(v, key).toFixed(2)}x, ${medianRatio(v, key).toFixed(2)}x`)
-  console.log(`| ${v} | ${first.toFixed(0)} ms | ${exit.toFixed(0)} ms | ${both("firstRequest")} | ${both("exit")} |`)
+  console.log(`| ${v} | ${ms("firstRequest")} | ${ms("exit")} | ${ms("cpu")} | ${both("firstRequest")} | ${both("exit")} | ${both("cpu")} |`)
 }
 console.log("\ngoal: first request within 1.15x of bare Pi")
 rmSync(base, { recursive: true, force: true })
+for (const dirs of warmAgents.values()) rmSync(join(dirs.agentDir, ".."), { recursive: true, force: true })

@@ -1,7 +1,6 @@
 /** `/memory`: status, on, off, open, list, show, search, forget, recalled, remember, review, context. Formatting only; the work is the layers'. */
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import * as Effect from "effect/Effect"
-import { writeSync } from "node:fs"
 import type { BackgroundSession } from "../layers/background/BackgroundSession.ts"
 import { branchNotices } from "../layers/background/ChangeNotices.ts"
 import type { UndoResult } from "../layers/writes/journalUndo.ts"
@@ -15,35 +14,17 @@ import type { MemorySession } from "../layers/session/MemorySession.ts"
 import type { SessionStatus } from "../layers/session/sessionShape.ts"
 import { BRANCH_RECALL_BUDGET } from "../layers/session/MemorySession.ts"
 import { backgroundStatusLines, dreamReport, extractReport } from "./background.ts"
-import { inShellWords, MEMORY_COMMAND_DESCRIPTION, memoryHelp } from "./commandInfo.ts"
+import { MEMORY_COMMAND_DESCRIPTION, memoryHelp } from "./commandInfo.ts"
+import { say } from "./say.ts"
 import { memoryCompletions } from "./completions.ts"
 import { reviewCommand } from "./review.ts"
 import { describeSource } from "../layers/memory/topicSource.ts"
 
+export { say } from "./say.ts"
+
 type Run = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
 type RunBrowse = <A>(f: (b: typeof MemoryBrowse.Service) => Effect.Effect<A, unknown>) => Promise<{ readonly ok: A } | { readonly error: string }>
 type RunBackground = <A>(f: (s: typeof BackgroundSession.Service) => Effect.Effect<A, unknown>) => Promise<A | undefined>
-
-/**
- * Where `/memory` output goes: the UI when there is one; in print mode (`pi -p`), where notify is a no-op, stdout for
- * output and stderr for warnings, so a script sees what a person would. Pi routes `process.stdout.write` to stderr in
- * print mode (stdout is the answer's), so output is written to descriptor 1 directly. Other modes without a UI (json,
- * rpc) own stdout for their protocol: everything goes to stderr there.
- */
-export const say = (ctx: ExtensionContext, text: string, level: "info" | "warning" | "error" = "info"): void => {
-  if (ctx.hasUI) return ctx.ui.notify(text, level)
-  // A print-mode run is started from a shell: the commands it names are pm's.
-  if (ctx.mode === "print") text = inShellWords(text)
-  if (level === "info" && ctx.mode === "print") {
-    try {
-      writeSync(1, `${text}\n`)
-      return
-    } catch {
-      // A closed or non-blocking stdout: stderr still reaches the person.
-    }
-  }
-  process.stderr.write(`${text}\n`)
-}
 
 /** Pi's trust of the project now; undefined when the context cannot tell (a stale one). */
 const trustOf = (ctx: ExtensionContext): boolean | undefined => {

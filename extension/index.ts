@@ -11,6 +11,7 @@
  * to nothing in an install from the registry (the host is a peer dependency), or to the second Pi of a checkout's
  * dev dependencies.
  */
+import { resolve } from "node:path"
 import type { PiToolkitShape } from "../layers/background/PiToolkit.ts"
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"

@@ -1,25 +1,29 @@
 /**
- * The extension's session side, imported by the entry (extension/index.ts) on the first host event. It builds one
- * runtime from the extension's graph (layers/app/ExtensionApp.ts), giving it the two host-backed pieces, and forwards host events
- * to MemorySession; it decides nothing itself. Layers are built on first use, in `session_start`.
+ * The extension's session side, imported by the entry (extension/index.ts) on the first host event. It makes one
+ * runtime over the extension's graph (layers/app/ExtensionApp.ts), giving it the host-backed pieces, and forwards host
+ * events to MemorySession; it decides nothing itself. The graph is made on first use, in `session_start`, straight into
+ * a scope of its own (no layer builder), and released with it at shutdown.
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import { extensionLayer } from "../layers/app/ExtensionApp.ts"
-import { logRecordsLayer } from "../layers/app/logRecords.ts"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
+import { type ExtensionServices, makeExtensionContext } from "../layers/app/ExtensionApp.ts"
+import { withLogRecords } from "../layers/app/logRecords.ts"
 import { BackgroundHost, BackgroundSession, statusKeyOf } from "../layers/background/BackgroundSession.ts"
+import type { BackgroundHostShape } from "../layers/background/sessionState.ts"
 import { withNotices } from "../layers/background/ChangeNotices.ts"
 import { Host, type HostShape } from "../layers/session/Host.ts"
 import { MemorySession } from "../layers/session/MemorySession.ts"
 import { RECALL_MESSAGE } from "../layers/session/sessionShape.ts"
-import { ModelRegistry } from "../layers/model/ModelRegistry.ts"
+import { makeModelRegistry, ModelRegistry } from "../layers/model/ModelRegistry.ts"
 import { PiToolkit, type PiToolkitShape } from "../layers/background/PiToolkit.ts"
 import { toolCallWithoutSession } from "../layers/safety/ToolGuard.ts"
-import { memoryCommand, say } from "./command.ts"
-import { inShellWords } from "./commandInfo.ts"
+import { say } from "./say.ts"
+import { inShellWords, MEMORY_COMMAND_DESCRIPTION } from "./commandInfo.ts"
 import { MemoryBrowse } from "../layers/memory/MemoryBrowse.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 import { handsOffAtOnce } from "../src/background/queueWorker.ts"
@@ -53,8 +57,7 @@ export const notifyPerson = (ctx: ExtensionContext | undefined, message: string,
 }
 const toldInPrintMode = new Set<string>()
 
-const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =>
-  Layer.succeed(Host, {
+const hostService = (pi: ExtensionAPI, holder: ContextHolder): HostShape => ({
     cwd: Effect.sync(() => holder.current?.cwd ?? process.cwd()),
     sessionId: Effect.sync(() => holder.current?.sessionManager.getSessionId() ?? "no-session"),
     isTrusted: Effect.sync(() => holder.current?.isProjectTrusted() ?? false),
@@ -65,10 +68,10 @@ const hostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<Host> =
     appendEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendHidden: (customType, content, deliverAs) =>
       Effect.sync(() => pi.sendMessage({ customType, content, display: false }, { deliverAs }))
-  } satisfies HostShape)
+})
 
-const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
-  ModelRegistry.layerWith({
+const modelRegistry = (holder: ContextHolder) =>
+  makeModelRegistry(Effect.succeed({
     find: (provider, id) => holder.current?.modelRegistry.find(provider, id),
     fallback: () => holder.current?.model,
     complete: (model, context, options) => {
@@ -77,7 +80,7 @@ const modelLayer = (holder: ContextHolder): Layer.Layer<ModelRegistry> =>
         ? Promise.reject(new Error("no Pi session is active"))
         : registry.complete(model, context, options as never)
     }
-  })
+  }))
 
 /** The session folder of `ctx`'s session, undefined for an in-memory session (it keeps no files). */
 const sessionFolderOf = (ctx: ExtensionContext | undefined): { readonly dir: string; readonly shared: boolean } | undefined => {
@@ -87,8 +90,7 @@ const sessionFolderOf = (ctx: ExtensionContext | undefined): { readonly dir: str
   return dir === undefined || dir === "" ? undefined : { dir, shared: manager?.usesDefaultSessionDir?.() !== true }
 }
 
-const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Layer<BackgroundHost> =>
-  Layer.succeed(BackgroundHost, {
+const backgroundHostService = (pi: ExtensionAPI, holder: ContextHolder): BackgroundHostShape => ({
     setStatus: (kind, text) => Effect.sync(() => holder.current?.ui.setStatus(statusKeyOf(kind), text)),
     codemode: Effect.sync(() => {
       if (!pi.getActiveTools().includes("codemode")) return undefined
@@ -96,15 +98,31 @@ const backgroundHostLayer = (pi: ExtensionAPI, holder: ContextHolder): Layer.Lay
       return { mode: settings?.mode === "only" ? ("only" as const) : ("on" as const), inlineBudget: settings?.inlineBudget }
     }),
     sessionDir: Effect.sync(() => sessionFolderOf(holder.current))
-  })
+})
 
-const layerFor = (pi: ExtensionAPI, holder: ContextHolder, host: PiToolkitShape) =>
-  extensionLayer({
-    host: hostLayer(pi, holder),
-    models: modelLayer(holder),
-    toolkit: PiToolkit.layer(host),
-    background: backgroundHostLayer(pi, holder)
-  })
+/** The graph's runtime, made on the first call (session start) into a scope of its own; `dispose` closes that scope. */
+const makeRuntime = (pi: ExtensionAPI, holder: ContextHolder, host: PiToolkitShape, clock: Clock.Clock | undefined) => {
+  const scope = Effect.runSync(Scope.make())
+  const make = Effect.gen(function* () {
+    const pieces = Context.make(Host, hostService(pi, holder)).pipe(
+      Context.add(ModelRegistry, yield* modelRegistry(holder)),
+      Context.add(PiToolkit, host),
+      Context.add(BackgroundHost, backgroundHostService(pi, holder))
+    )
+    return yield* Effect.provide(Effect.runtime<ExtensionServices>(), yield* makeExtensionContext(pieces))
+  }).pipe(
+    Scope.extend(scope),
+    // Log records would land in Pi's terminal, through its TUI: quiet unless PM_LOG=1 (layers/app/logRecords.ts).
+    withLogRecords(),
+    (made) => (clock === undefined ? made : Effect.withClock(made, clock))
+  )
+  let made: Promise<Runtime.Runtime<ExtensionServices>> | undefined
+  return {
+    runPromise: <A, E>(effect: Effect.Effect<A, E, ExtensionServices>): Promise<A> =>
+      (made ??= Effect.runPromise(make)).then((runtime) => Runtime.runPromise(runtime, effect)),
+    dispose: (): Promise<void> => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
 
 export interface ProjectMemoryOptions {
   /**
@@ -120,9 +138,7 @@ export interface ProjectMemoryOptions {
  */
 export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: ProjectMemoryOptions = {}): void => {
   const holder: ContextHolder = { current: undefined }
-  // Log records would land in Pi's terminal, through its TUI: quiet unless PM_LOG=1 (layers/app/logRecords.ts).
-  const layer = Layer.merge(layerFor(pi, holder, host), logRecordsLayer())
-  const runtime = ManagedRuntime.make(options.clock === undefined ? layer : Layer.merge(layer, Layer.setClock(options.clock)))
+  const runtime = makeRuntime(pi, holder, host, options.clock)
   const session = <A>(f: (s: typeof MemorySession.Service) => Effect.Effect<A, unknown>): Promise<A | undefined> =>
     runtime.runPromise(Effect.flatMap(MemorySession, f)).catch((error: unknown) => {
       const current = holder.current
@@ -154,7 +170,7 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
 
   pi.on("session_start", async (_event, ctx) => {
     hold(ctx)
-    // Independent of each other (each locates the project on its own): side by side, their git queries overlap.
+    // Independent of each other (each locates the project on its own): side by side, any git queries overlap.
     await Promise.all([session((s) => s.start), background((b) => b.start)])
     // A print-mode run in a project Pi does not trust (or was never asked about) would otherwise save and say nothing.
     if (ctx.mode === "print" && !ctx.isProjectTrusted()) await tellUntrusted(ctx)
@@ -246,5 +262,13 @@ export const bindSession = (pi: ExtensionAPI, host: PiToolkitShape, options: Pro
       (ok) => ({ ok }),
       (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) })
     )
-  pi.registerCommand("memory", memoryCommand((f) => session(f), hold, (f) => background(f), browse))
+  // The command's code (its subcommands, formatting and completions) loads on its first use, not at session start.
+  let command: Promise<ReturnType<typeof import("./command.ts").memoryCommand>> | undefined
+  const loadCommand = () =>
+    (command ??= import("./command.ts").then(({ memoryCommand }) => memoryCommand((f) => session(f), hold, (f) => background(f), browse)))
+  pi.registerCommand("memory", {
+    description: MEMORY_COMMAND_DESCRIPTION,
+    getArgumentCompletions: async (prefix: string) => (await loadCommand()).getArgumentCompletions(prefix),
+    handler: async (args, ctx) => (await loadCommand()).handler(args, ctx)
+  })
 }

@@ -51,8 +51,28 @@ const lazyYamlEngine = {
     }))
   }
 }
+// The credential detector (src/safety/secrets.ts: 176 rules, their trigger table and views, ~45 KB) is its own CommonJS
+// file too, dist/secrets-detector.cjs, required on the first call of one of its functions: a session start and its
+// first request, which write nothing, never evaluate it. The stand-in exports the functions other modules import;
+// a new export used by a bundle fails the build here until it is added to the list.
+const DETECTOR_FILE = "secrets-detector.cjs"
+const DETECTOR_FUNCTIONS = ["detectSecrets", "detectSecretSpans", "secretLabel", "secretRefusalReason", "startsBefore"]
+const lazyDetector = {
+  name: "lazy-detector",
+  setup(b) {
+    const detector = join(root, "src", "safety", "secrets.ts")
+    b.onResolve({ filter: /(^|\/)secrets\.ts$/ }, (a) =>
+      join(a.resolveDir, a.path) === detector ? { path: "secrets", namespace: "lazy-detector" } : undefined)
+    b.onResolve({ filter: new RegExp(`^\\./${DETECTOR_FILE.replace(".", "\\.")}$`) }, (a) => ({ path: a.path, external: true }))
+    b.onLoad({ filter: /.*/, namespace: "lazy-detector" }, () => ({
+      contents: `let detector;\nconst load = () => (detector ??= require("./${DETECTOR_FILE}"));\n` +
+        DETECTOR_FUNCTIONS.map((f) => `export const ${f} = (...args) => load().${f}(...args);`).join("\n") + "\n",
+      loader: "js"
+    }))
+  }
+}
 const common = {
-  plugins: [noJsYaml, lazyYamlEngine],
+  plugins: [noJsYaml, lazyYamlEngine, lazyDetector],
   bundle: true,
   platform: "node",
   format: "esm",
@@ -83,7 +103,9 @@ await Promise.all([
   build({ ...common, entryPoints: { extension: join(root, "extension/index.ts") }, outdir: join(root, "dist"), splitting: true,
     chunkNames: "extension-[name]-[hash]" }),
   build({ ...common, plugins: [noJsYaml], format: "cjs", banner: {}, entryPoints: [join(root, "src/memory/yamlEngine.ts")],
-    outfile: join(root, "dist", YAML_ENGINE_FILE) })
+    outfile: join(root, "dist", YAML_ENGINE_FILE) }),
+  build({ ...common, plugins: [], format: "cjs", banner: {}, entryPoints: [join(root, "src/safety/secrets.ts")],
+    outfile: join(root, "dist", DETECTOR_FILE) })
 ])
 chmodSync(join(root, "dist/pm.js"), 0o755)
 // Pi's entry, named in package.json's `pi.extensions`. It is TypeScript on purpose: Pi's loader always compiles a

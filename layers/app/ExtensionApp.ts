@@ -107,6 +107,22 @@ const makeExtension = (env: ConfigEnvironment, replace: ExtensionReplacements, h
     return all
   })
 
+/** The host's pieces as services, for `makeExtensionContext`. */
+export type HostServices = Host | ModelRegistry | BackgroundHost | PiToolkit
+
+/**
+ * The same graph as `extensionLayer`, made straight into the caller's scope from the host's pieces as services: no
+ * layer node at all, for the entry's session start (the layer builder's nodes for the pieces, the merge and the logger
+ * cost a process's first session 10-25 ms). `extensionLayer` stays for tests and embeddings that compose layers.
+ */
+export const makeExtensionContext = (
+  pieces: Context.Context<HostServices>,
+  env: ConfigEnvironment = {},
+  replace: ExtensionReplacements = {},
+  holderKind = "a pi session"
+): Effect.Effect<Context.Context<ExtensionServices | HostServices>, never, Scope.Scope> =>
+  Effect.map(Effect.provide(makeExtension(env, replace, holderKind), pieces), (all) => Context.merge(pieces, all))
+
 /** The Pi extension's whole graph: MemorySession and the background agents over recall, the host's pieces and the core. */
 export const extensionLayer = (
   pieces: HostPieces,

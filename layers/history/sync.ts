@@ -17,8 +17,7 @@ import { join } from "node:path"
 import { HISTORY_BRANCH, SYNC_SETTINGS_FILE } from "../../src/history/commits.ts"
 import { branchOfKey } from "../../src/history/syncKey.ts"
 import { SYNC_PUSH_RETRIES } from "../../src/limits.ts"
-import { detectSecrets } from "../../src/safety/secrets.ts"
-import { secretKindLabel } from "../../src/safety/secrets/kinds.ts"
+import { detectSecrets, secretLabel } from "../../src/safety/secrets.ts"
 import type { FileSystemShape } from "../storage/fileSystemShape.ts"
 import { LockService } from "../storage/LockService.ts"
 import { Journal } from "../writes/Journal.ts"
@@ -71,7 +70,7 @@ export const pushFindings = (repo: HistoryRepo, remoteCommit: string | undefined
     for (const [path, blob] of ours) {
       if (theirs.get(path) === blob) continue
       const findings = detectSecrets(yield* blobText(repo, blob))
-      if (findings.length > 0) found.push(`${path} holds what looks like ${secretKindLabel[findings[0]!.kind]} at line ${findings[0]!.line}`)
+      if (findings.length > 0) found.push(`${path} holds what looks like ${secretLabel(findings[0]!.kind)} at line ${findings[0]!.line}`)
     }
     return found
   })

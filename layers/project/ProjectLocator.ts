@@ -4,8 +4,11 @@
  * side-effect-free queries; git missing or failing means "not in git", never an error.
  */
 import * as Context from "effect/Context"
+import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import { basename, dirname, join, resolve } from "node:path"
 import { collisionKeyOf, projectKeyOf, sha256Hex24 } from "../../src/project/projectKey.ts"
@@ -13,6 +16,7 @@ import { memoryRootDirOf, PROJECT_ROOT_MARKER, projectsDirOf, type ProjectLocati
 import { publishFile, sweepTemps, TEMP_STALE_MS } from "../storage/AtomicPublish.ts"
 import { historySetting } from "../../src/project/historySwitch.ts"
 import { ConfigService } from "./ConfigService.ts"
+import { askGit, type GitAnswer } from "./gitQuery.ts"
 import { FileSystem } from "../storage/FileSystem.ts"
 import { discoverGit } from "./gitDiscovery.ts"
 import { type FsError, fsReasonText } from "../storage/FsError.ts"
@@ -34,48 +38,6 @@ export interface ProjectLocatorShape {
   readonly inspect: (cwd: string) => Effect.Effect<ProjectLocation, ProjectLocateError>
 }
 
-interface GitAnswer {
-  readonly toplevel: string
-  readonly commonDir: string
-}
-
-/**
- * Read-only query: no optional locks, no pager, no prompts. Repository-selecting variables (set by git hooks, for
- * instance) are dropped, so the project is always the repository that contains the directory.
- */
-const gitEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" }
-  for (const name of ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"]) {
-    delete env[name]
-  }
-  return env
-}
-
-/** Node's child processes load when git is first asked (the plain cases never ask it). */
-const askGit = (cwd: string): Effect.Effect<GitAnswer | undefined> =>
-  Effect.flatMap(Effect.promise(() => import("node:child_process")), ({ execFile }) => Effect.async<GitAnswer | undefined>((resume, signal) => {
-    execFile(
-      "git",
-      // safe.directory=*: a checkout owned by another user (a container's bind mount, sudo) is still this project.
-      // Git's ownership check exists because some commands run programs named in the repository's config
-      // (core.fsmonitor for `status`, pagers, hooks); `rev-parse` with these two options runs none of them, so
-      // trusting the config for this one query is safe. Never add a command here that reads the index or pages.
-      ["-c", "safe.directory=*", "rev-parse", "--show-toplevel", "--git-common-dir"],
-      {
-        cwd,
-        signal,
-        timeout: 10_000,
-        windowsHide: true,
-        env: gitEnv()
-      },
-      (error, stdout) => {
-        if (error) return resume(Effect.succeed(undefined))
-        const [toplevel, commonDir] = stdout.split("\n")
-        resume(Effect.succeed(toplevel && commonDir ? { toplevel, commonDir } : undefined))
-      }
-    )
-  }))
-
 export const makeProjectLocator = Effect.gen(function* () {
   const fs = yield* FileSystem
   const config = yield* ConfigService
@@ -95,7 +57,7 @@ export const makeProjectLocator = Effect.gen(function* () {
     Effect.suspend(() => {
       let pending = inFlight.get(cwd)
       if (pending === undefined) {
-        const started = Effect.runPromise(askGit(cwd)).finally(() => inFlight.delete(cwd))
+        const started = askGit(cwd).finally(() => inFlight.delete(cwd))
         inFlight.set(cwd, started)
         pending = started
       }
@@ -160,7 +122,7 @@ export const makeProjectLocator = Effect.gen(function* () {
     }
   }
 
-  const locate = Effect.fn("ProjectLocator.locate")(function* (cwd: string) {
+  const locateOnce = Effect.fn("ProjectLocator.locate")(function* (cwd: string) {
     const projectRoot = yield* projectRootOf(cwd)
     const { config: cfg } = yield* config.load
     const projectsDir = projectsDirOf(config.storageRoot)
@@ -188,6 +150,31 @@ export const makeProjectLocator = Effect.gen(function* () {
     yield* reconcile(fs, { memoryRootDir: location.memoryRootDir, memoryDir: wanted }, historySetting(cfg, projectRoot))
     return location
   })
+
+  /**
+   * Concurrent locates of one folder are one locate: at session start the memory side and the background side locate
+   * the same folder at the same moment, and each would claim the key, make the folders and follow the history switch.
+   * As with git's answer, only a locate in flight is shared, never its result: the next one starts afresh. When the
+   * fiber doing it is interrupted, a caller waiting on it locates by itself.
+   */
+  const locating = new Map<string, Deferred.Deferred<ProjectLocation, ProjectLocateError>>()
+  const locate = (cwd: string): Effect.Effect<ProjectLocation, ProjectLocateError> =>
+    Effect.suspend(() => {
+      const pending = locating.get(cwd)
+      if (pending !== undefined) {
+        return Deferred.await(pending).pipe(
+          Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? locate(cwd) : Effect.failCause(cause)))
+        )
+      }
+      const done = Deferred.unsafeMake<ProjectLocation, ProjectLocateError>(FiberId.none)
+      locating.set(cwd, done)
+      return locateOnce(cwd).pipe(
+        Effect.onExit((exit) => Effect.suspend(() => {
+          locating.delete(cwd)
+          return Deferred.done(done, exit)
+        }))
+      )
+    })
 
   /** Whether `root` could claim `dir`, without claiming it: no marker yet counts as yes. */
   const wouldClaim = (dir: string, root: string) => markerAllows(dir, root).pipe(Effect.orElseSucceed(() => true))

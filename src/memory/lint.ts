@@ -5,8 +5,7 @@
 import { parseFrontmatter } from "./frontmatter.ts"
 import { indexLinkTargets } from "./indexLinks.ts"
 import { recallWindow } from "./topicWindow.ts"
-import { detectSecrets } from "../safety/secrets.ts"
-import { secretKindLabel } from "../safety/secrets/kinds.ts"
+import { detectSecrets, secretLabel } from "../safety/secrets.ts"
 import { riskyActLabel, riskyInstructions } from "../safety/riskyActs.ts"
 import {
   DESCRIPTION_MAX_CHARS,
@@ -66,7 +65,7 @@ const continues = (filename: string, siblings: ReadonlyArray<string> | undefined
 const secretProblems = (filename: string, content: string): Array<LintProblem> =>
   detectSecrets(content).map((f) => ({
     code: "secret",
-    message: `${filename} line ${f.line} looks like it holds ${secretKindLabel[f.kind]}. Memory is loaded into every session: remove or redact it, and describe where the credential lives instead of its value.`
+    message: `${filename} line ${f.line} looks like it holds ${secretLabel(f.kind)}. Memory is loaded into every session: remove or redact it, and describe where the credential lives instead of its value.`
   }))
 
 /**

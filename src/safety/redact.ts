@@ -6,8 +6,8 @@
  * to the end of the key (its END line, or the base64 lines that follow when the text was cut), so no key body shows.
  * Pure, no I/O. It catches only what the detector has a rule for (docs/security.md says what it cannot).
  */
-import { detectSecretSpans, type SecretSpan, startsBefore } from "./secrets.ts"
-import { type SecretKind, secretKindLabel } from "./secrets/kinds.ts"
+import { detectSecretSpans, type SecretSpan, secretLabel, startsBefore } from "./secrets.ts"
+import type { SecretKind } from "./secrets/kinds.ts"
 
 export interface Redaction {
   /** The text with each secret replaced by its marker. */
@@ -19,7 +19,7 @@ export interface Redaction {
 }
 
 /** The marker that stands for one secret: its kind's label without the article ("a GitHub token" -> "GitHub token"). */
-export const redactionMarker = (kind: SecretKind): string => `[redacted: ${secretKindLabel[kind].replace(/^an? /, "")}]`
+export const redactionMarker = (kind: SecretKind): string => `[redacted: ${secretLabel(kind).replace(/^an? /, "")}]`
 
 /** The line the model reads after a result in which anything was redacted. */
 export const redactionNotice = (count: number): string =>

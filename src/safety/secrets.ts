@@ -113,6 +113,9 @@ const MAX_LISTED = 5
  * The refusal the model reads when it tried to write a credential into memory: which kind, where, and what to do.
  * `fileLabel` names the file as the model knows it (for example "topics/deploy.md").
  */
+/** What a finding of `kind` is called in a message ("a GitHub token"): the detector's own label table, read on use. */
+export const secretLabel = (kind: SecretKind): string => secretKindLabel[kind]
+
 export const secretRefusalReason = (findings: ReadonlyArray<SecretFinding>, fileLabel: string): string => {
   const listed = findings.slice(0, MAX_LISTED).map((f) => `${secretKindLabel[f.kind]} at line ${f.line}`)
   const more = findings.length > MAX_LISTED ? `, and ${findings.length - MAX_LISTED} more` : ""

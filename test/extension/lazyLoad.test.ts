@@ -1,15 +1,17 @@
 /**
  * What the built extension loads, and when: Pi imports the entry and calls its factory at start-up, so they must not
  * load the session side; session start loads the session side but not the background tasks' code (the first task
- * imports it) nor the bash parser (the first background command does). Observed through Node's module-load hook (which files were loaded), not
+ * imports it) nor the bash parser (the first background command does), nor the credential detector (the first text it
+ * checks, a write's, does), nor the `/memory` command's code (its first use does). Observed through Node's module-load hook (which files were loaded), not
  * by timing; the figures are in bench/extension.ts. Needs the build (npm run build), like every host test.
  */
-import { statSync } from "node:fs"
+import { readdirSync, readFileSync, statSync } from "node:fs"
 import { registerHooks } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { run } from "../support/install.ts"
+import { githubToken } from "../trust/fakeSecrets.ts"
 import { EXTENSION_BUNDLE, selectAnswer, startHarness, topic, type Harness } from "./harness.ts"
 
 const loaded: Array<string> = []
@@ -24,6 +26,17 @@ afterAll(() => hooks.deregister())
 /** The files of the built extension loaded so far, by name (chunk hashes dropped). */
 const ours = (): Array<string> =>
   loaded.filter((u) => u.includes("/dist/extension")).map((u) => u.replace(/.*\/dist\//, "").replace(/-[A-Z0-9]{8}\.js$/, ".js"))
+/** The built file holding the `/memory` command's code: the one with its usage line for `remember`. */
+const commandFile = (): string => {
+  const dist = dirname(EXTENSION_BUNDLE)
+  const files = readdirSync(dist).filter((f) => f.startsWith("extension") && f.endsWith(".js"))
+  const holding = files.filter((f) => readFileSync(join(dist, f), "utf8").includes("Usage: /memory remember"))
+  expect(holding).toHaveLength(1)
+  return holding[0]!
+}
+const commandLoaded = (): boolean => loaded.some((u) => u.endsWith(`/dist/${commandFile()}`))
+/** Whether the credential detector's file (dist/secrets-detector.cjs) has been loaded. */
+const detectorLoaded = (): boolean => loaded.some((u) => u.endsWith("/dist/secrets-detector.cjs"))
 
 describe("the built extension loads on use", () => {
   it("import and factory load the entry alone: no session side, no Effect runtime", async () => {
@@ -66,6 +79,17 @@ describe("the built extension loads on use", () => {
       // The request was served from memory: the recall reached the main model.
       expect(JSON.stringify(h.mainRequests()[0]!.messages)).toContain("How releases go")
       expect(ours().filter((f) => f.startsWith("extension-BashParser"))).toEqual([])
+      // Nothing was written yet, so no text was checked for credentials: the detector is not loaded; and no /memory
+      // command has run, so its code is not loaded either.
+      expect(detectorLoaded()).toBe(false)
+      expect(commandLoaded()).toBe(false)
+      // The first write checks its text: the detector loads then, and refuses a credential as it always did.
+      const before = h.notifications.length
+      await h.prompt(`/memory remember the CI token is ${githubToken()}`)
+      expect(detectorLoaded()).toBe(true)
+      expect(commandLoaded()).toBe(true)
+      const refusals = h.notifications.slice(before).filter((n) => n.message.includes("Refused"))
+      expect(refusals.map((n) => [n.level, n.message.includes("GitHub token")])).toEqual([["warning", true]])
     } finally {
       await h?.dispose()
     }

@@ -1,6 +1,6 @@
 /** ProjectLocator on real git repositories and real folders (DECISIONS D2-D4). */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
@@ -9,6 +9,7 @@ import { afterEach } from "vitest"
 import { ConfigService } from "../../layers/project/ConfigService.ts"
 import { FileSystem } from "../../layers/storage/FileSystem.ts"
 import { FsError } from "../../layers/storage/FsError.ts"
+import { makeNodeFileSystem } from "../../layers/storage/nodeFileSystem.ts"
 import { ProjectLocator } from "../../layers/project/ProjectLocator.ts"
 import { projectKeyOf } from "../../src/project/projectKey.ts"
 import { git, gitRepo, linkedWorktree, tempAgent, tempDir } from "../support/tmp.ts"
@@ -359,6 +360,55 @@ describe("ProjectLocator: one git process for concurrent identical queries", () 
       const counter = countingGit()
       expect((yield* locate(agentDir, home, join(repo, "sub"))).projectRoot).toBe(repo)
       expect(counter.runs()).toBe(0)
+    })
+  )
+
+  it.live("two locates of the same folder at once make its folders once; the next locate makes them again", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const made: Array<string> = []
+      const real = makeNodeFileSystem()
+      const counting = FileSystem.layerWith({ makeDirectory: (path, options) => Effect.zipRight(Effect.sync(() => made.push(path)), real.makeDirectory(path, options)) })
+      const layer = ProjectLocator.layer.pipe(Layer.provideMerge(ConfigService.layerWith({ agentDir, home })), Layer.provideMerge(counting))
+      const one = yield* Effect.flatMap(ProjectLocator, (l) => l.locate(repo)).pipe(Effect.provide(layer))
+      const once = made.length
+      expect(once).toBeGreaterThan(0)
+      made.length = 0
+      const both = yield* Effect.flatMap(ProjectLocator, (l) => Effect.all([l.locate(repo), l.locate(repo)], { concurrency: 2 })).pipe(Effect.provide(layer))
+      expect(both).toStrictEqual([one, one])
+      // One locate's folders (fewer than the first time: the project's marker is in place now), not two.
+      const concurrent = made.length
+      made.length = 0
+      yield* Effect.flatMap(ProjectLocator, (l) => l.locate(repo)).pipe(Effect.provide(layer))
+      expect(concurrent).toBe(made.length)
+      expect(made.length).toBeGreaterThan(0)
+    })
+  )
+
+  it.live("a locate waiting on one that is interrupted locates by itself", () =>
+    Effect.gen(function* () {
+      const { agentDir, home } = tempAgent()
+      const repo = gitRepo()
+      const gate = yield* Deferred.make<void>()
+      let calls = 0
+      const real = makeNodeFileSystem()
+      // The first locate stops at its first folder until interrupted; the ones after it pass.
+      const held = FileSystem.layerWith({
+        makeDirectory: (path, options) => (calls++ === 0 ? Deferred.await(gate) : Effect.void).pipe(Effect.zipRight(real.makeDirectory(path, options)))
+      })
+      const layer = ProjectLocator.layer.pipe(Layer.provideMerge(ConfigService.layerWith({ agentDir, home })), Layer.provideMerge(held))
+      const located = yield* Effect.flatMap(ProjectLocator, (l) =>
+        Effect.gen(function* () {
+          const first = yield* Effect.fork(l.locate(repo))
+          while (calls === 0) yield* Effect.yieldNow()
+          const second = yield* Effect.fork(l.locate(repo))
+          yield* Effect.yieldNow()
+          yield* Fiber.interrupt(first)
+          return yield* Fiber.join(second)
+        })
+      ).pipe(Effect.provide(layer))
+      expect(located.projectRoot).toBe(repo)
     })
   )
 })

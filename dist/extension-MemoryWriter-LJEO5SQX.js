@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as a,d as b}from"./extension-chunk-KYDCA2PH.js";import"./extension-chunk-FU7WHWKY.js";import"./extension-chunk-E2IJB2EY.js";import"./extension-chunk-45C6GOOB.js";import"./extension-chunk-TWDNM43S.js";import"./extension-chunk-PKEB4NR5.js";import"./extension-chunk-I74ENOCD.js";import"./extension-chunk-VXAEXHST.js";import"./extension-chunk-FCDWF2B7.js";import"./extension-chunk-W6G2ATXT.js";import"./extension-chunk-RZSXEOZE.js";import"./extension-chunk-FYHAR4LF.js";export{b as MemoryWriter,a as makeMemoryWriter};
-//# sourceMappingURL=extension-MemoryWriter-LJEO5SQX.js.map

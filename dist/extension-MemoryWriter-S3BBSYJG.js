@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{a,b}from"./extension-chunk-DTJG53F4.js";import"./extension-chunk-5KJ7FOII.js";import"./extension-chunk-QO5GICJY.js";import"./extension-chunk-Q7F6ST2M.js";import"./extension-chunk-45C6GOOB.js";import"./extension-chunk-7X25LQAA.js";import"./extension-chunk-PKEB4NR5.js";import"./extension-chunk-XJSA7HN7.js";import"./extension-chunk-ORAOPDJ3.js";import"./extension-chunk-QKWDQ5XE.js";import"./extension-chunk-W6G2ATXT.js";import"./extension-chunk-TKE4I3RN.js";import"./extension-chunk-FYHAR4LF.js";export{b as MemoryWriter,a as makeMemoryWriter};
+//# sourceMappingURL=extension-MemoryWriter-S3BBSYJG.js.map

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{h as a,i as b,j as c,k as d}from"./extension-chunk-VDBSUFAD.js";import"./extension-chunk-BTJBEQIY.js";import"./extension-chunk-I74ENOCD.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-VXAEXHST.js";import"./extension-chunk-FCDWF2B7.js";import"./extension-chunk-W6G2ATXT.js";import"./extension-chunk-RZSXEOZE.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
-//# sourceMappingURL=extension-sandboxed-XDWWVOY7.js.map
