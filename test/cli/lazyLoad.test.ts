@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { loadedBy, recordLoadsOption, sourcesOf } from "../support/moduleLoads.ts"
+import { builtinsLoadedBy, loadedBy, recordLoadsOption, sourcesOf } from "../support/moduleLoads.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent, tempDir } from "../support/tmp.ts"
 import { jobFileName, makeJob } from "../../src/background/queue.ts"
@@ -52,6 +52,18 @@ describe("pm loads what the command needs", () => {
     const sources = await sourcesLoadedBy(["scan", "--json", "--memory-dir", memoryDir])
     for (const s of ["layers/app/Core.ts", "layers/memory/MemoryStore.ts", "cli/inspect.ts"]) expect(sources.has(s), s).toBe(true)
     for (const s of SERVICES_OUTSIDE_THE_CORE) expect(sources.has(s), s).toBe(false)
+  })
+
+  it("a command that starts no process does not load Node's child_process (the launcher's and git's are taken on use)", async () => {
+    const { agentDir, home } = tempAgent()
+    const project = tempDir("pm-lazy-plain-")
+    for (const args of [["--version"], ["scan", "--json", "--memory-dir", memoryDir], ["status", "--json", "--cwd", project]]) {
+      const r = await runPm(args, { agentDir, home, env: { NODE_OPTIONS: record } })
+      expect(r.code, r.stderr).toBe(0)
+      const builtins = builtinsLoadedBy(r.stderr)
+      expect(builtins, args.join(" ")).toContain("fs")
+      expect(builtins, args.join(" ")).not.toContain("child_process")
+    }
   })
 
   it("list, recall --select and bash-check each load their own services and not the others'", async () => {
