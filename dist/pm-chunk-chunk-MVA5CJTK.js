@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{b as l,f as u}from"./pm-chunk-chunk-B7VIG2SV.js";import{a as c,b as a,e as p}from"./pm-chunk-chunk-YJSIB6XM.js";import{Ld as o,Mg as s,Nd as n,be as i,he as g,zd as t}from"./pm-chunk-chunk-LY4OJAPP.js";var d=e=>e instanceof Error&&typeof e._tag=="string",v=e=>{if(t(e))return;let r=i(e.cause);s(u(r._tag==="Some"&&d(r.value)?r.value.message:g(e.cause))),process.exitCode=l};var L=o;var m=a;var pe=c;var f=n;var R=e=>e.PM_LOG==="1",ue=(e=process.env)=>R(e)?p:m(f,L);export{v as a,pe as b,ue as c};
+//# sourceMappingURL=pm-chunk-chunk-MVA5CJTK.js.map

@@ -1,0 +1,4 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{c as f}from"./pm-chunk-chunk-CABK73JH.js";import"./pm-chunk-chunk-LCLZGPUX.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-JUITLSQ4.js";import"./pm-chunk-chunk-XQWZHZEV.js";import"./pm-chunk-chunk-26POPG66.js";import"./pm-chunk-chunk-SMF5SDRT.js";import"./pm-chunk-chunk-CGACVBWF.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-QEQYTJYH.js";import"./pm-chunk-chunk-EDVSLRB3.js";import"./pm-chunk-chunk-IFFEWHPN.js";import"./pm-chunk-chunk-O7HVLQKU.js";import"./pm-chunk-chunk-FRVK4RVN.js";import"./pm-chunk-chunk-YJSIB6XM.js";import{df as t,hf as o,kg as e}from"./pm-chunk-chunk-LY4OJAPP.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
+`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
+//# sourceMappingURL=pm-chunk-sandboxMode-3DAU5YBC.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-3NSVRN4X.js";import"./pm-chunk-chunk-LCLZGPUX.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-C4TZS5UG.js";import"./pm-chunk-chunk-IFFEWHPN.js";import"./pm-chunk-chunk-3XFT4G3B.js";import"./pm-chunk-chunk-2KZPVQ5H.js";import"./pm-chunk-chunk-Z2YX3WVW.js";import"./pm-chunk-chunk-J3HO6MPN.js";import"./pm-chunk-chunk-O7HVLQKU.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-IFHHOFV5.js";import"./pm-chunk-chunk-QEQYTJYH.js";import"./pm-chunk-chunk-P7XYPORM.js";import"./pm-chunk-chunk-PAG3TSC6.js";import{df as t,hf as o,kg as e}from"./pm-chunk-chunk-MFIVONNS.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-4OWTEINR.js.map
