@@ -85,6 +85,8 @@ describe("pm loads what the command needs", () => {
     const project = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { agentDir, home })).stdout)
     const status = await sourcesLoadedBy(["status", "--json", "--cwd", repo], 0, { agentDir, home })
     for (const s of graph) expect(status.has(s), s).toBe(false)
+    // The check of config.json's models is doctor's: status loads neither it nor the model registry.
+    for (const s of ["cli/modelCheck.ts", "layers/model/ModelRegistry.ts"]) expect(status.has(s), s).toBe(false)
     // Nothing queued: said without the graph.
     const empty = await sourcesLoadedBy(["extract", "--cwd", repo], 0, { agentDir, home })
     expect(empty.has("cli/extract.ts")).toBe(true)
