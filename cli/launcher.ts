@@ -5,11 +5,7 @@
  * one line: nothing runs at `npm install` time, so the first `pm` is what fetches it), or says in one line what is
  * needed. Nothing here may need a newer Node than the one it is checking for.
  */
-import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync } from "node:fs"
 import * as Module from "node:module"
-import { homedir } from "node:os"
-import { join } from "node:path"
 
 const NEEDED_MAJOR = 22
 const NEEDED_MINOR = 19
@@ -19,14 +15,6 @@ const recentEnough = (version: string): boolean => {
   return major > NEEDED_MAJOR || (major === NEEDED_MAJOR && minor >= NEEDED_MINOR)
 }
 
-const cache = process.env["PM_NODE_CACHE"] || join(homedir(), ".cache", "pi-project-memory", "node22")
-const nodePackage = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`
-
-const cachedNode = (): string => {
-  const bin = join(cache, "node_modules", nodePackage, "bin")
-  return process.platform === "win32" ? join(bin, "node.exe") : join(bin, "node")
-}
-
 if (recentEnough(process.versions.node)) {
   // Compiled code of the bundle is cached across runs (Node >= 22.1): a faster cold start for every command.
   ;(Module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
@@ -34,7 +22,15 @@ if (recentEnough(process.versions.node)) {
   const main = "./pm-main.js"
   await import(main)
 } else {
-  const node = cachedNode()
+  // Loaded only on this path: on a recent Node, no command pays for starting child_process.
+  const { spawnSync } = await import("node:child_process")
+  const { existsSync, mkdirSync } = await import("node:fs")
+  const { homedir } = await import("node:os")
+  const { join } = await import("node:path")
+  const cache = process.env["PM_NODE_CACHE"] || join(homedir(), ".cache", "pi-project-memory", "node22")
+  const nodePackage = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`
+  const bin = join(cache, "node_modules", nodePackage, "bin")
+  const node = process.platform === "win32" ? join(bin, "node.exe") : join(bin, "node")
   if (process.env["PM_REEXEC"] !== "1" && !existsSync(node)) {
     process.stderr.write(
       `pm: Node ${process.version} is older than the ${NEEDED_MAJOR}.${NEEDED_MINOR} this package needs: installing Node 22 ` +

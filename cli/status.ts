@@ -14,7 +14,6 @@ import { describeSwitches, extractionBlockedBy, offReason, switchesFor } from ".
 import { eligibleAt } from "../src/background/dreamSchedule.ts"
 import { earlierRuns, formatHistoryLine, formatRun, RUNS_FILE } from "../src/background/runs.ts"
 import { latestRuns, parseRunHistory, type RunHistory } from "../src/background/runHistory.ts"
-import { configuredModelProblems } from "./modelCheck.ts"
 import { ConfigService } from "../layers/project/ConfigService.ts"
 import { LockService } from "../layers/storage/LockService.ts"
 import { MemoryStore } from "../layers/memory/MemoryStore.ts"
@@ -272,7 +271,8 @@ export const doctor = ({ cwd, json, memoryDir }: Parsed<typeof statusOptions>) =
       Effect.gen(function* () {
         const problems: Array<{ code: string; message: string }> = []
         for (const w of s.configWarnings) problems.push({ code: "config-invalid", message: w })
-        problems.push(...(yield* configuredModelProblems(cwd, s.configuredModels)))
+        // The model check (and the registry's model references) is doctor's alone: `pm status` does not load it.
+        problems.push(...(yield* Effect.flatMap(Effect.promise(() => import("./modelCheck.ts")), (m) => m.configuredModelProblems(cwd, s.configuredModels))))
         if (!nodeOk()) problems.push({ code: "node-too-old", message: `Node ${s.versions.node} is older than 22.19, which Pi 1.x needs.` })
         if (s.versions.pi === null) problems.push({ code: "pi-not-found", message: "The Pi host package is not installed beside pm; model-based recall needs it." })
         if (s.trust.state !== "trusted") {

@@ -10,7 +10,7 @@
  *   could not start.
  */
 import * as Effect from "effect/Effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 
 export interface ChildRun {
   readonly command: string
@@ -36,6 +36,9 @@ interface Started {
 
 const start = (run: ChildRun): Effect.Effect<Started> =>
   Effect.sync(() => {
+    // Node's child_process is taken when a git first starts: a command that reads the history's state and runs no git
+    // (`pm status` with sync off) does not load it.
+    const { spawn } = process.getBuiltinModule("node:child_process")
     const child = spawn(run.command, [...run.args], { cwd: run.cwd, env: run.env, stdio: ["pipe", "pipe", "pipe"] })
     const gone = new Promise<void>((resolve) => {
       child.once("exit", () => resolve())

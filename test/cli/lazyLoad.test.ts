@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { loadedBy, recordLoadsOption, sourcesOf } from "../support/moduleLoads.ts"
+import { builtinsLoadedBy, loadedBy, recordLoadsOption, sourcesOf } from "../support/moduleLoads.ts"
 import { ensureBuilt, runPm } from "../support/pm.ts"
 import { gitRepo, tempAgent, tempDir } from "../support/tmp.ts"
 import { jobFileName, makeJob } from "../../src/background/queue.ts"
@@ -54,6 +54,18 @@ describe("pm loads what the command needs", () => {
     for (const s of SERVICES_OUTSIDE_THE_CORE) expect(sources.has(s), s).toBe(false)
   })
 
+  it("a command that starts no process does not load Node's child_process (the launcher's and git's are taken on use)", async () => {
+    const { agentDir, home } = tempAgent()
+    const project = tempDir("pm-lazy-plain-")
+    for (const args of [["--version"], ["scan", "--json", "--memory-dir", memoryDir], ["status", "--json", "--cwd", project]]) {
+      const r = await runPm(args, { agentDir, home, env: { NODE_OPTIONS: record } })
+      expect(r.code, r.stderr).toBe(0)
+      const builtins = builtinsLoadedBy(r.stderr)
+      expect(builtins, args.join(" ")).toContain("fs")
+      expect(builtins, args.join(" ")).not.toContain("child_process")
+    }
+  })
+
   it("list, recall --select and bash-check each load their own services and not the others'", async () => {
     const list = await sourcesLoadedBy(["list", "--json", "--memory-dir", memoryDir])
     expect(list.has("layers/memory/MemoryBrowse.ts")).toBe(true)
@@ -73,6 +85,8 @@ describe("pm loads what the command needs", () => {
     const project = JSON.parse((await runPm(["project", "--json", "--cwd", repo], { agentDir, home })).stdout)
     const status = await sourcesLoadedBy(["status", "--json", "--cwd", repo], 0, { agentDir, home })
     for (const s of graph) expect(status.has(s), s).toBe(false)
+    // The check of config.json's models is doctor's: status loads neither it nor the model registry.
+    for (const s of ["cli/modelCheck.ts", "layers/model/ModelRegistry.ts"]) expect(status.has(s), s).toBe(false)
     // Nothing queued: said without the graph.
     const empty = await sourcesLoadedBy(["extract", "--cwd", repo], 0, { agentDir, home })
     expect(empty.has("cli/extract.ts")).toBe(true)

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{Se as t}from"./pm-chunk-chunk-KOKJRPNN.js";var Pt=t;export{Pt as a};
-//# sourceMappingURL=pm-chunk-chunk-3HGMUQ5W.js.map

@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{b as l,f}from"./pm-chunk-chunk-Z7EDV3P7.js";import{a as c,b as a,e as p}from"./pm-chunk-chunk-FW5EH3XW.js";import{Ad as t,Md as o,Ng as s,Od as n,ce as i,ie as g}from"./pm-chunk-chunk-H7JGJB5H.js";var d=e=>e instanceof Error&&typeof e._tag=="string",v=e=>{if(t(e))return;let r=i(e.cause);s(f(r._tag==="Some"&&d(r.value)?r.value.message:g(e.cause))),process.exitCode=l};var m=o;var u=a;var pe=c;var L=n;var R=e=>e.PM_LOG==="1",fe=(e=process.env)=>R(e)?p:u(L,m);export{v as a,pe as b,fe as c};
+//# sourceMappingURL=pm-chunk-chunk-OXMTK6MO.js.map

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{if as o}from"./pm-chunk-chunk-KOKJRPNN.js";var e=new Map,m=t=>o(()=>{e.set(t.memoryRootDir,t)}),i=()=>e.size>0,n=()=>{let t=[...e.values()];return e.clear(),t};export{m as a,i as b,n as c};
-//# sourceMappingURL=pm-chunk-chunk-UAMFQTPX.js.map

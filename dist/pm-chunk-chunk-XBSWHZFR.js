@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{Ce as f,De as i,Ee as x,Fe as b,Ge as c,He as t,Ic as u,Ie as g,Je as y,Ke as s,Le as R,Me as S,Nd as d,Ne as h,Oe as L,Pd as n,Pe as p,Qb as l,Rb as m,Td as a,b as o}from"./pm-chunk-chunk-KOKJRPNN.js";var H=o(2,(e,r)=>u(d,r)(e)),F=e=>t(a(n,l(e)));var M=e=>t(a(n,m(e))),j=o(2,(e,r)=>i(M(e),()=>F(r)));var _e=f;var Ge=x;var Ze=R;var Je=b;var Ke=c;var Ne=g;var Qe=y,Xe=s;var $e=S;var et=h,tt=L;var rt=p;export{H as a,j as b,_e as c,Ge as d,Ze as e,Je as f,Ke as g,Ne as h,Qe as i,Xe as j,$e as k,et as l,tt as m,rt as n};
-//# sourceMappingURL=pm-chunk-chunk-XBSWHZFR.js.map

@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{i as a,j as b,k as c,l as d,m as e,n as f}from"./pm-chunk-chunk-3UPTBYL4.js";import"./pm-chunk-chunk-NVC25JFA.js";import"./pm-chunk-chunk-EMH7HCXR.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-QEQYTJYH.js";import"./pm-chunk-chunk-JQIKF7ZO.js";import"./pm-chunk-chunk-KOKJRPNN.js";export{b as activeRepo,f as commitAll,e as commitStaged,c as initRepo,d as reconcile,a as repoOf};
-//# sourceMappingURL=pm-chunk-historyRepo-V2C5JDHN.js.map

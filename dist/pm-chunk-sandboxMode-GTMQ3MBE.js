@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-5A6ZHUKL.js";import"./pm-chunk-chunk-3EDUB7X7.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-FVJLQIPS.js";import"./pm-chunk-chunk-OBEATGEW.js";import"./pm-chunk-chunk-Q3KTJP67.js";import"./pm-chunk-chunk-KC3MYEXV.js";import"./pm-chunk-chunk-3HGMUQ5W.js";import"./pm-chunk-chunk-QWH3DSHT.js";import"./pm-chunk-chunk-5C2KTUKI.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-HAVK3TIZ.js";import"./pm-chunk-chunk-QEQYTJYH.js";import"./pm-chunk-chunk-JQIKF7ZO.js";import"./pm-chunk-chunk-XBSWHZFR.js";import{ef as t,if as o,lg as e}from"./pm-chunk-chunk-KOKJRPNN.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-GTMQ3MBE.js.map
