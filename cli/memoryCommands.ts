@@ -9,6 +9,7 @@ import { existsSync } from "node:fs"
 import { inspect, inspectWith, locateWith, waitOf } from "./locate.ts"
 import { describeSource } from "../layers/memory/topicSource.ts"
 import { age, daysAgo, EXIT_PROBLEMS, fail, printError, printJson, printLine, setExit, table } from "./output.ts"
+import { grouped } from "../src/memory/counts.ts"
 
 /**
  * For list, show and search the browse service reports a missing or unreadable `--memory-dir` itself. The project's
@@ -24,12 +25,12 @@ const NOT_YET = "not created yet: Pi makes it on its first session in this proje
 
 /** Which topics a page of `pm list` shows, of how many, and how to see the next ones. */
 export const pageLine = (total: number, offset: number, shown: number): string => {
-  const count = `${total.toLocaleString("en-US")} topic${total === 1 ? "" : "s"}`
+  const count = `${grouped(total)} topic${total === 1 ? "" : "s"}`
   if (shown === total) return `${count}, newest first.`
-  if (shown === 0) return `${count}; none from number ${(offset + 1).toLocaleString("en-US")} on (the oldest is number ${total.toLocaleString("en-US")}).`
+  if (shown === 0) return `${count}; none from number ${grouped((offset + 1))} on (the oldest is number ${grouped(total)}).`
   const last = offset + shown
   const next = last < total ? ` \`pm list --offset ${last}\` shows the next ones; \`--limit 0\` shows every one.` : ""
-  return `${count}, newest first: numbers ${(offset + 1).toLocaleString("en-US")} to ${last.toLocaleString("en-US")} shown.${next}`
+  return `${count}, newest first: numbers ${grouped((offset + 1))} to ${grouped(last)} shown.${next}`
 }
 
 /** Any failure is a one-line error with exit 2, except a refused name: exit 1 (DECISIONS D9). */

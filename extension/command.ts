@@ -19,6 +19,7 @@ import { say } from "./say.ts"
 import { memoryCompletions } from "./completions.ts"
 import { reviewCommand } from "./review.ts"
 import { describeSource } from "../layers/memory/topicSource.ts"
+import { grouped } from "../src/memory/counts.ts"
 
 export { say } from "./say.ts"
 
@@ -50,7 +51,7 @@ export const formatList = (topics: ReadonlyArray<ListedTopic>, total = topics.le
 export const formatRecalled = (s: SessionStatus): string => {
   const turns = (s.recalled ?? []).filter((t) => t.selected.length > 0)
   const left = Math.max(0, BRANCH_RECALL_BUDGET - s.budgetUsed)
-  const budget = `Budget: ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} characters used on this branch, ${left.toLocaleString("en-US")} left.`
+  const budget = `Budget: ${grouped(s.budgetUsed)} of ${grouped(BRANCH_RECALL_BUDGET)} characters used on this branch, ${grouped(left)} left.`
   if (turns.length === 0) return `Nothing recalled on this branch yet.\n${budget}`
   const oneLine = (q: string) => (q.length > 80 ? `${q.slice(0, 79)}…` : q).replace(/\s+/g, " ")
   return [...turns.map((t) => `"${oneLine(t.query)}" -> ${t.selected.join(", ")}`), budget].join("\n")
@@ -84,7 +85,7 @@ export const formatStatus = (s: SessionStatus, background?: ReadonlyArray<string
     `Project root:     ${s.location.projectRoot}`,
     `Topics:           ${s.topics}`,
     `Index:            ${s.indexLines} line${s.indexLines === 1 ? "" : "s"}, ${s.indexChars} characters`,
-    `Recall budget:    ${s.budgetUsed.toLocaleString("en-US")} of ${BRANCH_RECALL_BUDGET.toLocaleString("en-US")} characters used on this branch`,
+    `Recall budget:    ${grouped(s.budgetUsed)} of ${grouped(BRANCH_RECALL_BUDGET)} characters used on this branch`,
     `Selector usage:   ${u.requests} requests, ${u.input} input / ${u.output} output tokens, cache ${u.cacheRead} read / ${u.cacheWrite} written, $${u.cost.toFixed(4)}`,
     `Last dream:       ${s.lastDreamAt === null ? "never" : new Date(s.lastDreamAt).toISOString()}`,
     ...(s.historyLines ?? []).map((l) => l.replace(/^([A-Za-z ]+): /, (_, label: string) => `${label}:`.padEnd(18))),

@@ -3,6 +3,8 @@
  * characters (other than tab, newline, carriage return and form feed) in more than one byte of a hundred.
  * `pm show` and `/memory show` print a note instead of such a file: raw bytes would garble the terminal.
  */
+import { grouped } from "./counts.ts"
+
 export const isBinaryContent = (bytes: Uint8Array): boolean => {
   if (bytes.includes(0)) return true
   try {
@@ -30,4 +32,4 @@ const validUtf8Prefix = (bytes: Uint8Array): boolean => {
 
 /** What `pm show` and `/memory show` print instead of a file that is not text. */
 export const binaryNote = (filename: string, sizeBytes: number): string =>
-  `(not shown: ${filename} is not text, ${sizeBytes.toLocaleString("en-US")} bytes; a topic file is Markdown. pm lint says what is wrong with it, pm forget ${filename} deletes it.)`
+  `(not shown: ${filename} is not text, ${grouped(sizeBytes)} bytes; a topic file is Markdown. pm lint says what is wrong with it, pm forget ${filename} deletes it.)`

@@ -7,6 +7,7 @@
 import { MEMORY_REWRITE_MAX_BYTES } from "../limits.ts"
 import { indexLinkTargets } from "./indexLinks.ts"
 import { decodeTarget } from "./topicNames.ts"
+import { grouped } from "./counts.ts"
 
 const LF = 0x0a
 const CR = 0x0d
@@ -20,7 +21,7 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
 export const rewriteRefusal = (file: string, size: number, limit: number = MEMORY_REWRITE_MAX_BYTES): string | undefined =>
   size <= limit
     ? undefined
-    : `${file} is ${size.toLocaleString("en-US")} bytes, more than the ${limit.toLocaleString("en-US")} a command rewrites; ` +
+    : `${file} is ${grouped(size)} bytes, more than the ${grouped(limit)} a command rewrites; ` +
       "nothing was changed. Shorten it by hand (sessions load only its first 200 lines) and run the command again."
 
 /**

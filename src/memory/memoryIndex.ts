@@ -7,6 +7,7 @@ import {
   INDEX_MAX_UNITS,
   INDEX_TRUNCATION_WARNING
 } from "../limits.ts"
+import { grouped } from "./counts.ts"
 
 export interface IndexWindow {
   readonly text: string
@@ -98,6 +99,6 @@ export const lineInWindow = (text: string, line: string): boolean => {
 
 /** What `remember` tells the person when its new index line lies past what a session loads. */
 export const outsideWindowNote = (file: string): string =>
-  `MEMORY.md is longer than a session loads (its first ${INDEX_MAX_LINES} lines or ${INDEX_MAX_UNITS.toLocaleString("en-US")} characters), ` +
+  `MEMORY.md is longer than a session loads (its first ${INDEX_MAX_LINES} lines or ${grouped(INDEX_MAX_UNITS)} characters), ` +
   `so the line for ${file} is past what a session reads at its start; recall still finds the topic by its words. ` +
   `Shorten MEMORY.md (edit it, or let the dream consolidate it) to bring the line inside.`

@@ -6,6 +6,7 @@
 import { emptyMemoryRulesPrompt, memoryRulesPrompt } from "./memoryRules.ts"
 import { tokensOfChars } from "../model/requestFit.ts"
 import { sanitizeMemoryText } from "../safety/sanitize.ts"
+import { grouped } from "../memory/counts.ts"
 
 /**
  * The two system-prompt sections from the memory directory and the index as read: the rules, and the index
@@ -39,7 +40,7 @@ export interface ContextPart {
 /** A section as Pi writes it into the system prompt. */
 export const wrapSection = (name: string, content: string): string => `<${name}>\n${content}\n</${name}>`
 
-const n = (x: number): string => x.toLocaleString("en-US")
+const n = (x: number): string => grouped(x)
 
 export const sizeOf = (text: string): { readonly chars: number; readonly tokens: number } => ({ chars: text.length, tokens: tokensOfChars(text.length) })
 

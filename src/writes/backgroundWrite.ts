@@ -11,6 +11,7 @@
  */
 import { parseFrontmatter } from "../memory/frontmatter.ts"
 import { RECALL_MAX_BYTES } from "../limits.ts"
+import { grouped } from "../memory/counts.ts"
 
 export const BACKGROUND_WRITE_MAX_BYTES = 32 * 1024
 
@@ -25,7 +26,7 @@ const HEADER_EXAMPLE = "---\nname: short-topic-name\ndescription: one line sayin
 export const backgroundWriteRefusal = (file: string, content: string): string | undefined => {
   const bytes = Buffer.byteLength(content, "utf8")
   if (bytes > BACKGROUND_WRITE_MAX_BYTES) {
-    return `Refused: ${file} would be ${bytes.toLocaleString("en-US")} bytes; a background task may write at most ${BACKGROUND_WRITE_MAX_BYTES.toLocaleString("en-US")} bytes into one memory file. Keep the file short (recall shows only its first ${RECALL_MAX_BYTES.toLocaleString("en-US")} bytes): move details into a separate topic, or leave them out. Nothing was written.`
+    return `Refused: ${file} would be ${grouped(bytes)} bytes; a background task may write at most ${grouped(BACKGROUND_WRITE_MAX_BYTES)} bytes into one memory file. Keep the file short (recall shows only its first ${grouped(RECALL_MAX_BYTES)} bytes): move details into a separate topic, or leave them out. Nothing was written.`
   }
   if (file === INDEX_FILE) return undefined
   const fm = parseFrontmatter(content)

@@ -4,6 +4,7 @@
  * removes the blobs no kept task references.
  */
 import { asRecord, type JournalEntry, type TaskRecord } from "./journal.ts"
+import { grouped } from "../memory/counts.ts"
 
 /** Pruning: keep the last 20 tasks or those of the last 30 days, whichever keeps more, within 20 MiB of content. */
 export const JOURNAL_KEEP_TASKS = 20
@@ -78,6 +79,6 @@ export const planPrune = (
 export const undoWindowNote = (file: string, previousBytes: number, cap: number = JOURNAL_MAX_CONTENT_BYTES): string | undefined =>
   previousBytes <= cap
     ? undefined
-    : `${file} is ${previousBytes.toLocaleString("en-US")} bytes, more than the ${cap.toLocaleString("en-US")} bytes of ` +
+    : `${file} is ${grouped(previousBytes)} bytes, more than the ${grouped(cap)} bytes of ` +
       "previous content the journal keeps: this change can be undone until the next change of memory, and the changes " +
       "made before it can no longer be undone."

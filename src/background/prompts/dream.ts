@@ -8,6 +8,7 @@ import { catalogOf, type CatalogTopic } from "../../memory/catalog.ts"
 import { BACKFILL_MAX_LINES, BACKFILL_MAX_UNITS, DREAM_NEIGHBOUR_SEEDS, INDEX_LINE_MAX_CHARS } from "../../limits.ts"
 import { sanitizeMemoryText } from "../../safety/sanitize.ts"
 import { taskTodayLine } from "../../session/today.ts"
+import { grouped } from "../../memory/counts.ts"
 
 export interface DreamPromptInput {
   /** Absolute memory directory, shown verbatim. */
@@ -38,7 +39,7 @@ export const dreamTaskPrompt = (input: DreamPromptInput): string => {
   const maxChars = input.indexMaxChars ?? BACKFILL_MAX_UNITS
   const unlisted = input.unlisted ?? 0
   const rest = unlisted > 0
-    ? `\n(${unlisted.toLocaleString("en-US")} more topic file${unlisted === 1 ? " is" : "s are"} not listed: the list holds the newest and, for each of the newest ${DREAM_NEIGHBOUR_SEEDS}, the files closest to it, where duplicates hide. List the directory for the rest.)`
+    ? `\n(${grouped(unlisted)} more topic file${unlisted === 1 ? " is" : "s are"} not listed: the list holds the newest and, for each of the newest ${DREAM_NEIGHBOUR_SEEDS}, the files closest to it, where duplicates hide. List the directory for the rest.)`
     : ""
   const catalog = input.catalog.length === 0 ? "(no topic files yet)" : catalogOf(input.catalog.map(shownTopic)) + rest
   const sessions = input.sessionIds.length === 0 ? "(none)" : input.sessionIds.map((id) => `- ${id}`).join("\n")
@@ -73,7 +74,7 @@ When a feedback or project memory covers the same ground as AGENTS.md:
 - if the memory only adds detail or narrows the rule with a reason, keep it.
 
 ## 4. Prune and index
-Delete memories that are stale, wrong or superseded by another file (\`rm\` with the absolute path), and when two files disagree, fix the wrong one. Then rewrite \`MEMORY.md\` to at most ${maxLines} lines and ${maxChars.toLocaleString("en-US")} characters: pointers only, one per line as \`- [Title](file.md) - short hook\`, each at most ${INDEX_LINE_MAX_CHARS} characters, no memory content. Remove pointers to deleted or superseded files, add pointers to files that now matter, and shorten a long line by moving its detail into the topic file.
+Delete memories that are stale, wrong or superseded by another file (\`rm\` with the absolute path), and when two files disagree, fix the wrong one. Then rewrite \`MEMORY.md\` to at most ${maxLines} lines and ${grouped(maxChars)} characters: pointers only, one per line as \`- [Title](file.md) - short hook\`, each at most ${INDEX_LINE_MAX_CHARS} characters, no memory content. Remove pointers to deleted or superseded files, add pointers to files that now matter, and shorten a long line by moving its detail into the topic file.
 
 ## Tools
 Your tools and what each may do are listed under "Background memory task tools"; anything else is refused, so plan around them. Your turns are limited: put independent reads in one turn.

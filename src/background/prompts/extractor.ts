@@ -5,6 +5,7 @@
  * newest, within the selector's catalog budget, and a line saying how many are left out).
  */
 import { taskTodayLine } from "../../session/today.ts"
+import { grouped } from "../../memory/counts.ts"
 
 export const NOTHING_TO_SAVE = "Nothing to save."
 
@@ -22,7 +23,7 @@ export interface ExtractorPromptInput {
 
 /** The line after a catalog that leaves memories out. */
 export const unlistedNote = (unlisted: number): string =>
-  `(${unlisted.toLocaleString("en-US")} more not listed: grep the memory directory before creating a file on a subject it may hold.)`
+  `(${grouped(unlisted)} more not listed: grep the memory directory before creating a file on a subject it may hold.)`
 
 export const extractorTaskPrompt = (input: ExtractorPromptInput): string => `You are now the memory extraction agent, no longer this conversation's assistant. Decide what in the last ${input.recentMessages} messages above deserves a place in the project's memory at \`${input.memoryDir}\`, and save it.
 

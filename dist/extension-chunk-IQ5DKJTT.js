@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{l as n}from"./extension-chunk-64YL3QTK.js";var a=t=>{if(t.includes(0))return!0;try{new TextDecoder("utf-8",{fatal:!0}).decode(t)}catch{if(!o(t))return!0}let r=0;for(let e of t)e<32&&e!==9&&e!==10&&e!==13&&e!==12&&r++;return r*100>t.length},o=t=>{for(let r=1;r<=3&&r<t.length;r++)try{return new TextDecoder("utf-8",{fatal:!0}).decode(t.subarray(0,t.length-r)),!0}catch{}return!1},c=(t,r)=>`(not shown: ${t} is not text, ${n(r)} bytes; a topic file is Markdown. pm lint says what is wrong with it, pm forget ${t} deletes it.)`;export{a,c as b};
+//# sourceMappingURL=extension-chunk-IQ5DKJTT.js.map

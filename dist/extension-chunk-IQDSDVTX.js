@@ -1,3 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-var o=t=>{if(t.includes(0))return!0;try{new TextDecoder("utf-8",{fatal:!0}).decode(t)}catch{if(!n(t))return!0}let r=0;for(let e of t)e<32&&e!==9&&e!==10&&e!==13&&e!==12&&r++;return r*100>t.length},n=t=>{for(let r=1;r<=3&&r<t.length;r++)try{return new TextDecoder("utf-8",{fatal:!0}).decode(t.subarray(0,t.length-r)),!0}catch{}return!1},i=(t,r)=>`(not shown: ${t} is not text, ${r.toLocaleString("en-US")} bytes; a topic file is Markdown. pm lint says what is wrong with it, pm forget ${t} deletes it.)`;export{o as a,i as b};
-//# sourceMappingURL=extension-chunk-IQDSDVTX.js.map

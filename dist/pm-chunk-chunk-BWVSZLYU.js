@@ -1,0 +1,6 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{a as c,b as y}from"./pm-chunk-chunk-6AT6YP6K.js";import{b as m}from"./pm-chunk-chunk-3O353RX5.js";import{a}from"./pm-chunk-chunk-5YH2YOSW.js";import{a as i}from"./pm-chunk-chunk-WDENK6AX.js";var h=(e,n)=>{let o=a(n).trim(),t=a(e);return o===""?{rules:y(t),indexSection:""}:{rules:c(t),indexSection:o}},f=e=>[{name:"auto_memory",where:"system prompt",text:d("auto_memory",e.rules)},...e.indexSection===""?[]:[{name:"auto_memory_index",where:"system prompt",text:d("auto_memory_index",e.indexSection)}]],d=(e,n)=>`<${e}>
+${n}
+</${e}>`,s=e=>i(e),l=e=>({chars:e.length,tokens:m(e.length)}),k=e=>{let n=e.map(t=>({...t,...l(t.text)})),o=n.reduce((t,r)=>t+r.chars,0);return{parts:n,chars:o,tokens:m(o)}},S=(e,n,o=!1)=>{let t=[];for(let r of e.parts)t.push(`${r.name} (${r.where}): ${s(r.chars)} characters, about ${s(r.tokens)} tokens${r.note===void 0?"":` \u2014 ${r.note}`}`),o||t.push(r.text,"");return t.push(`Total: ${s(e.chars)} characters, about ${s(e.tokens)} tokens (estimated at 4 characters per token).`),[...t,...n].join(`
+`)};export{h as a,f as b,d as c,k as d,S as e};
+//# sourceMappingURL=pm-chunk-chunk-BWVSZLYU.js.map

@@ -1,6 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{a as m,b as c}from"./pm-chunk-chunk-6AT6YP6K.js";import{b as i}from"./pm-chunk-chunk-3O353RX5.js";import{a}from"./pm-chunk-chunk-5YH2YOSW.js";var p=(e,n)=>{let o=a(n).trim(),t=a(e);return o===""?{rules:c(t),indexSection:""}:{rules:m(t),indexSection:o}},g=e=>[{name:"auto_memory",where:"system prompt",text:y("auto_memory",e.rules)},...e.indexSection===""?[]:[{name:"auto_memory_index",where:"system prompt",text:y("auto_memory_index",e.indexSection)}]],y=(e,n)=>`<${e}>
-${n}
-</${e}>`,s=e=>e.toLocaleString("en-US"),d=e=>({chars:e.length,tokens:i(e.length)}),h=e=>{let n=e.map(t=>({...t,...d(t.text)})),o=n.reduce((t,r)=>t+r.chars,0);return{parts:n,chars:o,tokens:i(o)}},f=(e,n,o=!1)=>{let t=[];for(let r of e.parts)t.push(`${r.name} (${r.where}): ${s(r.chars)} characters, about ${s(r.tokens)} tokens${r.note===void 0?"":` \u2014 ${r.note}`}`),o||t.push(r.text,"");return t.push(`Total: ${s(e.chars)} characters, about ${s(e.tokens)} tokens (estimated at 4 characters per token).`),[...t,...n].join(`
-`)};export{p as a,g as b,y as c,h as d,f as e};
-//# sourceMappingURL=pm-chunk-chunk-QT3BX2AU.js.map
