@@ -21,7 +21,7 @@ import { TaskInvalid } from "../writes/writeErrors.ts"
 import { offeredTools } from "./tools/offeredTools.ts"
 import type { FinishedCall, TaskRequest } from "./Runner.ts"
 import type { MemoryChange } from "./tools/taskTool.ts"
-import { extractionComplete } from "../../src/background/extractionComplete.ts"
+import { batchMayComplete, indexLinksWritten } from "../../src/background/extractionComplete.ts"
 import { indexInPrefix } from "../../src/background/knownIndex.ts"
 import { makeTaskSetup } from "./taskSetup.ts"
 import { type ExtractionError, ExtractionFailed, type ExtractionOutcome, type ExtractionRequest, type ExtractorShape } from "./extractorInterface.ts"
@@ -213,20 +213,16 @@ export const makeExtractor = Effect.gen(function*() {
         // Done once a batch of writes and edits has landed and left every topic it wrote in the index.
         let changesSeen = 0
         const finishedAfter = (batch: ReadonlyArray<FinishedCall>) =>
-          Effect.gen(function*() {
+          Effect.suspend(() => {
             const changedInBatch = changes.length - changesSeen
             changesSeen = changes.length
-            const writesOnly = batch.every((c) => c.name === "write" || c.name === "edit")
-            const index = changedInBatch > 0 && writesOnly
-              ? yield* store.readIndexFile(memoryDir).pipe(Effect.orElseSucceed(() => undefined))
-              : undefined
-            return extractionComplete({
-              batch: batch.map((c) => ({ name: c.name, isError: c.result.isError === true })),
-              changes,
-              changedInBatch,
-              memoryDir,
-              index
-            })
+            if (!batchMayComplete(batch.map((c) => ({ name: c.name, isError: c.result.isError === true })), changedInBatch)) {
+              return Effect.succeed(false)
+            }
+            return store.readIndexFile(memoryDir).pipe(
+              Effect.map((index) => indexLinksWritten(changes, memoryDir, index)),
+              Effect.orElseSucceed(() => false)
+            )
           })
         const result = yield* setup.run(request, taskRequest, taskRequest.mode === "fork" ? forkOffered : tools, check, EXTRACTION_BUDGET_MS, finishedAfter)
         return {

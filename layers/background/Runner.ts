@@ -1,9 +1,10 @@
 /**
  * The background tool loop shared by the extractor and dream: call the model, run the tool calls it asks for with
  * the task's restricted tools, feed the results back, until it stops calling tools, the task says its work is
- * complete after a batch of tool calls (`finishedAfter`), or `maxTurns` model calls are spent. Our own loop on Effect rather than pi-agent-core's Agent (see docs/background.md): every step is a fiber
- * step, so interrupting the task aborts the model call and any running tool through its AbortSignal; usage is
- * reported after every model call, before anything else can fail; and validity is checked before each call. A task
+ * complete after a batch of tool calls (`finishedAfter`), or `maxTurns` model calls are spent. Our own loop on
+ * Effect rather than pi-agent-core's Agent (see docs/background.md): every step is a fiber step, so interrupting
+ * the task aborts the model call and any running tool through its AbortSignal; usage is reported after every model
+ * call, before anything else can fail; and validity is checked before each call. A task
  * with a time budget (`budgetMs`) has its loop interrupted when the budget runs out, wherever it is (a model call, a
  * tool), as any stop interrupts it, and returns `time-budget`.
  */

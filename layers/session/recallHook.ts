@@ -94,32 +94,40 @@ export const makeRecallHook = (state: SessionState, sections: PromptSections) =>
         return { done, mode, fiber }
       })
 
+    /** What recall brings for this request ("" for nothing); a failure is one warning, and the prompt goes ahead. */
+    const recallFor = (a: Active, prompt: string) =>
+      Effect.gen(function* () {
+        // Recall switched off: the index and the rules stay, no topic is selected or injected.
+        if (!a.switches.recall.on) return ""
+        yield* Ref.set(skipNextUserMessage, true)
+        const pending = yield* startPrefetch(a, prompt, "waiting")
+        const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
+        if (Option.isSome(inTime)) return inTime.value?.injection ?? ""
+        const late = yield* Ref.modify(pending.mode, (m) => (m === "taken" ? [false, m] : [true, "late" as const]))
+        if (late) return ""
+        // Finished between the timeout and the hand-over: use it now.
+        return (yield* Deferred.await(pending.done))?.injection ?? ""
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          // A cancelled recall is silent; anything else is one warning, and the prompt goes ahead either way.
+          Cause.isInterruptedOnly(cause)
+            ? Effect.succeed("")
+            : warn(`Project memory: recall failed (${Cause.pretty(cause).split("\n")[0]})`).pipe(Effect.as(""))
+        )
+      )
+
     const beforeAgentStart = (input: BeforeAgentStartInput) =>
       Effect.gen(function* () {
         yield* followConfig
         const a = yield* usable
         if (a === undefined) return undefined
-        // A changed index is said once, before what recall brings (both ride with the request as one message).
+        // A changed index is said once, before what recall brings (both ride with the request as one message); a
+        // recall that fails or is cancelled does not take the notice with it.
         const notice = yield* sections.fill(a, input.sections)
-        const withNotice = (injection: string | undefined) => {
-          const parts = [notice, injection].filter((p): p is string => p !== undefined && p !== "")
-          return parts.length === 0 ? undefined : { content: parts.join("\n\n") }
-        }
-
-        // Recall switched off: the index and the rules stay, no topic is selected or injected.
-        if (!a.switches.recall.on) return withNotice(undefined)
-        yield* Ref.set(skipNextUserMessage, true)
-        const pending = yield* startPrefetch(a, input.prompt, "waiting")
-        const inTime = yield* Deferred.await(pending.done).pipe(Effect.timeoutOption(Duration.millis(SELECTOR_WAIT_MS)))
-        if (Option.isSome(inTime)) return withNotice(inTime.value?.injection)
-        const late = yield* Ref.modify(pending.mode, (m) => (m === "taken" ? [false, m] : [true, "late" as const]))
-        if (late) return withNotice(undefined)
-        // Finished between the timeout and the hand-over: use it now.
-        const outcome = yield* Deferred.await(pending.done)
-        return withNotice(outcome?.injection)
+        const parts = [notice ?? "", yield* recallFor(a, input.prompt)].filter((p) => p !== "")
+        return parts.length === 0 ? undefined : { content: parts.join("\n\n") }
       }).pipe(
         Effect.catchAllCause((cause) =>
-          // A cancelled recall is silent; anything else is one warning, and the prompt goes ahead either way.
           Cause.isInterruptedOnly(cause)
             ? Effect.succeed(undefined)
             : warn(`Project memory: recall failed (${Cause.pretty(cause).split("\n")[0]})`).pipe(Effect.as(undefined))

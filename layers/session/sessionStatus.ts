@@ -20,7 +20,7 @@ import { Host } from "./Host.ts"
 import type { PromptSections } from "./promptSections.ts"
 import { describeHistoryStatus, historyStatusOf } from "../history/syncStatus.ts"
 import type { MemoryContext, SessionStatus } from "./sessionShape.ts"
-import type { SessionState } from "./sessionState.ts"
+import type { SessionState, Snapshot } from "./sessionState.ts"
 
 export const makeSessionStatus = (state: SessionState, sections: PromptSections) =>
   Effect.gen(function* () {
@@ -84,13 +84,13 @@ export const makeSessionStatus = (state: SessionState, sections: PromptSections)
         return { active: false, reason, parts: [], recallOn: false, ...(switches === undefined ? {} : { switches }) } satisfies MemoryContext
       }
       // The snapshot the next request reuses, or the one it would build now.
-      const snap = (yield* Ref.get(snapshot)) ?? (yield* sections.buildSnapshot(a))
+      const snap: Snapshot = (yield* Ref.get(snapshot)) ?? (yield* sections.buildSnapshot(a))
       const parts: Array<ContextPart> = [
         ...systemParts(snap),
         { name: DATE_SECTION, where: "system prompt", text: wrapSection(DATE_SECTION, yield* sections.today) }
       ]
       // Said once, with the first request after the change; then it stays in the conversation.
-      const notice = "noticeSent" in snap && snap.noticeSent === true ? undefined : yield* sections.changedNotice(a, snap)
+      const notice = snap.noticeSent === true ? undefined : yield* sections.changedNotice(a, snap)
       if (notice !== undefined) parts.push({ name: "auto_memory_notice", where: "message", text: wrapSection("auto_memory_notice", notice) })
       const last = yield* Ref.get(lastRecall)
       if (last !== undefined) {

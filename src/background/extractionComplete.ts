@@ -20,26 +20,22 @@ export interface MemoryChangeSeen {
   readonly path: string
 }
 
-export const extractionComplete = (input: {
-  readonly batch: ReadonlyArray<BatchCall>
-  /** Every change of the task so far, in order; `changedInBatch` of them (the last ones) by this batch. */
-  readonly changes: ReadonlyArray<MemoryChangeSeen>
-  readonly changedInBatch: number
-  readonly memoryDir: string
-  /** MEMORY.md as it is now; undefined when it cannot be read. */
-  readonly index: string | undefined
-}): boolean => {
-  const { batch, changes, changedInBatch, memoryDir, index } = input
-  if (batch.length === 0 || changedInBatch === 0 || index === undefined) return false
-  if (!batch.every((c) => (c.name === "write" || c.name === "edit") && !c.isError)) return false
+/** Whether a batch could end the task: it changed memory, and every call in it was a `write` or `edit` that landed. */
+export const batchMayComplete = (batch: ReadonlyArray<BatchCall>, changedInBatch: number): boolean =>
+  batch.length > 0 && changedInBatch > 0 && batch.every((c) => (c.name === "write" || c.name === "edit") && !c.isError)
+
+/**
+ * Whether `index` (MEMORY.md as it is now) links every topic the task wrote and still has: `changes` is every change
+ * of the task so far, in order, with absolute paths.
+ */
+export const indexLinksWritten = (changes: ReadonlyArray<MemoryChangeSeen>, memoryDir: string, index: string): boolean => {
   const linked = indexLinkedFiles(index)
   const lastOp = new Map<string, MemoryChangeSeen["op"]>()
   for (const c of changes) lastOp.set(c.path, c.op)
   for (const [path, op] of lastOp) {
     if (op === "delete") continue
     const name = relative(memoryDir, path).split(sep).join("/")
-    if (name === INDEX_FILE) continue
-    if (!linked.has(name)) return false
+    if (name !== INDEX_FILE && !linked.has(name)) return false
   }
   return true
 }

@@ -105,10 +105,3 @@ export const selectorParts = <T extends CandidateTopic>(
   )
   return { topics: [...listed, ...near].sort(newestFirst), whole: false, near: new Set(near.map((t) => t.filename)) }
 }
-
-export const selectorCandidates = <T extends CandidateTopic>(
-  ranked: ReadonlyArray<T>,
-  scores: ReadonlyArray<number>,
-  newest: ReadonlyArray<T>,
-  shown: (topic: T) => boolean = () => true
-): ReadonlyArray<T> => selectorParts(ranked, scores, newest, shown).topics

@@ -16,8 +16,7 @@ import { answerText, catalogMessage, queryMessage, type SelectorMessage, selecto
 export interface SentCatalog {
   /** The memory was shown whole in the first list (else its newest topics). */
   readonly whole: boolean
-  readonly base: string
-  /** The first list's line of each topic, by file name. */
+  /** The first list's line of each topic, by file name, in the list's order. */
   readonly baseLines: ReadonlyMap<string, string>
   readonly queries: ReadonlyArray<string>
   readonly texts: ReadonlyArray<string>
@@ -40,9 +39,10 @@ export const catalogChanges = (sent: SentCatalog, topics: ReadonlyArray<CatalogT
   const names = new Set(topics.map((t) => t.filename))
   const gone = [...sent.baseLines.keys()].filter((f) => !names.has(f))
   if (lines.length === 0 && gone.length === 0) return ""
+  // The list's characters: its lines and the line breaks between them.
+  const baseLength = [...sent.baseLines.values()].reduce((n, line) => n + line.length + 1, -1)
   const note = [CHANGES_HEADING, ...lines, ...(gone.length === 0 ? [] : [`No longer listed: ${gone.join(", ")}`])].join("\n")
-  const fits = note.length <= sent.base.length * SELECTOR_CHANGES_MAX_SHARE &&
-    sent.base.length + note.length + alongside <= SELECTOR_CATALOG_MAX_CHARS
+  const fits = note.length <= baseLength * SELECTOR_CHANGES_MAX_SHARE && baseLength + note.length + alongside <= SELECTOR_CATALOG_MAX_CHARS
   return fits ? note : undefined
 }
 
@@ -80,7 +80,6 @@ export const stableSelectorMessages = (
     messages,
     sent: {
       whole,
-      base,
       baseLines: new Map(shown.listed.map((t) => [t.filename, catalogLine(t)])),
       queries,
       texts: messages.filter((m) => m.role === "user").map((m) => m.text)

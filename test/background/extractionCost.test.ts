@@ -5,7 +5,7 @@
  */
 import type { Message } from "@earendil-works/pi-ai"
 import { describe, expect, it } from "vitest"
-import { extractionComplete } from "../../src/background/extractionComplete.ts"
+import { batchMayComplete, indexLinksWritten } from "../../src/background/extractionComplete.ts"
 import { indexInPrefix } from "../../src/background/knownIndex.ts"
 import { HELD_INDEX_MAX_ADDED_SHARE } from "../../src/limits.ts"
 import { heldTextAnswer } from "../../layers/background/tools/read.ts"
@@ -16,28 +16,30 @@ const write = { name: "write", isError: false }
 const edit = { name: "edit", isError: false }
 
 describe("an extraction's work is complete", () => {
-  const base = { memoryDir: DIR, index: `${INDEX}- [C](c.md) - c\n` }
+  const index = `${INDEX}- [C](c.md) - c\n`
   const wroteC = [{ op: "write" as const, path: "/m/c.md" }, { op: "edit" as const, path: "/m/MEMORY.md" }]
+  const complete = (batch: ReadonlyArray<{ name: string; isError: boolean }>, changes: typeof wroteC, changedInBatch: number, now: string | undefined) =>
+    batchMayComplete(batch, changedInBatch) && now !== undefined && indexLinksWritten(changes, DIR, now)
 
   it("after a batch of writes and edits that landed, when the index links every topic the task wrote", () => {
-    expect(extractionComplete({ ...base, batch: [write, edit], changes: wroteC, changedInBatch: 2 })).toBe(true)
+    expect(complete([write, edit], wroteC, 2, index)).toBe(true)
   })
   it("not while a topic it wrote is missing from the index", () => {
-    expect(extractionComplete({ ...base, index: INDEX, batch: [write], changes: [wroteC[0]!], changedInBatch: 1 })).toBe(false)
+    expect(indexLinksWritten([wroteC[0]!], DIR, INDEX)).toBe(false)
+    expect(complete([write], [wroteC[0]!], 1, INDEX)).toBe(false)
   })
   it("not when a call of the batch failed, read or ran a command", () => {
-    expect(extractionComplete({ ...base, batch: [write, { name: "edit", isError: true }], changes: wroteC, changedInBatch: 1 })).toBe(false)
-    expect(extractionComplete({ ...base, batch: [write, edit, { name: "read", isError: false }], changes: wroteC, changedInBatch: 2 })).toBe(false)
-    expect(extractionComplete({ ...base, batch: [write, edit, { name: "bash", isError: false }], changes: wroteC, changedInBatch: 2 })).toBe(false)
+    expect(batchMayComplete([write, { name: "edit", isError: true }], 1)).toBe(false)
+    expect(batchMayComplete([write, edit, { name: "read", isError: false }], 2)).toBe(false)
+    expect(batchMayComplete([write, edit, { name: "bash", isError: false }], 2)).toBe(false)
   })
-  it("not when the batch changed nothing (a write held for review), or the index cannot be read", () => {
-    expect(extractionComplete({ ...base, batch: [write], changes: [], changedInBatch: 0 })).toBe(false)
-    expect(extractionComplete({ ...base, index: undefined, batch: [write, edit], changes: wroteC, changedInBatch: 2 })).toBe(false)
-    expect(extractionComplete({ ...base, batch: [], changes: wroteC, changedInBatch: 0 })).toBe(false)
+  it("not when the batch changed nothing (a write held for review), or there was no batch", () => {
+    expect(batchMayComplete([write], 0)).toBe(false)
+    expect(batchMayComplete([], 0)).toBe(false)
   })
   it("a topic deleted earlier in the task is not asked for in the index", () => {
     const changes = [{ op: "write" as const, path: "/m/old.md" }, { op: "delete" as const, path: "/m/old.md" }, ...wroteC]
-    expect(extractionComplete({ ...base, batch: [write, edit], changes, changedInBatch: 2 })).toBe(true)
+    expect(indexLinksWritten(changes, DIR, index)).toBe(true)
   })
 })
 

@@ -12,7 +12,7 @@ import { FileSystem } from "../../layers/storage/FileSystem.ts"
 import { MemoryStore } from "../../layers/memory/MemoryStore.ts"
 import { Recall } from "../../layers/recall/Recall.ts"
 import { RECALL_NEAR_MIN_SCORE, SCAN_MAX_TOPICS, SELECTOR_NEWEST_MAX_TOPICS } from "../../src/limits.ts"
-import { type CandidateTopic, nearCount, selectorCandidates } from "../../src/recall/candidates.ts"
+import { type CandidateTopic, nearCount, selectorParts } from "../../src/recall/candidates.ts"
 import { emptyRecallState } from "../../src/recall/recallState.ts"
 import { conversationOf, makeFaux, toolReply } from "../selector/faux.ts"
 import { tempDir, topicText, writeFileAt } from "../support/tmp.ts"
@@ -34,20 +34,20 @@ describe(`a topic near the request (score ${RECALL_NEAR_MIN_SCORE})`, () => {
 describe(`the selector's candidates (${SELECTOR_NEWEST_MAX_TOPICS} of the newest past the whole memory)`, () => {
   it(`a memory of ${SCAN_MAX_TOPICS} topics is shown whole, with no topic near the request`, () => {
     const all = topics(SCAN_MAX_TOPICS)
-    expect(selectorCandidates([], [], all)).toEqual(all)
+    expect(selectorParts([], [], all).topics).toEqual(all)
   })
 
   it(`a memory of ${SCAN_MAX_TOPICS + 1} topics with no topic near: none (a hit below the score does not count)`, () => {
     const all = topics(SCAN_MAX_TOPICS + 1)
-    expect(selectorCandidates([], [], all)).toEqual([])
-    expect(selectorCandidates([all[150]!], [RECALL_NEAR_MIN_SCORE - 1e-9], all)).toEqual([])
+    expect(selectorParts([], [], all).topics).toEqual([])
+    expect(selectorParts([all[150]!], [RECALL_NEAR_MIN_SCORE - 1e-9], all).topics).toEqual([])
   })
 
   for (const count of [SELECTOR_NEWEST_MAX_TOPICS - 1, SELECTOR_NEWEST_MAX_TOPICS, SELECTOR_NEWEST_MAX_TOPICS + 1]) {
     it(`a memory of 1,000 topics, ${count} of them near: those, then the ${SELECTOR_NEWEST_MAX_TOPICS} newest others`, () => {
       const all = topics(1_000)
       const near = all.slice(500, 500 + count)
-      const chosen = selectorCandidates(near, near.map(() => RECALL_NEAR_MIN_SCORE), all)
+      const chosen = selectorParts(near, near.map(() => RECALL_NEAR_MIN_SCORE), all).topics
       expect(chosen).toHaveLength(count + SELECTOR_NEWEST_MAX_TOPICS)
       expect(chosen.slice(0, SELECTOR_NEWEST_MAX_TOPICS)).toEqual(all.slice(0, SELECTOR_NEWEST_MAX_TOPICS))
       expect(chosen.slice(SELECTOR_NEWEST_MAX_TOPICS)).toEqual(near)

@@ -58,8 +58,8 @@ describe("a selector conversation's first message", () => {
     const listed = odd ? [{ ...TOPICS[9]!, description: `${TOPICS[9]!.description}!` }, ...TOPICS.slice(0, 9)].sort((a, b) => b.fileMtimeMs - a.fileMtimeMs) : TOPICS
     const one = stableSelectorMessages(undefined, { listed, near: [] }, true, [], "q one")
     const sent: SentCatalog = one.sent
-    expect(sent.base.length % 2).toBe(0)
-    const edge = sent.base.length * SELECTOR_CHANGES_MAX_SHARE
+    expect(catalogOf(listed).length % 2).toBe(0)
+    const edge = catalogOf(listed).length * SELECTOR_CHANGES_MAX_SHARE
     const noteFor = (description: string) => `${CHANGES_HEADING}\n${catalogLine({ ...listed[0]!, description })}`
     const room = edge - noteFor("").length
     for (const [extra, kept] of [[room - 1, true], [room, true], [room + 1, false]] as const) {
