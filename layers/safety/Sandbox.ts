@@ -25,11 +25,11 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { systemReadPaths } from "../../src/safety/readScope.ts"
-import type { SandboxAvailability } from "../../src/safety/sandbox.ts"
+import { LOOKUP_ATTEMPTS, lookupMisses, type SandboxAvailability } from "../../src/safety/sandbox.ts"
 import { HOME_STORES, type SandboxFilesystem } from "../../src/safety/sandboxFilesystem.ts"
 import { withoutNetwork, withoutProxyVariables } from "../../src/safety/sandboxProcess.ts"
 import { withBoundedTmpfs, withCommandLimits } from "../../src/safety/commandLimits.ts"
-import { bwrapTakesSizeHere, socatLauncher } from "./sandboxHost.ts"
+import { bwrapTakesSizeHere, onPath, socatLauncher } from "./sandboxHost.ts"
 
 export class SandboxFailed extends Data.TaggedError("SandboxFailed")<{ readonly reason: string }> {
   override get message(): string {
@@ -80,6 +80,20 @@ const firstLine = (text: string): string => text.trim().split("\n")[0]?.slice(0,
 const platformName = (): string => (process.platform === "darwin" ? "macos" : process.platform)
 
 /**
+ * `step`, tried again while it failed only because the runtime's `which` did not find tools that are on PATH (its
+ * lookup timed out on a loaded machine): at most LOOKUP_ATTEMPTS times in all. `failures` reads a step's messages.
+ */
+const retryingLookups = async <A>(step: () => Promise<A>, failures: (outcome: A) => ReadonlyArray<string>): Promise<A> => {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await step()
+    const missed = lookupMisses(failures(outcome))
+    if (attempt >= LOOKUP_ATTEMPTS || missed === undefined || !missed.every((tool) => onPath(tool) !== undefined)) return outcome
+  }
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/**
  * The runtime's line for `command`, closed to the network: on Linux by `--unshare-net` (src/safety/sandboxProcess.ts,
  * `withoutNetwork`), on macOS by the runtime's own profile with an empty allow list. The command starts with its
  * resource limits, and on Linux every tmpfs is size-bounded (src/safety/commandLimits.ts).
@@ -90,7 +104,12 @@ const lineFor = async (
   custom?: Parameters<Runtime["SandboxManager"]["wrapWithSandbox"]>[2],
   signal?: AbortSignal
 ): Promise<string> => {
-  const line = await manager.wrapWithSandbox(withCommandLimits(command), "bash", custom, signal)
+  const wrapped = await retryingLookups(
+    () => manager.wrapWithSandbox(withCommandLimits(command), "bash", custom, signal).then((line) => ({ line }), (e: unknown) => ({ error: e })),
+    (outcome) => ("error" in outcome ? [messageOf(outcome.error)] : [])
+  )
+  if ("error" in wrapped) throw wrapped.error
+  const line = wrapped.line
   if (platformName() !== "linux") return line
   const closed = withoutNetwork(line)
   if (closed === undefined) throw new Error("the sandbox runtime's command line does not start with bubblewrap; refusing to run it")
@@ -108,7 +127,7 @@ const trial = (manager: Runtime["SandboxManager"], folder: string | undefined): 
         child.on("error", (e) => resolve(e.message))
         child.on("close", (code) => resolve(code === 0 ? undefined : firstLine(stderr) || `a trial command exited with ${code}`))
       }),
-    (e: unknown) => (e instanceof Error ? e.message : String(e))
+    messageOf
   )
 
 const loadRuntime = async (): Promise<RuntimeState> => {
@@ -118,13 +137,13 @@ const loadRuntime = async (): Promise<RuntimeState> => {
   try {
     loaded = await import("@anthropic-ai/sandbox-runtime")
   } catch (e) {
-    return unavailable(`the sandbox runtime cannot be loaded: ${e instanceof Error ? e.message : String(e)}`)
+    return unavailable(`the sandbox runtime cannot be loaded: ${messageOf(e)}`)
   }
   const manager = loaded.SandboxManager
   if ((platform !== "linux" && platform !== "macos") || !manager.isSupportedPlatform()) {
     return unavailable(`no OS sandbox on ${platform}`)
   }
-  const check = manager.checkDependencies()
+  const check = await retryingLookups(async () => manager.checkDependencies(), (c) => c.errors)
   if (check.errors.length > 0) return unavailable(check.errors.join("; "))
   const home = homedir()
   // The runtime adds SIGINT and SIGTERM listeners of its own, and a listener takes away Node's default of exiting on
@@ -141,10 +160,12 @@ const loadRuntime = async (): Promise<RuntimeState> => {
         : { allowedDomains: [], deniedDomains: [], strictAllowlist: true },
       filesystem: { denyRead: HOME_STORES.map((s) => join(home, s)), allowWrite: [], denyWrite: [] },
       // The host-side socat bridge the runtime always starts, run so that it dies with this process (./sandboxHost.ts).
-      ...(platform === "linux" && socatLauncher() !== undefined ? { socatPath: socatLauncher() } : {})
+      ...(platform === "linux" && socatLauncher() !== undefined ? { socatPath: socatLauncher() } : {}),
+      // bubblewrap by its path: the runtime would otherwise look it up with `which` at every command.
+      ...(platform === "linux" && onPath("bwrap") !== undefined ? { bwrapPath: onPath("bwrap") } : {})
     })
   } catch (e) {
-    return unavailable(`the sandbox does not start: ${e instanceof Error ? e.message : String(e)}`)
+    return unavailable(`the sandbox does not start: ${messageOf(e)}`)
   } finally {
     signals.forEach((sig, i) => {
       for (const listener of process.listeners(sig)) if (!before[i]!.includes(listener)) process.removeListener(sig, listener)
@@ -230,7 +251,7 @@ export const makeSandbox = (options: { readonly probe?: () => Promise<SandboxAva
               signal
             )
           },
-          catch: (e) => new SandboxFailed({ reason: e instanceof Error ? e.message : String(e) })
+          catch: (e) => new SandboxFailed({ reason: messageOf(e) })
         }),
       close: Effect.sync(() => {
         if (closed) return

@@ -51,3 +51,32 @@ export const bashUnavailableRefusal = (availability: SandboxAvailability): strin
   "Refused: the background bash tool runs only inside the OS sandbox, and the sandbox cannot start on this machine" +
   (availability._tag === "Unavailable" ? ` (${availability.reason})` : "") +
   ". Use the read, find and grep tools instead; they work without it."
+
+/**
+ * The sandbox runtime finds bash, bubblewrap, socat and ripgrep by running `which` with a one-second timeout, so on a
+ * loaded machine a lookup can time out and a tool that is installed reads as missing. A step that failed only so is
+ * tried again (layers/safety/Sandbox.ts), at most this many times in all.
+ */
+export const LOOKUP_ATTEMPTS = 3
+
+const LOOKUP_MISS = [
+  /^Shell '([^']+)' not found in PATH$/,
+  /^bubblewrap \(([^)]+)\) not installed$/,
+  /^(socat) not installed$/,
+  /^ripgrep \(([^)]+)\) not found$/
+]
+
+/**
+ * The tools that the runtime's `messages` say it could not find, or undefined when there is no message or one of them
+ * says anything else (a failure that trying again would not mend).
+ */
+export const lookupMisses = (messages: ReadonlyArray<string>): ReadonlyArray<string> | undefined => {
+  if (messages.length === 0) return undefined
+  const tools: Array<string> = []
+  for (const message of messages) {
+    const tool = LOOKUP_MISS.map((p) => p.exec(message.trim())?.[1]).find((t) => t !== undefined)
+    if (tool === undefined) return undefined
+    tools.push(tool)
+  }
+  return tools
+}

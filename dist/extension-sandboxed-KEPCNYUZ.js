@@ -1,0 +1,3 @@
+import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
+import{h as a,i as b,j as c,k as d}from"./extension-chunk-E3MW4EEM.js";import"./extension-chunk-BYIBRO4W.js";import"./extension-chunk-XJSA7HN7.js";import"./extension-chunk-MNVHR6LT.js";import"./extension-chunk-ORAOPDJ3.js";import"./extension-chunk-QKWDQ5XE.js";import"./extension-chunk-W6G2ATXT.js";import"./extension-chunk-TKE4I3RN.js";import"./extension-chunk-FYHAR4LF.js";export{c as loadWhenUnavailable,b as makeSandboxedTools,d as sandboxStatusLine,a as uncheckedNotice};
+//# sourceMappingURL=extension-sandboxed-KEPCNYUZ.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);
-import{c as f}from"./pm-chunk-chunk-E2IC2FOG.js";import"./pm-chunk-chunk-AYV533T5.js";import"./pm-chunk-chunk-G57L3X2D.js";import"./pm-chunk-chunk-GDI7YL32.js";import"./pm-chunk-chunk-XAKDJPMV.js";import"./pm-chunk-chunk-D6GILGOM.js";import"./pm-chunk-chunk-ZVV6OG4K.js";import"./pm-chunk-chunk-W4IN6ZHF.js";import"./pm-chunk-chunk-7ROIYRMM.js";import"./pm-chunk-chunk-QEQYTJYH.js";import"./pm-chunk-chunk-PSJGZ5AX.js";import"./pm-chunk-chunk-DWZO22G5.js";import"./pm-chunk-chunk-XIPI73RA.js";import"./pm-chunk-chunk-PSATKD7A.js";import"./pm-chunk-chunk-FW5EH3XW.js";import{ef as t,if as o,lg as e}from"./pm-chunk-chunk-H7JGJB5H.js";var c=t(()=>f()),i=s=>c.pipe(e(r=>o(()=>{(s?process.stdout:process.stderr).write(`${r}
-`)})));export{i as printSandboxModeNote,c as sandboxModeNote};
-//# sourceMappingURL=pm-chunk-sandboxMode-GDCQPGQI.js.map
